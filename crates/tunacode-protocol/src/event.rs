@@ -1,0 +1,170 @@
+//! The agent event stream: one enum in place of the original's five callbacks (seed 000 §5). The TUI,
+//! `tunacode run` and the tests all consume the same stream; `--output stream-json` prints it one event
+//! per line with a `type` tag.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::usage::Usage;
+
+/// How a finished tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    /// It ran and returned a result.
+    Completed,
+    /// It failed, was refused, or its arguments were rejected.
+    Failed,
+    /// The user aborted it.
+    Cancelled,
+}
+
+/// How loud a notice is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    /// For information.
+    Info,
+    /// Something went wrong but the request goes on.
+    Warning,
+}
+
+/// Why a request finished normally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The model marked the task done with the completion marker.
+    Completed,
+    /// The model answered without calling further tools.
+    Answered,
+    /// `max_iterations` was reached before the task was done.
+    IterationLimit,
+}
+
+/// One thing that happened while the agent worked on a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// A request began.
+    RequestStarted {
+        /// 8 hex chars, for correlating logs.
+        request_id: String,
+        /// `provider:model`.
+        model: String,
+        /// The session the request belongs to.
+        session_id: String,
+    },
+    /// An iteration (one model call) began.
+    IterationStarted {
+        /// 1-based.
+        iteration: u32,
+        /// The limit in force.
+        max_iterations: u32,
+    },
+    /// Assistant text streamed (the completion marker already removed).
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Reasoning text streamed.
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A batch of tool calls is about to run.
+    ToolBatchStarted {
+        /// Counts batches within the request, from 1.
+        batch: u32,
+        /// Up to a few tool names, with a suffix when truncated.
+        display: String,
+        /// How many calls the batch has.
+        count: usize,
+    },
+    /// A tool call began executing.
+    ToolCallStarted {
+        /// The call's id.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// Its arguments.
+        args: Value,
+    },
+    /// A tool call ended.
+    ToolCallFinished {
+        /// The call's id.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// Its arguments.
+        args: Value,
+        /// What it returned (or the error).
+        result: String,
+        /// Wall time it ran.
+        duration_ms: u64,
+        /// How it ended.
+        status: ToolStatus,
+    },
+    /// Something the user should know (an empty response, a retry, a refused command, …).
+    Notice {
+        /// How loud.
+        level: NoticeLevel,
+        /// The text.
+        message: String,
+    },
+    /// A model call reported usage.
+    UsageUpdated {
+        /// This call.
+        last_call: Usage,
+        /// The session so far.
+        session_total: Usage,
+    },
+    /// The request finished normally.
+    RequestFinished {
+        /// Why it stopped.
+        reason: FinishReason,
+        /// How many iterations ran.
+        iterations: u32,
+        /// The last assistant text the user saw (marker stripped).
+        response: String,
+    },
+    /// The user aborted the request; partial text was kept as `[INTERRUPTED]`.
+    RequestAborted {
+        /// The text streamed before the abort.
+        partial_text: String,
+    },
+    /// The global request timeout fired.
+    RequestTimedOut {
+        /// The limit, in seconds.
+        timeout_secs: f64,
+    },
+    /// The request failed.
+    RequestFailed {
+        /// A short machine-readable kind (`auth`, `rate_limit`, `network`, …).
+        kind: String,
+        /// What went wrong, for the user.
+        message: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_with_a_type_tag() {
+        let event = AgentEvent::ToolCallFinished {
+            tool_call_id: "c1".into(),
+            tool_name: "grep".into(),
+            args: json!({"pattern": "x"}),
+            result: "none".into(),
+            duration_ms: 3,
+            status: ToolStatus::Completed,
+        };
+        let value = serde_json::to_value(&event).unwrap();
+        assert_eq!(value["type"], "tool_call_finished");
+        assert_eq!(value["status"], "completed");
+        let back: AgentEvent = serde_json::from_value(value).unwrap();
+        assert_eq!(back, event);
+    }
+}

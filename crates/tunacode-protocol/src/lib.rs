@@ -1,0 +1,30 @@
+//! Canonical data shapes of TunaCode, shared by every other crate: conversation messages and their parts
+//! (seed 001's persistence wire format), token usage, and the [`AgentEvent`] stream that replaces the
+//! original's callbacks. This crate performs no I/O.
+
+mod event;
+mod message;
+mod part;
+mod usage;
+
+pub use event::{AgentEvent, FinishReason, NoticeLevel, ToolStatus};
+pub use message::{Message, MessageKind};
+pub use part::{
+    Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
+    UserPromptPart,
+};
+pub use usage::Usage;
+
+/// The text a response carries when the user interrupted it while it streamed.
+pub const INTERRUPTED_MARKER: &str = "[INTERRUPTED]";
+
+/// A tool as offered to the model: its name, what it does, and the JSON schema of its arguments.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does and when to use it.
+    pub description: String,
+    /// JSON schema (an object schema) of its arguments.
+    pub parameters: serde_json::Value,
+}

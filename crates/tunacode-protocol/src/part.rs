@@ -1,0 +1,373 @@
+//! Message parts, serialized with seed 001's `part_kind` tags. Fields this crate does not model
+//! (timestamps, provider ids, …) are kept in `extra` so a loaded history is written back unchanged, and a
+//! part of an unknown kind is kept whole as [`Part::Other`].
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A system prompt part. Never persisted in history (it is stripped before a run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SystemPromptPart {
+    /// The prompt text.
+    pub content: String,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What the user typed (a string, or a list of content items for multimodal prompts).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserPromptPart {
+    /// The prompt: a JSON string in the usual case.
+    pub content: Value,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Plain assistant text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextPart {
+    /// The text.
+    pub content: String,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Model reasoning ("thought"). Opaque provider fields (signatures, ids) are kept byte-exact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThinkingPart {
+    /// The visible reasoning text (may be empty when only a signature was sent).
+    pub content: String,
+    /// Provider signature that must be sent back unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A structured tool call from the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallPart {
+    /// Pairs this call with its return; required.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// Arguments: a JSON object, or a JSON string holding one (as providers send it).
+    #[serde(default)]
+    pub args: Value,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The result of a tool call, sent back to the model in the next request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolReturnPart {
+    /// The id of the call this answers; required.
+    pub tool_call_id: String,
+    /// The tool's name.
+    #[serde(default)]
+    pub tool_name: String,
+    /// The result: a JSON string in the usual case.
+    pub content: Value,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Asks the model to try again: an error it can fix (bad arguments, a missing file, …). When it carries a
+/// `tool_call_id` it is the answer to that call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryPromptPart {
+    /// What went wrong (a string, or pydantic-style error list in old files).
+    pub content: Value,
+    /// The tool that failed, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// The call this answers, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// Fields kept as loaded.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One part of a [`crate::Message`]. Order of parts inside a message is meaningful and preserved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// `system-prompt`
+    SystemPrompt(SystemPromptPart),
+    /// `user-prompt`
+    UserPrompt(UserPromptPart),
+    /// `text`
+    Text(TextPart),
+    /// `thinking`
+    Thinking(ThinkingPart),
+    /// `tool-call`
+    ToolCall(ToolCallPart),
+    /// `tool-return`
+    ToolReturn(ToolReturnPart),
+    /// `retry-prompt`
+    RetryPrompt(RetryPromptPart),
+    /// A part kind this version does not know, kept whole so it is written back unchanged.
+    Other(Value),
+}
+
+/// Serde shape of the known parts (internally tagged by `part_kind`).
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "part_kind")]
+enum KnownPart {
+    #[serde(rename = "system-prompt")]
+    SystemPrompt(SystemPromptPart),
+    #[serde(rename = "user-prompt")]
+    UserPrompt(UserPromptPart),
+    #[serde(rename = "text")]
+    Text(TextPart),
+    #[serde(rename = "thinking")]
+    Thinking(ThinkingPart),
+    #[serde(rename = "tool-call")]
+    ToolCall(ToolCallPart),
+    #[serde(rename = "tool-return")]
+    ToolReturn(ToolReturnPart),
+    #[serde(rename = "retry-prompt")]
+    RetryPrompt(RetryPromptPart),
+}
+
+const KNOWN_KINDS: [&str; 7] = [
+    "system-prompt",
+    "user-prompt",
+    "text",
+    "thinking",
+    "tool-call",
+    "tool-return",
+    "retry-prompt",
+];
+
+impl Serialize for Part {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let known = match self {
+            Part::Other(value) => return value.serialize(serializer),
+            Part::SystemPrompt(p) => KnownPart::SystemPrompt(p.clone()),
+            Part::UserPrompt(p) => KnownPart::UserPrompt(p.clone()),
+            Part::Text(p) => KnownPart::Text(p.clone()),
+            Part::Thinking(p) => KnownPart::Thinking(p.clone()),
+            Part::ToolCall(p) => KnownPart::ToolCall(p.clone()),
+            Part::ToolReturn(p) => KnownPart::ToolReturn(p.clone()),
+            Part::RetryPrompt(p) => KnownPart::RetryPrompt(p.clone()),
+        };
+        known.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        let kind = value.get("part_kind").and_then(Value::as_str);
+        match kind {
+            Some(k) if KNOWN_KINDS.contains(&k) => {
+                let known: KnownPart = serde_json::from_value(value).map_err(D::Error::custom)?;
+                Ok(match known {
+                    KnownPart::SystemPrompt(p) => Part::SystemPrompt(p),
+                    KnownPart::UserPrompt(p) => Part::UserPrompt(p),
+                    KnownPart::Text(p) => Part::Text(p),
+                    KnownPart::Thinking(p) => Part::Thinking(p),
+                    KnownPart::ToolCall(p) => Part::ToolCall(p),
+                    KnownPart::ToolReturn(p) => Part::ToolReturn(p),
+                    KnownPart::RetryPrompt(p) => Part::RetryPrompt(p),
+                })
+            }
+            Some(_) => Ok(Part::Other(value)),
+            None => Err(D::Error::custom("message part has no `part_kind`")),
+        }
+    }
+}
+
+impl Part {
+    /// A user prompt part holding plain text.
+    pub fn user_prompt(text: impl Into<String>) -> Self {
+        Part::UserPrompt(UserPromptPart {
+            content: Value::String(text.into()),
+            extra: Map::new(),
+        })
+    }
+
+    /// A system prompt part.
+    pub fn system_prompt(text: impl Into<String>) -> Self {
+        Part::SystemPrompt(SystemPromptPart {
+            content: text.into(),
+            extra: Map::new(),
+        })
+    }
+
+    /// An assistant text part.
+    pub fn text(text: impl Into<String>) -> Self {
+        Part::Text(TextPart {
+            content: text.into(),
+            extra: Map::new(),
+        })
+    }
+
+    /// A thinking part with an optional signature.
+    pub fn thinking(text: impl Into<String>, signature: Option<String>) -> Self {
+        Part::Thinking(ThinkingPart {
+            content: text.into(),
+            signature,
+            extra: Map::new(),
+        })
+    }
+
+    /// A tool call part.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, args: Value) -> Self {
+        Part::ToolCall(ToolCallPart {
+            tool_call_id: id.into(),
+            tool_name: name.into(),
+            args,
+            extra: Map::new(),
+        })
+    }
+
+    /// A tool return part with text content.
+    pub fn tool_return(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Part::ToolReturn(ToolReturnPart {
+            tool_call_id: id.into(),
+            tool_name: name.into(),
+            content: Value::String(content.into()),
+            extra: Map::new(),
+        })
+    }
+
+    /// A retry prompt answering a tool call.
+    pub fn retry_prompt(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Part::RetryPrompt(RetryPromptPart {
+            content: Value::String(content.into()),
+            tool_name: Some(name.into()),
+            tool_call_id: Some(id.into()),
+            extra: Map::new(),
+        })
+    }
+
+    /// The `part_kind` tag of this part.
+    pub fn part_kind(&self) -> &str {
+        match self {
+            Part::SystemPrompt(_) => "system-prompt",
+            Part::UserPrompt(_) => "user-prompt",
+            Part::Text(_) => "text",
+            Part::Thinking(_) => "thinking",
+            Part::ToolCall(_) => "tool-call",
+            Part::ToolReturn(_) => "tool-return",
+            Part::RetryPrompt(_) => "retry-prompt",
+            Part::Other(v) => v.get("part_kind").and_then(Value::as_str).unwrap_or(""),
+        }
+    }
+
+    /// The tool call id this part carries (calls, returns, and retry prompts that answer a call).
+    pub fn tool_call_id(&self) -> Option<&str> {
+        match self {
+            Part::ToolCall(p) => Some(&p.tool_call_id),
+            Part::ToolReturn(p) => Some(&p.tool_call_id),
+            Part::RetryPrompt(p) => p.tool_call_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether this part answers a tool call (a tool return, or a retry prompt tied to a call).
+    pub fn is_tool_answer(&self) -> bool {
+        matches!(self, Part::ToolReturn(_))
+            || matches!(self, Part::RetryPrompt(p) if p.tool_call_id.is_some())
+    }
+}
+
+/// Renders a JSON content value as text: strings as they are, anything else as compact JSON.
+pub fn content_to_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+impl ToolCallPart {
+    /// The arguments as a JSON object. A JSON string is parsed; an empty string or null is `{}`.
+    pub fn args_object(&self) -> Result<Map<String, Value>, String> {
+        match &self.args {
+            Value::Object(map) => Ok(map.clone()),
+            Value::Null => Ok(Map::new()),
+            Value::String(s) if s.trim().is_empty() => Ok(Map::new()),
+            Value::String(s) => match serde_json::from_str::<Value>(s) {
+                Ok(Value::Object(map)) => Ok(map),
+                Ok(other) => Err(format!("arguments must be a JSON object, got {other}")),
+                Err(e) => Err(format!("arguments are not valid JSON ({e}): {s}")),
+            },
+            other => Err(format!("arguments must be a JSON object, got {other}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn known_parts_round_trip_with_extra_fields_in_order() {
+        let input = json!({"part_kind": "tool-call", "tool_call_id": "tc_1", "tool_name": "bash",
+                           "args": {"command": "ls"}, "timestamp": "2026-01-01T00:00:00Z", "id": null});
+        let part: Part = serde_json::from_value(input.clone()).unwrap();
+        match &part {
+            Part::ToolCall(p) => {
+                assert_eq!(p.tool_call_id, "tc_1");
+                assert_eq!(p.extra.len(), 2);
+                assert!(!p.extra.contains_key("part_kind"));
+            }
+            other => panic!("wrong part {other:?}"),
+        }
+        assert_eq!(serde_json::to_string(&part).unwrap(), input.to_string());
+    }
+
+    #[test]
+    fn unknown_part_kind_is_kept_whole() {
+        let input = json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {}});
+        let part: Part = serde_json::from_value(input.clone()).unwrap();
+        assert!(matches!(part, Part::Other(_)));
+        assert_eq!(serde_json::to_value(&part).unwrap(), input);
+    }
+
+    #[test]
+    fn tool_call_requires_its_id() {
+        let input = json!({"part_kind": "tool-call", "tool_name": "bash", "args": {}});
+        let err = serde_json::from_value::<Part>(input).unwrap_err();
+        assert!(err.to_string().contains("tool_call_id"), "{err}");
+        let input = json!({"part_kind": "tool-return", "tool_name": "bash", "content": "x"});
+        assert!(serde_json::from_value::<Part>(input).is_err());
+    }
+
+    #[test]
+    fn args_object_reads_strings_and_empty_as_objects() {
+        let mut call = ToolCallPart {
+            tool_call_id: "a".into(),
+            tool_name: "t".into(),
+            args: json!(""),
+            extra: Map::new(),
+        };
+        assert_eq!(call.args_object().unwrap(), Map::new());
+        call.args = json!("{\"x\": 1}");
+        assert_eq!(call.args_object().unwrap()["x"], json!(1));
+        call.args = json!("{\"x\": ");
+        assert!(call.args_object().unwrap_err().contains("not valid JSON"));
+        call.args = json!([1]);
+        assert!(call.args_object().is_err());
+    }
+}

@@ -1,0 +1,67 @@
+//! Token usage and cost of model calls (seed 001 "Usage Tracking Contract").
+
+use serde::{Deserialize, Serialize};
+
+/// Tokens and cost of one model call, or a running total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    /// Input tokens, including cached ones.
+    #[serde(alias = "prompt_tokens", alias = "input_tokens")]
+    pub request_tokens: u64,
+    /// Output tokens, including reasoning ones.
+    #[serde(alias = "completion_tokens", alias = "output_tokens")]
+    pub response_tokens: u64,
+    /// Input tokens served from the provider's cache.
+    pub cached_tokens: u64,
+    /// Output tokens spent on reasoning.
+    pub reasoning_tokens: u64,
+    /// Cost in US dollars, when known.
+    pub cost: f64,
+}
+
+impl Usage {
+    /// Adds another call's usage to this total.
+    pub fn add(&mut self, other: &Usage) {
+        self.request_tokens += other.request_tokens;
+        self.response_tokens += other.response_tokens;
+        self.cached_tokens += other.cached_tokens;
+        self.reasoning_tokens += other.reasoning_tokens;
+        self.cost += other.cost;
+    }
+
+    /// Input plus output tokens.
+    pub fn total_tokens(&self) -> u64 {
+        self.request_tokens + self.response_tokens
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_accumulates_every_field_and_old_names_load() {
+        let mut total: Usage =
+            serde_json::from_str(r#"{"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.5}"#)
+                .unwrap();
+        total.add(&Usage {
+            request_tokens: 1,
+            response_tokens: 2,
+            cached_tokens: 3,
+            reasoning_tokens: 4,
+            cost: 0.25,
+        });
+        assert_eq!(
+            total,
+            Usage {
+                request_tokens: 11,
+                response_tokens: 7,
+                cached_tokens: 3,
+                reasoning_tokens: 4,
+                cost: 0.75
+            }
+        );
+        assert_eq!(total.total_tokens(), 18);
+    }
+}
