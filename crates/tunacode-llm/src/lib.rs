@@ -1,1 +1,19 @@
-//! placeholder
+//! Provider clients of TunaCode. A [`ModelClient`] takes one [`ModelRequest`] and returns a stream of
+//! [`ModelEvent`]s; the [`ResponseAssembler`] turns that stream into a canonical response message.
+//! Errors carry their retry policy ([`LlmError::is_retryable`]); retries happen only before any output
+//! has reached the caller.
+
+mod assemble;
+mod client;
+mod error;
+mod http;
+pub mod openai_chat;
+mod provider;
+mod retry;
+mod sse;
+
+pub use assemble::ResponseAssembler;
+pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream};
+pub use error::LlmError;
+pub use provider::{KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider};
+pub use retry::{RetryPolicy, parse_retry_after};

@@ -11,7 +11,7 @@ pub use event::{AgentEvent, FinishReason, NoticeLevel, ToolStatus};
 pub use message::{Message, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
-    UserPromptPart,
+    UserPromptPart, content_to_text,
 };
 pub use usage::Usage;
 

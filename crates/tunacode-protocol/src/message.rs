@@ -188,19 +188,26 @@ mod tests {
         let text = r#"[{"kind":"request","parts":[{"part_kind":"user-prompt","content":"list files","timestamp":"2026-01-31T21:25:27Z"}]},{"kind":"response","parts":[{"part_kind":"text","content":"..."},{"part_kind":"tool-call","tool_call_id":"tc_1","tool_name":"bash","args":{"command":"ls"}}],"model_name":"gpt-4.1"},{"kind":"request","parts":[{"part_kind":"tool-return","tool_call_id":"tc_1","tool_name":"bash","content":"..."}]}]"#;
         let messages: Vec<Message> = serde_json::from_str(text).unwrap();
         assert_eq!(messages.len(), 3);
-        assert_eq!(messages[1].tool_calls().next().unwrap().tool_call_id, "tc_1");
+        assert_eq!(
+            messages[1].tool_calls().next().unwrap().tool_call_id,
+            "tc_1"
+        );
         assert_eq!(messages[2].parts[0].tool_call_id(), Some("tc_1"));
         assert_eq!(serde_json::to_string(&messages).unwrap(), text);
     }
 
     #[test]
     fn legacy_dicts_load_and_are_written_back_unchanged() {
-        let input = json!([{"content": "hello there", "role": "user"}, {"thought": "I should look"}]);
+        let input =
+            json!([{"content": "hello there", "role": "user"}, {"thought": "I should look"}]);
         let messages: Vec<Message> = serde_json::from_value(input.clone()).unwrap();
         assert!(messages[0].is_request() && messages[0].is_legacy());
         assert_eq!(messages[0].parts, vec![Part::user_prompt("hello there")]);
         assert!(messages[1].is_response());
-        assert_eq!(messages[1].parts, vec![Part::thinking("I should look", None)]);
+        assert_eq!(
+            messages[1].parts,
+            vec![Part::thinking("I should look", None)]
+        );
         assert_eq!(serde_json::to_value(&messages).unwrap(), input);
     }
 

@@ -339,7 +339,8 @@ mod tests {
 
     #[test]
     fn unknown_part_kind_is_kept_whole() {
-        let input = json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {}});
+        let input =
+            json!({"part_kind": "builtin-tool-call", "tool_name": "web_search", "args": {}});
         let part: Part = serde_json::from_value(input.clone()).unwrap();
         assert!(matches!(part, Part::Other(_)));
         assert_eq!(serde_json::to_value(&part).unwrap(), input);

@@ -1,1 +1,19 @@
-//! placeholder
+//! Files of TunaCode: the user's config (`~/.config/tunacode.json`), session files (one per session under
+//! the XDG data dir, grouped by project, written atomically), and where they live.
+
+mod config;
+mod error;
+mod paths;
+mod session_file;
+mod session_store;
+
+pub use config::{Settings, UserConfig};
+pub use error::StoreError;
+pub use paths::{Paths, project_id};
+pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
+pub use session_store::{SessionStore, SessionSummary};
+
+/// The current time as RFC 3339 (UTC, seconds), as stored in session files.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,195 @@
+//! The shared HTTP client and the streaming call with retries. Provider clients supply how to build the
+//! request body and how to turn SSE events into [`ModelEvent`]s; this module owns the retry loop, the
+//! idle timeout, cancellation, and the rule that nothing is retried once output has reached the caller.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::HeaderMap;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::client::{ModelEvent, ModelStream};
+use crate::error::LlmError;
+use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::sse::{SseEvent, SseReader};
+
+/// Builds (once) the process-wide HTTP client: rustls with the ring provider, TCP_NODELAY, pooled
+/// connections reused across calls.
+pub(crate) fn shared_http_client() -> Result<reqwest::Client, LlmError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // Ignore the error: another part of the process may have installed a provider already.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(15))
+                .tcp_nodelay(true)
+                .pool_idle_timeout(Duration::from_secs(90))
+                .user_agent(concat!("tunacode/", env!("CARGO_PKG_VERSION")))
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|message| LlmError::Config { message })
+}
+
+/// What a wire format decides about one SSE event.
+pub(crate) enum Decoded {
+    /// Events to pass on (possibly none, e.g. for keep-alives).
+    Events(Vec<ModelEvent>),
+    /// The stream's end marker.
+    Done,
+}
+
+/// Turns the SSE events of one response into model events. One decoder per attempt.
+pub(crate) trait StreamDecoder: Send {
+    /// Decodes one SSE event.
+    fn decode(&mut self, event: &SseEvent) -> Result<Decoded, LlmError>;
+    /// Whether the stream may end without an end marker (a finish reason was seen).
+    fn finished(&self) -> bool;
+}
+
+/// Turns an HTTP error body into an error (per wire format).
+pub(crate) type ErrorClassifier = fn(u16, &str, Option<Duration>) -> LlmError;
+
+/// One prepared HTTP call: where, with what, and how to read the answer.
+pub(crate) struct StreamingCall {
+    pub client: reqwest::Client,
+    pub url: String,
+    pub headers: HeaderMap,
+    pub body: serde_json::Value,
+    pub retry: RetryPolicy,
+    pub idle_timeout: Duration,
+    pub classify: ErrorClassifier,
+    pub new_decoder: fn() -> Box<dyn StreamDecoder>,
+}
+
+impl StreamingCall {
+    /// Runs the call in a task and returns its events as a stream.
+    pub(crate) fn start(self, cancel: CancellationToken) -> ModelStream {
+        let (tx, rx) = mpsc::channel(256);
+        tokio::spawn(async move {
+            let result = tokio::select! {
+                r = self.run(&tx) => r,
+                _ = cancel.cancelled() => Err(LlmError::Cancelled),
+                // The consumer went away: stop at once instead of at the next send.
+                _ = tx.closed() => Ok(()),
+            };
+            if let Err(err) = result {
+                let _ = tx.send(Err(err)).await;
+            }
+        });
+        Box::pin(futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|item| (item, rx))
+        }))
+    }
+
+    async fn run(&self, tx: &mpsc::Sender<Result<ModelEvent, LlmError>>) -> Result<(), LlmError> {
+        let mut attempt = 0u32;
+        loop {
+            let mut delivered = false;
+            let err = match self.attempt(tx, &mut delivered).await {
+                Ok(()) => return Ok(()),
+                Err(err) => err,
+            };
+            attempt += 1;
+            if delivered || !err.is_retryable() || attempt > self.retry.max_retries {
+                return Err(err);
+            }
+            let asked = match &err {
+                LlmError::RateLimit { retry_after, .. } => *retry_after,
+                _ => None,
+            };
+            let Some(delay) = self.retry.delay(attempt, asked) else {
+                return Err(err);
+            };
+            tracing::warn!(attempt, ?delay, error = %err, "retrying model call");
+            let notice = ModelEvent::Retrying {
+                attempt,
+                delay_ms: delay.as_millis() as u64,
+                error: err.to_string(),
+            };
+            if tx.send(Ok(notice)).await.is_err() {
+                return Ok(());
+            }
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// One HTTP attempt. Sets `delivered` once a model event has been passed on.
+    async fn attempt(
+        &self,
+        tx: &mpsc::Sender<Result<ModelEvent, LlmError>>,
+        delivered: &mut bool,
+    ) -> Result<(), LlmError> {
+        let response = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .json(&self.body)
+            .send()
+            .await
+            .map_err(|e| LlmError::Network {
+                message: describe_reqwest_error(&e),
+            })?;
+        let status = response.status().as_u16();
+        if !response.status().is_success() {
+            let retry_after = parse_retry_after(response.headers());
+            let body = read_bounded_text(response, 64 * 1024).await;
+            return Err((self.classify)(status, &body, retry_after));
+        }
+        let mut decoder = (self.new_decoder)();
+        let mut reader = SseReader::new(response.bytes_stream().boxed());
+        loop {
+            let next = tokio::time::timeout(self.idle_timeout, reader.next_event())
+                .await
+                .map_err(|_| LlmError::IdleTimeout(self.idle_timeout))??;
+            let Some(event) = next else {
+                if decoder.finished() {
+                    return Ok(());
+                }
+                return Err(LlmError::Network {
+                    message: "the stream ended before the response was complete".into(),
+                });
+            };
+            match decoder.decode(&event)? {
+                Decoded::Done => return Ok(()),
+                Decoded::Events(events) => {
+                    for ev in events {
+                        *delivered = true;
+                        if tx.send(Ok(ev)).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A reqwest error as one line, with its source chain (which says "connection refused" etc.).
+pub(crate) fn describe_reqwest_error(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+async fn read_bounded_text(response: reqwest::Response, limit: usize) -> String {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= limit {
+            body.truncate(limit);
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}

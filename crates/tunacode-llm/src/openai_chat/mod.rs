@@ -1,0 +1,80 @@
+//! The OpenAI Chat Completions client (`POST {base}/chat/completions`, `stream: true`). It serves OpenAI
+//! and every OpenAI-compatible server (OpenRouter, Ollama, llama.cpp, LM Studio, vLLM) by base URL.
+
+mod decode;
+mod request;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use tokio_util::sync::CancellationToken;
+
+use crate::client::{ModelClient, ModelRequest, ModelStream};
+use crate::error::LlmError;
+use crate::http::{StreamingCall, shared_http_client};
+use crate::provider::ProviderSettings;
+
+pub use decode::ChatStreamDecoder;
+pub use request::build_body;
+
+/// A client for one OpenAI-compatible endpoint.
+#[derive(Debug, Clone)]
+pub struct OpenAiChatClient {
+    settings: ProviderSettings,
+    http: reqwest::Client,
+    headers: HeaderMap,
+}
+
+impl OpenAiChatClient {
+    /// A client with the given settings (uses the shared, pooled HTTP client).
+    pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &settings.api_key {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
+                    message: "the API key contains characters that cannot be sent in a header".into(),
+                })?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        Ok(OpenAiChatClient {
+            http: shared_http_client()?,
+            settings,
+            headers,
+        })
+    }
+}
+
+impl ModelClient for OpenAiChatClient {
+    fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> ModelStream {
+        let key_hint = self.settings.key_hint.clone();
+        let call = StreamingCall {
+            client: self.http.clone(),
+            url: format!("{}/chat/completions", self.settings.base_url),
+            headers: self.headers.clone(),
+            body: build_body(&request),
+            retry: self.settings.retry,
+            idle_timeout: self.settings.idle_timeout,
+            classify: decode::classify_error,
+            new_decoder: || Box::new(ChatStreamDecoder::default()),
+        };
+        let stream = call.start(cancel);
+        match key_hint {
+            None => stream,
+            Some(hint) => Box::pin(futures::StreamExt::map(stream, move |item| {
+                item.map_err(|e| add_key_hint(e, &hint))
+            })),
+        }
+    }
+}
+
+/// Auth errors say which variable or config key to set.
+fn add_key_hint(err: LlmError, hint: &str) -> LlmError {
+    match err {
+        LlmError::Auth { status, message } => LlmError::Auth {
+            status,
+            message: format!(
+                "{message} (set {hint} in the environment or under \"env\" in ~/.config/tunacode.json)"
+            ),
+        },
+        other => other,
+    }
+}

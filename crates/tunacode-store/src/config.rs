@@ -1,0 +1,148 @@
+//! The user's config file (`~/.config/tunacode.json`, the original's format): `default_model`, `env`
+//! (provider keys and URLs), `settings`. Read only: TunaCode never rewrites a file it could not read.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::error::StoreError;
+
+/// Engine settings (`settings` in the config file). Unknown keys are kept, not rejected.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Model calls per request before the run stops.
+    pub max_iterations: u32,
+    /// Whole-request time limit in seconds (0: none).
+    pub global_request_timeout: f64,
+    /// Longest silence inside a model stream, in seconds.
+    pub stream_idle_timeout: f64,
+    /// Retries of a failed model call.
+    pub max_retries: u32,
+    /// Retries of a tool that failed for a passing reason.
+    pub tool_max_retries: u32,
+    /// Parallel read-only tool calls (`None`: `TUNACODE_MAX_PARALLEL`, else the CPU count).
+    pub max_parallel: Option<usize>,
+    /// The project context file read from the working directory.
+    pub guide_file: String,
+    /// Most recent tool output (estimated tokens) kept whole when pruning history.
+    pub prune_protect_tokens: u64,
+    /// Pruning happens only when it would free at least this many tokens.
+    pub prune_minimum_tokens: u64,
+    /// Tools that never ask for approval.
+    pub tool_ignore: Vec<String>,
+    /// Keys this version does not use, kept as read.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            max_iterations: 40,
+            global_request_timeout: 0.0,
+            stream_idle_timeout: 120.0,
+            max_retries: 4,
+            tool_max_retries: 3,
+            max_parallel: None,
+            guide_file: "AGENTS.md".into(),
+            prune_protect_tokens: 40_000,
+            prune_minimum_tokens: 20_000,
+            tool_ignore: Vec::new(),
+            other: Map::new(),
+        }
+    }
+}
+
+/// The whole config file.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct UserConfig {
+    /// The model used when none is given (`provider:model`).
+    pub default_model: Option<String>,
+    /// Environment for providers (API keys, base URLs); the real environment wins.
+    pub env: BTreeMap<String, String>,
+    /// Engine settings.
+    pub settings: Settings,
+    /// Keys this version does not use (e.g. `mcpServers`), kept as read.
+    #[serde(flatten)]
+    pub other: Map<String, Value>,
+}
+
+impl UserConfig {
+    /// Reads the config file. A missing file is the default config; a malformed one is an error that
+    /// names the file, the line and the column.
+    pub fn load(path: &Path) -> Result<Self, StoreError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(StoreError::io(path, e)),
+        };
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_json::from_str(&text).map_err(|e| StoreError::malformed(path, &e))
+    }
+
+    /// A variable from the real environment, else from the config's `env`; empty values count as unset.
+    pub fn env_var(&self, name: &str) -> Option<String> {
+        std::env::var(name)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .or_else(|| self.env.get(name).cloned().filter(|v| !v.trim().is_empty()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn reads_the_original_format_and_keeps_unknown_keys() {
+        let f = write(r#"{"default_model": "openai:gpt-4.1", "env": {"TUNACODE_TEST_CFG_KEY": "sk-x"},
+            "settings": {"max_iterations": 7, "fallback_response": true}, "mcpServers": {}}"#);
+        let cfg = UserConfig::load(f.path()).unwrap();
+        assert_eq!(cfg.default_model.as_deref(), Some("openai:gpt-4.1"));
+        assert_eq!(cfg.settings.max_iterations, 7);
+        assert_eq!(cfg.settings.tool_max_retries, 3);
+        assert!(cfg.settings.other.contains_key("fallback_response"));
+        assert!(cfg.other.contains_key("mcpServers"));
+        assert_eq!(cfg.env_var("TUNACODE_TEST_CFG_KEY").as_deref(), Some("sk-x"));
+    }
+
+    #[test]
+    fn malformed_file_names_file_line_and_column_and_is_left_alone() {
+        let text = "{\n  \"default_model\": \"x\",\n  \"settings\": {\"max_iterations\": \"ten\"}\n}";
+        let f = write(text);
+        let err = UserConfig::load(f.path()).unwrap_err();
+        match &err {
+            StoreError::Malformed { line, column, message, .. } => {
+                assert_eq!(*line, 3);
+                assert!(*column > 20, "{column}");
+                assert!(message.contains("invalid type"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(err.to_string().starts_with(&f.path().display().to_string()));
+        assert_eq!(std::fs::read_to_string(f.path()).unwrap(), text);
+        let f = write("{\"default_model\": ");
+        assert!(matches!(UserConfig::load(f.path()), Err(StoreError::Malformed { line: 1, .. })));
+    }
+
+    #[test]
+    fn missing_or_empty_file_is_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(UserConfig::load(&dir.path().join("none.json")).unwrap(), UserConfig::default());
+        let f = write("  \n");
+        assert_eq!(UserConfig::load(f.path()).unwrap(), UserConfig::default());
+    }
+}
