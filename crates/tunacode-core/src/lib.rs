@@ -1,1 +1,32 @@
-//! placeholder
+//! The TunaCode agent engine: the request loop of seed 000/001 ([`Agent::process_request`]), node
+//! processing, tool dispatch and its concurrency policy, the [`ToolCallRegistry`], [`ResponseState`],
+//! history preparation, and the [`tunacode_protocol::AgentEvent`] stream. Nothing here prints.
+
+mod agent;
+mod approval;
+mod client_cache;
+pub mod completion;
+pub mod concurrency;
+mod dispatch;
+mod error;
+mod events;
+pub mod fallback_parse;
+pub mod history;
+mod orchestrator;
+pub mod prompt;
+pub mod registry;
+pub mod response_state;
+mod session;
+mod streaming;
+
+pub use agent::{Agent, AgentOptions, RunOutcome};
+pub use approval::{ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll};
+pub use client_cache::{ClientCache, ClientFactory};
+pub use completion::COMPLETION_MARKER;
+pub use dispatch::CANCELLED_ANSWER;
+pub use error::RequestError;
+pub use events::EventSink;
+pub use history::PruneConfig;
+pub use registry::{ToolCallRegistry, ToolCallStatus};
+pub use response_state::{AgentState, ResponseState};
+pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};

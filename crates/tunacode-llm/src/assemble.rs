@@ -139,11 +139,28 @@ mod tests {
             ModelEvent::ThinkingDelta("look".into()),
             ModelEvent::TextDelta("Reading ".into()),
             ModelEvent::TextDelta("both.".into()),
-            ModelEvent::ToolCallStart { index: 0, id: "c0".into(), name: "read_file".into() },
-            ModelEvent::ToolCallStart { index: 1, id: "c1".into(), name: "grep".into() },
-            ModelEvent::ToolCallArgs { index: 0, fragment: "{\"file_".into() },
-            ModelEvent::ToolCallArgs { index: 1, fragment: "".into() },
-            ModelEvent::ToolCallArgs { index: 0, fragment: "path\":\"a\"}".into() },
+            ModelEvent::ToolCallStart {
+                index: 0,
+                id: "c0".into(),
+                name: "read_file".into(),
+            },
+            ModelEvent::ToolCallStart {
+                index: 1,
+                id: "c1".into(),
+                name: "grep".into(),
+            },
+            ModelEvent::ToolCallArgs {
+                index: 0,
+                fragment: "{\"file_".into(),
+            },
+            ModelEvent::ToolCallArgs {
+                index: 1,
+                fragment: "".into(),
+            },
+            ModelEvent::ToolCallArgs {
+                index: 0,
+                fragment: "path\":\"a\"}".into(),
+            },
             ModelEvent::Finish("tool_calls".into()),
         ];
         for e in &events {
@@ -166,7 +183,10 @@ mod tests {
     #[test]
     fn malformed_arguments_stay_text_and_missing_ids_are_made() {
         let mut a = ResponseAssembler::new();
-        a.push(&ModelEvent::ToolCallArgs { index: 0, fragment: "{\"x\": ".into() });
+        a.push(&ModelEvent::ToolCallArgs {
+            index: 0,
+            fragment: "{\"x\": ".into(),
+        });
         let msg = a.finish();
         let call = msg.tool_calls().next().unwrap();
         assert_eq!(call.args, json!("{\"x\": "));

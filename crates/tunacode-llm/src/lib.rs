@@ -15,5 +15,7 @@ mod sse;
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream};
 pub use error::LlmError;
-pub use provider::{KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider};
+pub use provider::{
+    KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,
+};
 pub use retry::{RetryPolicy, parse_retry_after};

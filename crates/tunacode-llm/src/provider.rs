@@ -69,16 +69,56 @@ pub struct KnownProvider {
 }
 
 const PROVIDERS: &[KnownProvider] = &[
-    KnownProvider { name: "openai", base_url: "https://api.openai.com/v1", key_env: Some("OPENAI_API_KEY"), wire: WireApi::OpenAiChat },
-    KnownProvider { name: "openrouter", base_url: "https://openrouter.ai/api/v1", key_env: Some("OPENROUTER_API_KEY"), wire: WireApi::OpenAiChat },
+    KnownProvider {
+        name: "openai",
+        base_url: "https://api.openai.com/v1",
+        key_env: Some("OPENAI_API_KEY"),
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "openrouter",
+        base_url: "https://openrouter.ai/api/v1",
+        key_env: Some("OPENROUTER_API_KEY"),
+        wire: WireApi::OpenAiChat,
+    },
     // Until the native clients land, Anthropic and Google are spoken to through their documented
     // OpenAI-compatible endpoints.
-    KnownProvider { name: "anthropic", base_url: "https://api.anthropic.com/v1", key_env: Some("ANTHROPIC_API_KEY"), wire: WireApi::OpenAiChat },
-    KnownProvider { name: "google", base_url: "https://generativelanguage.googleapis.com/v1beta/openai", key_env: Some("GEMINI_API_KEY"), wire: WireApi::OpenAiChat },
-    KnownProvider { name: "ollama", base_url: "http://localhost:11434/v1", key_env: None, wire: WireApi::OpenAiChat },
-    KnownProvider { name: "lmstudio", base_url: "http://localhost:1234/v1", key_env: None, wire: WireApi::OpenAiChat },
-    KnownProvider { name: "llamacpp", base_url: "http://localhost:8080/v1", key_env: None, wire: WireApi::OpenAiChat },
-    KnownProvider { name: "vllm", base_url: "http://localhost:8000/v1", key_env: None, wire: WireApi::OpenAiChat },
+    KnownProvider {
+        name: "anthropic",
+        base_url: "https://api.anthropic.com/v1",
+        key_env: Some("ANTHROPIC_API_KEY"),
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "google",
+        base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+        key_env: Some("GEMINI_API_KEY"),
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "ollama",
+        base_url: "http://localhost:11434/v1",
+        key_env: None,
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "lmstudio",
+        base_url: "http://localhost:1234/v1",
+        key_env: None,
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "llamacpp",
+        base_url: "http://localhost:8080/v1",
+        key_env: None,
+        wire: WireApi::OpenAiChat,
+    },
+    KnownProvider {
+        name: "vllm",
+        base_url: "http://localhost:8000/v1",
+        key_env: None,
+        wire: WireApi::OpenAiChat,
+    },
 ];
 
 /// Looks up a known provider by name.
@@ -121,7 +161,11 @@ impl ProviderSettings {
                         "unknown provider `{}`: pass --base-url (or set TUNACODE_BASE_URL) for an \
                          OpenAI-compatible server, or use one of: {}",
                         id.provider,
-                        PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                        PROVIDERS
+                            .iter()
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 });
             }
@@ -151,9 +195,18 @@ mod tests {
     #[test]
     fn model_ids_parse_with_aliases_and_colons_in_names() {
         let id = ModelId::parse("ollama:qwen3:8b").unwrap();
-        assert_eq!((id.provider.as_str(), id.model.as_str()), ("ollama", "qwen3:8b"));
-        assert_eq!(ModelId::parse("gemini:gemini-2.5-pro").unwrap().provider, "google");
-        assert_eq!(ModelId::parse("OpenAI:gpt-4.1").unwrap().to_string(), "openai:gpt-4.1");
+        assert_eq!(
+            (id.provider.as_str(), id.model.as_str()),
+            ("ollama", "qwen3:8b")
+        );
+        assert_eq!(
+            ModelId::parse("gemini:gemini-2.5-pro").unwrap().provider,
+            "google"
+        );
+        assert_eq!(
+            ModelId::parse("OpenAI:gpt-4.1").unwrap().to_string(),
+            "openai:gpt-4.1"
+        );
         assert!(ModelId::parse("gpt-4.1").is_err());
         assert!(ModelId::parse("openai:").is_err());
     }
@@ -163,7 +216,8 @@ mod tests {
         let id = ModelId::parse("mybox:llama").unwrap();
         let err = ProviderSettings::for_model(&id, None, None).unwrap_err();
         assert!(err.to_string().contains("--base-url"), "{err}");
-        let s = ProviderSettings::for_model(&id, Some("http://127.0.0.1:9/v1/".into()), None).unwrap();
+        let s =
+            ProviderSettings::for_model(&id, Some("http://127.0.0.1:9/v1/".into()), None).unwrap();
         assert_eq!(s.base_url, "http://127.0.0.1:9/v1");
         let openai = ModelId::parse("openai:gpt-4.1").unwrap();
         let s = ProviderSettings::for_model(&openai, None, Some(" ".into())).unwrap();

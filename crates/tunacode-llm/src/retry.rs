@@ -46,7 +46,12 @@ impl RetryPolicy {
 
 /// Reads `retry-after-ms` (milliseconds) or `retry-after` (seconds, or an HTTP date).
 pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_secs_f64(ms / 1000.0));
@@ -74,14 +79,20 @@ mod tests {
         for attempt in 1..=8 {
             let d = policy.delay(attempt, None).unwrap();
             let full = (policy.base_delay * 2u32.pow(attempt - 1)).min(policy.max_delay);
-            assert!(d >= full / 2 && d <= full, "attempt {attempt}: {d:?} vs {full:?}");
+            assert!(
+                d >= full / 2 && d <= full,
+                "attempt {attempt}: {d:?} vs {full:?}"
+            );
         }
     }
 
     #[test]
     fn retry_after_is_honoured_within_the_limit() {
         let policy = RetryPolicy::default();
-        assert_eq!(policy.delay(1, Some(Duration::from_secs(3))), Some(Duration::from_secs(3)));
+        assert_eq!(
+            policy.delay(1, Some(Duration::from_secs(3))),
+            Some(Duration::from_secs(3))
+        );
         assert_eq!(policy.delay(1, Some(Duration::from_secs(3600))), None);
     }
 
@@ -97,6 +108,9 @@ mod tests {
         let later = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(30));
         h.insert("retry-after", HeaderValue::from_str(&later).unwrap());
         let d = parse_retry_after(&h).unwrap();
-        assert!(d > Duration::from_secs(27) && d <= Duration::from_secs(30), "{d:?}");
+        assert!(
+            d > Duration::from_secs(27) && d <= Duration::from_secs(30),
+            "{d:?}"
+        );
     }
 }

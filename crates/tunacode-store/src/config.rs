@@ -108,24 +108,35 @@ mod tests {
 
     #[test]
     fn reads_the_original_format_and_keeps_unknown_keys() {
-        let f = write(r#"{"default_model": "openai:gpt-4.1", "env": {"TUNACODE_TEST_CFG_KEY": "sk-x"},
-            "settings": {"max_iterations": 7, "fallback_response": true}, "mcpServers": {}}"#);
+        let f = write(
+            r#"{"default_model": "openai:gpt-4.1", "env": {"TUNACODE_TEST_CFG_KEY": "sk-x"},
+            "settings": {"max_iterations": 7, "fallback_response": true}, "mcpServers": {}}"#,
+        );
         let cfg = UserConfig::load(f.path()).unwrap();
         assert_eq!(cfg.default_model.as_deref(), Some("openai:gpt-4.1"));
         assert_eq!(cfg.settings.max_iterations, 7);
         assert_eq!(cfg.settings.tool_max_retries, 3);
         assert!(cfg.settings.other.contains_key("fallback_response"));
         assert!(cfg.other.contains_key("mcpServers"));
-        assert_eq!(cfg.env_var("TUNACODE_TEST_CFG_KEY").as_deref(), Some("sk-x"));
+        assert_eq!(
+            cfg.env_var("TUNACODE_TEST_CFG_KEY").as_deref(),
+            Some("sk-x")
+        );
     }
 
     #[test]
     fn malformed_file_names_file_line_and_column_and_is_left_alone() {
-        let text = "{\n  \"default_model\": \"x\",\n  \"settings\": {\"max_iterations\": \"ten\"}\n}";
+        let text =
+            "{\n  \"default_model\": \"x\",\n  \"settings\": {\"max_iterations\": \"ten\"}\n}";
         let f = write(text);
         let err = UserConfig::load(f.path()).unwrap_err();
         match &err {
-            StoreError::Malformed { line, column, message, .. } => {
+            StoreError::Malformed {
+                line,
+                column,
+                message,
+                ..
+            } => {
                 assert_eq!(*line, 3);
                 assert!(*column > 20, "{column}");
                 assert!(message.contains("invalid type"), "{message}");
@@ -135,13 +146,19 @@ mod tests {
         assert!(err.to_string().starts_with(&f.path().display().to_string()));
         assert_eq!(std::fs::read_to_string(f.path()).unwrap(), text);
         let f = write("{\"default_model\": ");
-        assert!(matches!(UserConfig::load(f.path()), Err(StoreError::Malformed { line: 1, .. })));
+        assert!(matches!(
+            UserConfig::load(f.path()),
+            Err(StoreError::Malformed { line: 1, .. })
+        ));
     }
 
     #[test]
     fn missing_or_empty_file_is_the_default() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(UserConfig::load(&dir.path().join("none.json")).unwrap(), UserConfig::default());
+        assert_eq!(
+            UserConfig::load(&dir.path().join("none.json")).unwrap(),
+            UserConfig::default()
+        );
         let f = write("  \n");
         assert_eq!(UserConfig::load(f.path()).unwrap(), UserConfig::default());
     }

@@ -22,7 +22,8 @@ impl Paths {
     /// The default paths: `$TUNACODE_CONFIG` or `$XDG_CONFIG_HOME/tunacode.json` (`~/.config/tunacode.json`),
     /// sessions under `$XDG_DATA_HOME/tunacode/sessions`, logs under `$XDG_STATE_HOME/tunacode`.
     pub fn from_env() -> Result<Self, StoreError> {
-        let base = etcetera::choose_base_strategy().map_err(|e| StoreError::NoHome(e.to_string()))?;
+        let base =
+            etcetera::choose_base_strategy().map_err(|e| StoreError::NoHome(e.to_string()))?;
         let config_file = match std::env::var_os("TUNACODE_CONFIG") {
             Some(p) if !p.is_empty() => PathBuf::from(p),
             _ => base.config_dir().join("tunacode.json"),
@@ -38,8 +39,8 @@ impl Paths {
 
 /// A stable id for a working directory: 16 hex chars of the SHA-256 of its canonical path.
 pub fn project_id(working_directory: &Path) -> String {
-    let canonical =
-        std::fs::canonicalize(working_directory).unwrap_or_else(|_| working_directory.to_path_buf());
+    let canonical = std::fs::canonicalize(working_directory)
+        .unwrap_or_else(|_| working_directory.to_path_buf());
     let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }

@@ -58,18 +58,36 @@ mod tests {
             working_directory: "/w".into(),
             current_model: "openai:gpt-4.1".into(),
             total_tokens: 12,
-            session_total_usage: Usage { request_tokens: 3, ..Usage::default() },
+            session_total_usage: Usage {
+                request_tokens: 3,
+                ..Usage::default()
+            },
             thoughts: vec![json!("hm")],
             messages: vec![Message::user("hi")],
             extra: Map::new(),
         };
         let value = serde_json::to_value(&file).unwrap();
-        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         assert_eq!(
             keys,
-            ["version", "session_id", "project_id", "created_at", "last_modified",
-             "working_directory", "current_model", "total_tokens", "session_total_usage",
-             "thoughts", "messages"]
+            [
+                "version",
+                "session_id",
+                "project_id",
+                "created_at",
+                "last_modified",
+                "working_directory",
+                "current_model",
+                "total_tokens",
+                "session_total_usage",
+                "thoughts",
+                "messages"
+            ]
         );
         let back: SessionFile = serde_json::from_value(value).unwrap();
         assert_eq!(back, file);

@@ -45,7 +45,8 @@ impl SessionStore {
 
     /// The file of one session.
     pub fn path_of(&self, project_id: &str, session_id: &str) -> PathBuf {
-        self.project_dir(project_id).join(format!("{session_id}.json"))
+        self.project_dir(project_id)
+            .join(format!("{session_id}.json"))
     }
 
     /// Writes a session atomically: a crash leaves either the old file or the new one, never half.
@@ -54,7 +55,10 @@ impl SessionStore {
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
         let json = serde_json::to_vec_pretty(session).map_err(|e| {
-            StoreError::io(&path, std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            StoreError::io(
+                &path,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            )
         })?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".tmp-")
@@ -62,9 +66,13 @@ impl SessionStore {
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
             .tempfile_in(&dir)
             .map_err(|e| StoreError::io(&dir, e))?;
-        tmp.write_all(&json).map_err(|e| StoreError::io(tmp.path(), e))?;
-        tmp.as_file().sync_all().map_err(|e| StoreError::io(tmp.path(), e))?;
-        tmp.persist(&path).map_err(|e| StoreError::io(&path, e.error))?;
+        tmp.write_all(&json)
+            .map_err(|e| StoreError::io(tmp.path(), e))?;
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| StoreError::io(tmp.path(), e))?;
+        tmp.persist(&path)
+            .map_err(|e| StoreError::io(&path, e.error))?;
         Ok(path)
     }
 
@@ -130,7 +138,13 @@ fn summarize(file: &SessionFile, path: PathBuf) -> SessionSummary {
             _ => None,
         })
         .unwrap_or_default();
-    let title: String = title.lines().next().unwrap_or("").chars().take(60).collect();
+    let title: String = title
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(60)
+        .collect();
     SessionSummary {
         session_id: file.session_id.clone(),
         last_modified: file.last_modified.clone(),
@@ -175,7 +189,9 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert_eq!(store.load("proj", "a").unwrap(), s);
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj")).unwrap().collect();
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
+            .unwrap()
+            .collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
     }
 
@@ -192,8 +208,18 @@ mod tests {
         assert_eq!(ids, ["new", "old"]);
         assert_eq!(list[0].title, "fix the bug");
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].to_string().contains("bad.json:1:"), "{}", errors[0]);
-        assert_eq!(std::fs::read_to_string(&broken).unwrap(), "{\"version\": 1,");
-        assert!(matches!(store.load("proj", "zzz"), Err(StoreError::SessionNotFound { .. })));
+        assert!(
+            errors[0].to_string().contains("bad.json:1:"),
+            "{}",
+            errors[0]
+        );
+        assert_eq!(
+            std::fs::read_to_string(&broken).unwrap(),
+            "{\"version\": 1,"
+        );
+        assert!(matches!(
+            store.load("proj", "zzz"),
+            Err(StoreError::SessionNotFound { .. })
+        ));
     }
 }

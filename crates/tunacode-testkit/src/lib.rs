@@ -1,1 +1,17 @@
-//! placeholder
+//! Test kit for TunaCode: [`FakeProvider`], a scripted LLM provider HTTP server on 127.0.0.1 (random port)
+//! that speaks a real wire format (OpenAI Chat Completions SSE today; others plug in through
+//! [`WireFormat`]) and records every request it receives.
+
+mod error;
+mod openai_chat;
+mod recorded;
+mod script;
+mod server;
+mod wire;
+
+pub use error::TestkitError;
+pub use openai_chat::OpenAiChat;
+pub use recorded::RecordedRequest;
+pub use script::{Ending, Reply, ScriptedToolCall, ScriptedUsage, Turn};
+pub use server::{FakeOptions, FakeProvider};
+pub use wire::{RenderContext, SseReply, WireFormat, split_chars};

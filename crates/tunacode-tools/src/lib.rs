@@ -1,1 +1,33 @@
-//! placeholder
+//! Built-in tools of TunaCode (seed 003's list): `read_file`, `write_file`, `update_file`, `bash`, `grep`,
+//! `glob`, `list_dir`. Each implements [`Tool`]; every path is resolved through the [`Workspace`] guard.
+//!
+//! Concurrency policy lives in the engine (tunacode-core): tools only declare their [`ToolKind`].
+
+mod args;
+mod diff;
+mod fsutil;
+#[cfg(test)]
+mod testutil;
+mod tool;
+mod tools;
+mod truncate;
+mod workspace;
+
+use std::sync::Arc;
+
+pub use tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet};
+pub use tools::{Bash, Glob, Grep, ListDir, ReadFile, UpdateFile, WriteFile};
+pub use workspace::Workspace;
+
+/// The built-in tools, in the order they are offered to the model.
+pub(crate) fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(ReadFile),
+        Arc::new(WriteFile),
+        Arc::new(UpdateFile),
+        Arc::new(Bash::default()),
+        Arc::new(Grep::default()),
+        Arc::new(Glob),
+        Arc::new(ListDir),
+    ]
+}

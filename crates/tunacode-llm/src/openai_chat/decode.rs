@@ -65,12 +65,20 @@ impl ChatStreamDecoder {
 
     fn decode_delta(&mut self, delta: &Value, events: &mut Vec<ModelEvent>) {
         for key in ["reasoning_content", "reasoning"] {
-            if let Some(text) = delta.get(key).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+            if let Some(text) = delta
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
                 events.push(ModelEvent::ThinkingDelta(text.to_string()));
                 break;
             }
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        if let Some(text) = delta
+            .get("content")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
             events.push(ModelEvent::TextDelta(text.to_string()));
         }
         let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) else {
@@ -148,7 +156,11 @@ pub(crate) fn classify_error(status: u16, body: &str, retry_after: Option<Durati
         .map(str::to_string)
         .unwrap_or_else(|| {
             let text = body.trim();
-            if text.is_empty() { format!("HTTP {status}") } else { truncate(text, 500) }
+            if text.is_empty() {
+                format!("HTTP {status}")
+            } else {
+                truncate(text, 500)
+            }
         });
     let code = error
         .and_then(|e| e.get("code").or_else(|| e.get("type")))
@@ -185,18 +197,32 @@ mod tests {
                    "prompt_tokens_details": {"cached_tokens": 6},
                    "completion_tokens_details": {"reasoning_tokens": 2}, "cost": 0.01}}),
         ];
-        let events: Vec<ModelEvent> =
-            chunks.iter().flat_map(|c| d.decode_chunk(c).unwrap()).collect();
+        let events: Vec<ModelEvent> = chunks
+            .iter()
+            .flat_map(|c| d.decode_chunk(c).unwrap())
+            .collect();
         assert_eq!(
             events,
             vec![
                 ModelEvent::ThinkingDelta("think".into()),
                 ModelEvent::TextDelta("Hi".into()),
-                ModelEvent::ToolCallStart { index: 0, id: "c1".into(), name: "grep".into() },
-                ModelEvent::ToolCallArgs { index: 0, fragment: "{\"a\"".into() },
+                ModelEvent::ToolCallStart {
+                    index: 0,
+                    id: "c1".into(),
+                    name: "grep".into()
+                },
+                ModelEvent::ToolCallArgs {
+                    index: 0,
+                    fragment: "{\"a\"".into()
+                },
                 ModelEvent::Finish("tool_calls".into()),
-                ModelEvent::Usage(Usage { request_tokens: 10, response_tokens: 4, cached_tokens: 6,
-                                          reasoning_tokens: 2, cost: 0.01 }),
+                ModelEvent::Usage(Usage {
+                    request_tokens: 10,
+                    response_tokens: 4,
+                    cached_tokens: 6,
+                    reasoning_tokens: 2,
+                    cost: 0.01
+                }),
             ]
         );
         assert!(d.finished());
@@ -209,10 +235,20 @@ mod tests {
             {"name": "glob", "arguments": {"pattern": "*.rs"}}}]}}]});
         let events = d.decode_chunk(&chunk).unwrap();
         assert_eq!(events.len(), 2);
-        assert_eq!(events[1], ModelEvent::ToolCallArgs { index: 0, fragment: "{\"pattern\":\"*.rs\"}".into() });
-        let err = d.decode_chunk(&json!({"error": {"code": 400, "message": "Token limit reached"}})).unwrap_err();
+        assert_eq!(
+            events[1],
+            ModelEvent::ToolCallArgs {
+                index: 0,
+                fragment: "{\"pattern\":\"*.rs\"}".into()
+            }
+        );
+        let err = d
+            .decode_chunk(&json!({"error": {"code": 400, "message": "Token limit reached"}}))
+            .unwrap_err();
         assert_eq!(err.kind(), "bad_request");
-        let err = d.decode_chunk(&json!({"error": {"message": "overloaded"}})).unwrap_err();
+        let err = d
+            .decode_chunk(&json!({"error": {"message": "overloaded"}}))
+            .unwrap_err();
         assert!(err.is_retryable());
     }
 
@@ -220,10 +256,26 @@ mod tests {
     fn error_bodies_keep_the_provider_message() {
         let body = r#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}"#;
         let err = classify_error(401, body, None);
-        assert_eq!(err, LlmError::Auth { status: 401, message: "Incorrect API key provided".into() });
-        let err = classify_error(400, r#"{"error": {"message": "too long", "code": "context_length_exceeded"}}"#, None);
+        assert_eq!(
+            err,
+            LlmError::Auth {
+                status: 401,
+                message: "Incorrect API key provided".into()
+            }
+        );
+        let err = classify_error(
+            400,
+            r#"{"error": {"message": "too long", "code": "context_length_exceeded"}}"#,
+            None,
+        );
         assert_eq!(err.kind(), "context_overflow");
         let err = classify_error(502, "<html>bad gateway</html>", None);
-        assert_eq!(err, LlmError::Server { status: 502, message: "<html>bad gateway</html>".into() });
+        assert_eq!(
+            err,
+            LlmError::Server {
+                status: 502,
+                message: "<html>bad gateway</html>".into()
+            }
+        );
     }
 }

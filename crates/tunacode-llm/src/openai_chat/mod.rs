@@ -30,7 +30,8 @@ impl OpenAiChatClient {
         if let Some(key) = &settings.api_key {
             let mut value =
                 HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
-                    message: "the API key contains characters that cannot be sent in a header".into(),
+                    message: "the API key contains characters that cannot be sent in a header"
+                        .into(),
                 })?;
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);

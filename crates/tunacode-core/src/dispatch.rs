@@ -1,0 +1,295 @@
+//! Tool dispatch (seed 000 §5.3, seed 002 "Tool Execution"): registers the calls of a response, runs
+//! them by the policy in [`crate::concurrency`], asks for approval of writes and commands, retries
+//! passing failures with backoff, and answers every call exactly once, in call order.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tunacode_protocol::{AgentEvent, Part, ToolCallPart, ToolStatus};
+use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet};
+
+use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::concurrency::{Segment, plan_segments};
+use crate::events::EventSink;
+use crate::session::SessionHandle;
+
+/// What a cancelled call answers.
+pub const CANCELLED_ANSWER: &str = "Cancelled by the user.";
+
+/// Runs the tool calls of one response.
+pub(crate) struct ToolDispatcher {
+    pub tools: ToolSet,
+    pub ctx: ToolContext,
+    pub approver: Arc<dyn Approver>,
+    pub events: EventSink,
+    pub session: SessionHandle,
+    pub max_parallel: usize,
+    pub tool_max_retries: u32,
+    pub no_approval: HashSet<String>,
+}
+
+/// How one call ended: the part answering it and the event status.
+struct Answer {
+    part: Part,
+    status: ToolStatus,
+    text: String,
+}
+
+impl ToolDispatcher {
+    fn cancel(&self) -> &CancellationToken {
+        &self.ctx.cancel
+    }
+
+    /// Runs every call and returns their answers in call order.
+    pub async fn dispatch(&self, calls: &[ToolCallPart]) -> Vec<Part> {
+        {
+            let mut session = self.session.lock();
+            for call in calls {
+                if let Err(e) = session.runtime.tool_registry.register(
+                    &call.tool_call_id,
+                    &call.tool_name,
+                    call.args.clone(),
+                ) {
+                    tracing::error!(error = %e, "tool registry");
+                }
+            }
+        }
+        let segments = plan_segments(calls, |name| self.tools.get(name).map(|t| t.kind()));
+        let mut answers = Vec::with_capacity(calls.len());
+        for segment in segments {
+            let batch_calls = segment.calls();
+            self.announce_batch(&batch_calls);
+            match segment {
+                Segment::Parallel(calls) => {
+                    let results: Vec<Part> = futures::stream::iter(calls)
+                        .map(|call| self.run_one(call))
+                        .buffered(self.max_parallel.max(1))
+                        .collect()
+                        .await;
+                    answers.extend(results);
+                }
+                Segment::Exclusive(call) => answers.push(self.run_one(call).await),
+            }
+        }
+        answers
+    }
+
+    fn announce_batch(&self, calls: &[&ToolCallPart]) {
+        let batch = {
+            let mut session = self.session.lock();
+            session.runtime.batch_counter += 1;
+            session.runtime.batch_counter
+        };
+        self.events.emit(AgentEvent::ToolBatchStarted {
+            batch,
+            display: batch_display(calls.iter().map(|c| c.tool_name.as_str()), 3),
+            count: calls.len(),
+        });
+    }
+
+    /// Runs one call to its end and records it in the registry and the event stream.
+    async fn run_one(&self, call: &ToolCallPart) -> Part {
+        let started = Instant::now();
+        let answer = self.execute(call).await;
+        {
+            let mut session = self.session.lock();
+            let registry = &mut session.runtime.tool_registry;
+            let id = &call.tool_call_id;
+            let recorded = match answer.status {
+                ToolStatus::Completed => registry.complete(id, &answer.text),
+                ToolStatus::Failed => registry.fail(id, &answer.text),
+                ToolStatus::Cancelled => registry.cancel(id, &answer.text),
+            };
+            if let Err(e) = recorded {
+                tracing::error!(error = %e, "tool registry");
+            }
+        }
+        self.events.emit(AgentEvent::ToolCallFinished {
+            tool_call_id: call.tool_call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            args: call.args.clone(),
+            result: answer.text,
+            duration_ms: started.elapsed().as_millis() as u64,
+            status: answer.status,
+        });
+        answer.part
+    }
+
+    async fn execute(&self, call: &ToolCallPart) -> Answer {
+        let (id, name) = (&call.tool_call_id, &call.tool_name);
+        if self.cancel().is_cancelled() {
+            return Answer::cancelled(id, name);
+        }
+        let Some(tool) = self.tools.get(name) else {
+            let msg = format!(
+                "Unknown tool `{name}`. Available tools: {}.",
+                self.tools.names().join(", ")
+            );
+            return Answer::retry(id, name, msg);
+        };
+        let args = match call.args_object() {
+            Ok(args) => args,
+            Err(e) => {
+                return Answer::retry(id, name, format!("Invalid arguments for `{name}`: {e}"));
+            }
+        };
+        if let Err(e) = self.session.lock().runtime.tool_registry.start(id) {
+            tracing::error!(error = %e, "tool registry");
+        }
+        self.events.emit(AgentEvent::ToolCallStarted {
+            tool_call_id: id.clone(),
+            tool_name: name.clone(),
+            args: Value::Object(args.clone()),
+        });
+        if tool.kind() != ToolKind::ReadOnly && !self.no_approval.contains(name.as_str()) {
+            match self.ask_approval(call, tool.as_ref(), &args).await {
+                Some(ApprovalDecision::Approve) => {}
+                Some(ApprovalDecision::Deny { reason }) => {
+                    let text = format!("The user did not allow this call: {reason}");
+                    return Answer::failed(id, name, text);
+                }
+                None => return Answer::cancelled(id, name),
+            }
+        }
+        match self.call_with_retries(tool.as_ref(), args).await {
+            Ok(out) => Answer {
+                text: out.content.clone(),
+                part: Part::tool_return(id, name, out.content),
+                status: ToolStatus::Completed,
+            },
+            Err(ToolError::Retry(msg)) => Answer::retry(id, name, msg),
+            Err(ToolError::Transient(msg) | ToolError::Fatal(msg)) => {
+                Answer::failed(id, name, format!("Error: {msg}"))
+            }
+            Err(ToolError::Cancelled) => Answer::cancelled(id, name),
+        }
+    }
+
+    /// `None` when the request was cancelled while waiting.
+    async fn ask_approval(
+        &self,
+        call: &ToolCallPart,
+        tool: &dyn Tool,
+        args: &Map<String, Value>,
+    ) -> Option<ApprovalDecision> {
+        let preview = tool.preview(args, &self.ctx).await.ok().flatten();
+        let request = ApprovalRequest {
+            tool_call_id: call.tool_call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            args: Value::Object(args.clone()),
+            kind: tool.kind(),
+            preview,
+        };
+        tokio::select! {
+            decision = self.approver.approve(&request) => Some(decision),
+            _ = self.cancel().cancelled() => None,
+        }
+    }
+
+    async fn call_with_retries(
+        &self,
+        tool: &dyn Tool,
+        args: Map<String, Value>,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut attempt = 0u32;
+        loop {
+            let result = tokio::select! {
+                r = tool.call(args.clone(), &self.ctx) => r,
+                _ = self.cancel().cancelled() => Err(ToolError::Cancelled),
+            };
+            match result {
+                Err(ToolError::Transient(msg)) if attempt < self.tool_max_retries => {
+                    attempt += 1;
+                    let delay = tool_backoff(attempt);
+                    tracing::warn!(tool = tool.name(), attempt, ?delay, error = %msg, "retrying tool");
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = self.cancel().cancelled() => return Err(ToolError::Cancelled),
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl Answer {
+    fn retry(id: &str, name: &str, msg: String) -> Self {
+        Answer {
+            part: Part::retry_prompt(id, name, msg.clone()),
+            status: ToolStatus::Failed,
+            text: msg,
+        }
+    }
+
+    fn failed(id: &str, name: &str, text: String) -> Self {
+        Answer {
+            part: Part::tool_return(id, name, text.clone()),
+            status: ToolStatus::Failed,
+            text,
+        }
+    }
+
+    fn cancelled(id: &str, name: &str) -> Self {
+        Answer {
+            part: Part::tool_return(id, name, CANCELLED_ANSWER),
+            status: ToolStatus::Cancelled,
+            text: CANCELLED_ANSWER.to_string(),
+        }
+    }
+}
+
+/// Exponential backoff with jitter for passing tool failures: ~200 ms, 400 ms, 800 ms, …
+fn tool_backoff(attempt: u32) -> Duration {
+    let base = Duration::from_millis(200).saturating_mul(2u32.saturating_pow(attempt - 1));
+    let capped = base.min(Duration::from_secs(5));
+    capped / 2 + (capped / 2).mul_f64(fastrand::f64())
+}
+
+/// Up to `max` tool names, with a suffix when there are more (seed 000 §5.4).
+pub fn batch_display<'a>(names: impl Iterator<Item = &'a str>, max: usize) -> String {
+    let names: Vec<&str> = names.collect();
+    let shown = names
+        .iter()
+        .take(max)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > max {
+        format!("{shown} (+{} more)", names.len() - max)
+    } else {
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_display_truncates_with_a_suffix() {
+        let names = ["read_file", "grep", "glob", "list_dir"];
+        assert_eq!(
+            batch_display(names.iter().copied(), 3),
+            "read_file, grep, glob (+1 more)"
+        );
+        assert_eq!(
+            batch_display(names[..2].iter().copied(), 3),
+            "read_file, grep"
+        );
+    }
+
+    #[test]
+    fn tool_backoff_grows_within_bounds() {
+        for attempt in 1..6 {
+            let full =
+                Duration::from_millis(200 * 2u64.pow(attempt - 1)).min(Duration::from_secs(5));
+            let d = tool_backoff(attempt);
+            assert!(d >= full / 2 && d <= full);
+        }
+    }
+}

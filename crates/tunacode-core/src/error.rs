@@ -1,0 +1,35 @@
+//! [`RequestError`]: how a request can end other than normally.
+
+use std::time::Duration;
+
+use tunacode_llm::LlmError;
+use tunacode_store::StoreError;
+
+/// A request that did not finish normally. In every case the session was cleaned and saved first.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The user aborted; partial text was kept as `[INTERRUPTED]`.
+    #[error("interrupted by the user")]
+    Aborted,
+    /// The global request timeout fired.
+    #[error("the request timed out after {}s", .0.as_secs_f64())]
+    TimedOut(Duration),
+    /// The model call failed.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// The session could not be saved.
+    #[error("could not save the session: {0}")]
+    Store(#[from] StoreError),
+}
+
+impl RequestError {
+    /// A short machine-readable kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RequestError::Aborted => "aborted",
+            RequestError::TimedOut(_) => "timeout",
+            RequestError::Llm(e) => e.kind(),
+            RequestError::Store(_) => "store",
+        }
+    }
+}

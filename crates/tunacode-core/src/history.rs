@@ -1,0 +1,409 @@
+//! History preparation before a run (seed 000 §2.3, seed 001 "Request Loop Contract" step 3):
+//! prune old tool outputs to a token budget, clean up until consistent (dangling tool calls, orphaned
+//! tool answers, empty responses, consecutive requests), handle a trailing request, strip system prompts.
+//!
+//! Legacy dict messages are never sent to a model nor changed; the clean-up looks through them.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+use tunacode_protocol::{Message, Part, content_to_text};
+
+/// What replaces a pruned tool output.
+pub const PRUNED_PLACEHOLDER: &str = "[Old tool result content cleared]";
+
+/// Budget for pruning old tool outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruneConfig {
+    /// The most recent tool output (estimated tokens) always kept whole.
+    pub protect_tokens: u64,
+    /// Prune only when it frees at least this many tokens.
+    pub minimum_tokens: u64,
+}
+
+/// A rough token estimate (4 characters a token); provider-reported usage is the truth for totals.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4)
+}
+
+/// Estimated tokens of a whole history.
+pub fn estimate_history_tokens(messages: &[Message]) -> u64 {
+    messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .map(|p| match p {
+            Part::SystemPrompt(x) => estimate_tokens(&x.content),
+            Part::UserPrompt(x) => estimate_tokens(&content_to_text(&x.content)),
+            Part::Text(x) => estimate_tokens(&x.content),
+            Part::Thinking(x) => estimate_tokens(&x.content),
+            Part::ToolCall(x) => estimate_tokens(&x.args.to_string()) + 4,
+            Part::ToolReturn(x) => estimate_tokens(&content_to_text(&x.content)),
+            Part::RetryPrompt(x) => estimate_tokens(&content_to_text(&x.content)),
+            Part::Other(v) => estimate_tokens(&v.to_string()),
+        })
+        .sum()
+}
+
+/// Prepares stored history for a new request. The result satisfies the invariants: every tool call has
+/// exactly one answer in the next request, no answer is orphaned, no response is empty, no two requests
+/// are adjacent, no system prompt remains. A trailing request that answers tool calls is kept (the new
+/// prompt joins it); any other trailing request is dropped.
+pub fn prepare_history(messages: &[Message], prune: &PruneConfig) -> Vec<Message> {
+    let mut history = messages.to_vec();
+    prune_old_tool_outputs(&mut history, prune);
+    strip_system_prompts(&mut history);
+    drop_trailing_prompt_request(&mut history);
+    run_cleanup_loop(&mut history);
+    history
+}
+
+/// Replaces the content of tool outputs older than the protected budget with a placeholder, when that
+/// frees at least `minimum_tokens`. Returns the estimated tokens freed.
+pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> u64 {
+    let mut seen = 0u64;
+    let mut candidates = Vec::new();
+    for (mi, message) in messages.iter().enumerate().rev() {
+        if message.is_legacy() {
+            continue;
+        }
+        for (pi, part) in message.parts.iter().enumerate().rev() {
+            if let Part::ToolReturn(ret) = part {
+                let text = content_to_text(&ret.content);
+                if text == PRUNED_PLACEHOLDER {
+                    continue;
+                }
+                let tokens = estimate_tokens(&text);
+                if seen >= prune.protect_tokens {
+                    candidates.push((mi, pi, tokens));
+                }
+                seen += tokens;
+            }
+        }
+    }
+    let freed: u64 = candidates.iter().map(|c| c.2).sum();
+    if freed < prune.minimum_tokens || freed == 0 {
+        return 0;
+    }
+    for (mi, pi, _) in candidates {
+        if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
+            ret.content = Value::String(PRUNED_PLACEHOLDER.into());
+        }
+    }
+    freed
+}
+
+/// Removes system prompt parts (and `run_id`) so they are never persisted or resent.
+pub fn strip_system_prompts(messages: &mut Vec<Message>) {
+    for m in messages.iter_mut().filter(|m| !m.is_legacy()) {
+        m.parts.retain(|p| !matches!(p, Part::SystemPrompt(_)));
+        m.extra.remove("run_id");
+    }
+    messages.retain(|m| m.is_legacy() || !(m.is_request() && m.parts.is_empty()));
+}
+
+/// Drops a trailing request that holds no tool answers (an unanswered prompt).
+fn drop_trailing_prompt_request(messages: &mut Vec<Message>) {
+    if let Some(last) = last_canonical(messages) {
+        let m = &messages[last];
+        if m.is_request() && !m.parts.iter().any(Part::is_tool_answer) {
+            messages.remove(last);
+        }
+    }
+}
+
+/// Repeats the clean-up steps until nothing changes.
+pub fn run_cleanup_loop(messages: &mut Vec<Message>) {
+    for _ in 0..16 {
+        let changed = remove_dangling_tool_calls(messages)
+            | remove_orphaned_answers(messages)
+            | remove_empty_messages(messages)
+            | merge_consecutive_requests(messages);
+        if !changed {
+            break;
+        }
+    }
+}
+
+fn last_canonical(messages: &[Message]) -> Option<usize> {
+    messages.iter().rposition(|m| !m.is_legacy())
+}
+
+fn next_canonical(messages: &[Message], after: usize) -> Option<usize> {
+    (after + 1..messages.len()).find(|&i| !messages[i].is_legacy())
+}
+
+fn prev_canonical(messages: &[Message], before: usize) -> Option<usize> {
+    (0..before).rev().find(|&i| !messages[i].is_legacy())
+}
+
+fn answered_ids(message: &Message) -> HashSet<String> {
+    message
+        .parts
+        .iter()
+        .filter(|p| p.is_tool_answer())
+        .filter_map(|p| p.tool_call_id().map(str::to_string))
+        .collect()
+}
+
+/// Removes tool calls with no answer in the next request.
+fn remove_dangling_tool_calls(messages: &mut [Message]) -> bool {
+    let mut changed = false;
+    for i in 0..messages.len() {
+        if messages[i].is_legacy() || !messages[i].is_response() {
+            continue;
+        }
+        let answered = match next_canonical(messages, i) {
+            Some(n) if messages[n].is_request() => answered_ids(&messages[n]),
+            _ => HashSet::new(),
+        };
+        let before = messages[i].parts.len();
+        messages[i].parts.retain(|p| match p {
+            Part::ToolCall(c) => answered.contains(&c.tool_call_id),
+            _ => true,
+        });
+        changed |= messages[i].parts.len() != before;
+    }
+    changed
+}
+
+/// Removes tool answers whose call is not in the previous response, and duplicate answers.
+fn remove_orphaned_answers(messages: &mut [Message]) -> bool {
+    let mut changed = false;
+    for i in 0..messages.len() {
+        if messages[i].is_legacy() || !messages[i].is_request() {
+            continue;
+        }
+        let calls: HashSet<String> = match prev_canonical(messages, i) {
+            Some(p) if messages[p].is_response() => messages[p]
+                .tool_calls()
+                .map(|c| c.tool_call_id.clone())
+                .collect(),
+            _ => HashSet::new(),
+        };
+        let mut seen = HashSet::new();
+        let before = messages[i].parts.len();
+        messages[i].parts.retain(|p| {
+            if !p.is_tool_answer() {
+                return true;
+            }
+            let id = p.tool_call_id().unwrap_or_default();
+            calls.contains(id) && seen.insert(id.to_string())
+        });
+        changed |= messages[i].parts.len() != before;
+    }
+    changed
+}
+
+/// Removes empty responses and requests with no parts.
+fn remove_empty_messages(messages: &mut Vec<Message>) -> bool {
+    let before = messages.len();
+    messages.retain(|m| {
+        m.is_legacy() || !(m.parts.is_empty() || (m.is_response() && m.is_empty_response()))
+    });
+    messages.len() != before
+}
+
+/// Joins adjacent requests into one, keeping every part in order.
+fn merge_consecutive_requests(messages: &mut Vec<Message>) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < messages.len() {
+        if messages[i].is_legacy() || !messages[i].is_request() {
+            i += 1;
+            continue;
+        }
+        match next_canonical(messages, i) {
+            Some(n) if messages[n].is_request() => {
+                let next = messages.remove(n);
+                messages[i].parts.extend(next.parts);
+                changed = true;
+            }
+            _ => i += 1,
+        }
+    }
+    changed
+}
+
+/// Whether a history satisfies the invariants checked before every model request.
+pub fn check_invariants(messages: &[Message]) -> Result<(), String> {
+    let canonical: Vec<&Message> = messages.iter().filter(|m| !m.is_legacy()).collect();
+    for (i, m) in canonical.iter().enumerate() {
+        if m.parts.iter().any(|p| matches!(p, Part::SystemPrompt(_))) {
+            return Err(format!("message {i} holds a system prompt"));
+        }
+        if m.is_request() && canonical.get(i + 1).is_some_and(|n| n.is_request()) {
+            return Err(format!(
+                "messages {i} and {} are consecutive requests",
+                i + 1
+            ));
+        }
+        if m.is_response() {
+            let answered = canonical
+                .get(i + 1)
+                .filter(|n| n.is_request())
+                .map(|n| answered_ids(n))
+                .unwrap_or_default();
+            if let Some(c) = m.tool_calls().find(|c| !answered.contains(&c.tool_call_id)) {
+                return Err(format!(
+                    "tool call `{}` in message {i} has no answer",
+                    c.tool_call_id
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    const NO_PRUNE: PruneConfig = PruneConfig {
+        protect_tokens: u64::MAX,
+        minimum_tokens: 0,
+    };
+
+    fn call(id: &str) -> Part {
+        Part::tool_call(id, "read_file", json!({"file_path": "a"}))
+    }
+
+    #[test]
+    fn removes_dangling_calls_orphans_and_the_empty_response_left_behind() {
+        let history = vec![
+            Message::user("go"),
+            Message::response(vec![call("a")]),
+            Message::request(vec![Part::tool_return("zzz", "read_file", "orphan")]),
+            Message::response(vec![Part::text("done")]),
+        ];
+        let out = prepare_history(&history, &NO_PRUNE);
+        assert_eq!(
+            out,
+            vec![
+                Message::user("go"),
+                Message::response(vec![Part::text("done")])
+            ]
+        );
+        check_invariants(&out).unwrap();
+    }
+
+    #[test]
+    fn keeps_paired_calls_including_retry_prompt_answers() {
+        let history = vec![
+            Message::user("go"),
+            Message::response(vec![Part::text("reading"), call("a"), call("b")]),
+            Message::request(vec![
+                Part::tool_return("a", "read_file", "x"),
+                Part::retry_prompt("b", "read_file", "missing"),
+            ]),
+            Message::response(vec![Part::text("ok")]),
+        ];
+        assert_eq!(prepare_history(&history, &NO_PRUNE), history);
+    }
+
+    #[test]
+    fn merges_consecutive_requests_and_strips_system_prompts() {
+        let history = vec![
+            Message::request(vec![Part::system_prompt("sys"), Part::user_prompt("one")]),
+            Message::user("two"),
+            Message::response(vec![Part::text("hi")]),
+        ];
+        let out = prepare_history(&history, &NO_PRUNE);
+        assert_eq!(
+            out,
+            vec![
+                Message::request(vec![Part::user_prompt("one"), Part::user_prompt("two")]),
+                Message::response(vec![Part::text("hi")]),
+            ]
+        );
+    }
+
+    #[test]
+    fn trailing_prompt_request_is_dropped_but_trailing_tool_answers_are_kept() {
+        let unanswered = vec![
+            Message::user("a"),
+            Message::response(vec![Part::text("b")]),
+            Message::user("never answered"),
+        ];
+        assert_eq!(prepare_history(&unanswered, &NO_PRUNE).len(), 2);
+        let interrupted = vec![
+            Message::user("a"),
+            Message::response(vec![call("c")]),
+            Message::request(vec![Part::tool_return(
+                "c",
+                "read_file",
+                "Cancelled by the user",
+            )]),
+        ];
+        assert_eq!(prepare_history(&interrupted, &NO_PRUNE), interrupted);
+    }
+
+    #[test]
+    fn legacy_messages_are_kept_in_place_and_looked_through() {
+        let legacy = Message::from_value(json!({"thought": "old"})).unwrap();
+        let history = vec![
+            Message::user("go"),
+            Message::response(vec![call("a")]),
+            legacy.clone(),
+            Message::request(vec![Part::tool_return("a", "read_file", "x")]),
+            Message::response(vec![Part::text("ok")]),
+        ];
+        let out = prepare_history(&history, &NO_PRUNE);
+        assert_eq!(out, history);
+        assert!(out[2].is_legacy());
+    }
+
+    #[test]
+    fn prunes_old_outputs_beyond_the_budget_only_when_worth_it() {
+        let big = "x".repeat(4000); // 1000 tokens
+        let mut history = vec![Message::user("go")];
+        for id in ["a", "b", "c"] {
+            history.push(Message::response(vec![call(id)]));
+            history.push(Message::request(vec![Part::tool_return(
+                id,
+                "read_file",
+                big.clone(),
+            )]));
+        }
+        history.push(Message::response(vec![Part::text("done")]));
+        let keep_two = PruneConfig {
+            protect_tokens: 2000,
+            minimum_tokens: 500,
+        };
+        let mut pruned = history.clone();
+        assert_eq!(prune_old_tool_outputs(&mut pruned, &keep_two), 1000);
+        let contents: Vec<String> = pruned
+            .iter()
+            .flat_map(|m| m.parts.iter())
+            .filter_map(|p| match p {
+                Part::ToolReturn(r) => Some(content_to_text(&r.content)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            contents,
+            vec![PRUNED_PLACEHOLDER.to_string(), big.clone(), big.clone()]
+        );
+        let not_worth_it = PruneConfig {
+            protect_tokens: 2000,
+            minimum_tokens: 5000,
+        };
+        let mut untouched = history.clone();
+        assert_eq!(prune_old_tool_outputs(&mut untouched, &not_worth_it), 0);
+        assert_eq!(untouched, history);
+    }
+
+    #[test]
+    fn invariant_check_catches_each_violation() {
+        assert!(check_invariants(&[Message::user("a"), Message::user("b")]).is_err());
+        assert!(
+            check_invariants(&[Message::user("a"), Message::response(vec![call("x")])]).is_err()
+        );
+        assert!(check_invariants(&[Message::request(vec![Part::system_prompt("s")])]).is_err());
+        assert!(
+            check_invariants(&[Message::user("a"), Message::response(vec![Part::text("b")])])
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! Consuming one model stream (seed 002 "Streaming"): text deltas go out through the completion-marker
+//! filter, reasoning deltas and retry notices go out as events, and the events are assembled into the
+//! response message. What the user saw is tracked so an interruption can keep it.
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+use tunacode_llm::{LlmError, ModelClient, ModelEvent, ModelRequest, ResponseAssembler};
+use tunacode_protocol::{AgentEvent, Message, NoticeLevel, Part, Usage};
+
+use crate::completion::{MarkerFilter, strip_completion_marker};
+use crate::events::EventSink;
+
+/// A complete model response.
+pub(crate) struct Streamed {
+    /// The response, completion marker removed from its text.
+    pub message: Message,
+    /// The usage the provider reported.
+    pub usage: Option<Usage>,
+    /// Whether the completion marker was present.
+    pub completed: bool,
+}
+
+/// Why a stream did not complete.
+pub(crate) enum StreamStop {
+    /// The request was cancelled (abort or timeout).
+    Cancelled,
+    /// The model call failed.
+    Failed(LlmError),
+}
+
+/// Streams one model call. `shown` receives the text the user has seen so far.
+pub(crate) async fn stream_response(
+    client: &dyn ModelClient,
+    request: ModelRequest,
+    cancel: &CancellationToken,
+    events: &EventSink,
+    shown: &mut String,
+) -> Result<Streamed, StreamStop> {
+    let mut stream = client.stream(request, cancel.clone());
+    let mut assembler = ResponseAssembler::new();
+    let mut filter = MarkerFilter::new();
+    shown.clear();
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(StreamStop::Cancelled),
+            item = stream.next() => item,
+        };
+        let event = match item {
+            None => break,
+            Some(Err(LlmError::Cancelled)) => return Err(StreamStop::Cancelled),
+            Some(Err(e)) => return Err(StreamStop::Failed(e)),
+            Some(Ok(event)) => event,
+        };
+        match &event {
+            ModelEvent::TextDelta(text) => {
+                let visible = filter.push(text);
+                if !visible.is_empty() {
+                    shown.push_str(&visible);
+                    events.emit(AgentEvent::TextDelta { text: visible });
+                }
+            }
+            ModelEvent::ThinkingDelta(text) => {
+                events.emit(AgentEvent::ThinkingDelta { text: text.clone() })
+            }
+            ModelEvent::Retrying {
+                attempt,
+                delay_ms,
+                error,
+            } => events.emit(AgentEvent::Notice {
+                level: NoticeLevel::Warning,
+                message: format!(
+                    "{error}; retrying in {:.1}s (attempt {attempt})",
+                    *delay_ms as f64 / 1000.0
+                ),
+            }),
+            _ => {}
+        }
+        assembler.push(&event);
+    }
+    let rest = filter.finish();
+    if !rest.is_empty() {
+        shown.push_str(&rest);
+        events.emit(AgentEvent::TextDelta { text: rest });
+    }
+    let usage = assembler.usage();
+    let mut message = assembler.finish();
+    let mut completed = false;
+    for part in &mut message.parts {
+        if let Part::Text(text) = part {
+            let (found, stripped) = strip_completion_marker(&text.content);
+            completed |= found;
+            text.content = stripped;
+        }
+    }
+    Ok(Streamed {
+        message,
+        usage,
+        completed,
+    })
+}

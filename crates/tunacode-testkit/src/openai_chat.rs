@@ -1,0 +1,248 @@
+//! OpenAI Chat Completions streaming (`POST /v1/chat/completions`, `"stream": true`).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::wire::{RenderContext, SseReply, WireFormat, split_chars};
+use crate::{Reply, ScriptedUsage};
+
+/// Characters per text/reasoning delta when the reply says 0.
+const DEFAULT_CHUNK_CHARS: usize = 4;
+/// Characters per tool-call argument piece.
+const ARGUMENT_PIECE_CHARS: usize = 5;
+
+/// The OpenAI Chat Completions SSE format (also spoken by DeepSeek, vLLM, OpenRouter, ...).
+///
+/// Reasoning is sent as `delta.reasoning_content`. When the request sets
+/// `stream_options.include_usage`, every regular chunk carries `"usage": null` like the real API.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenAiChat;
+
+impl WireFormat for OpenAiChat {
+    fn name(&self) -> &str {
+        "openai-chat"
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        path == "/v1/chat/completions"
+    }
+
+    fn render(&self, reply: &Reply, ctx: &RenderContext<'_>) -> SseReply {
+        let body = &ctx.request.body;
+        let chunker = Chunker {
+            id: format!("chatcmpl-fake-{}", ctx.turn_number),
+            created: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            model: body
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or("fake-model")
+                .to_string(),
+            usage_null: body
+                .pointer("/stream_options/include_usage")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        };
+
+        let chunk_chars = if reply.chunk_chars == 0 {
+            DEFAULT_CHUNK_CHARS
+        } else {
+            reply.chunk_chars
+        };
+        let mut frames = vec![chunker.delta(json!({"role": "assistant", "content": ""}), None)];
+        if let Some(reasoning) = &reply.reasoning {
+            for piece in split_chars(reasoning, chunk_chars) {
+                frames.push(chunker.delta(json!({"reasoning_content": piece}), None));
+            }
+        }
+        if let Some(text) = &reply.text {
+            for piece in split_chars(text, chunk_chars) {
+                frames.push(chunker.delta(json!({"content": piece}), None));
+            }
+        }
+        for (index, call) in reply.tool_calls.iter().enumerate() {
+            frames.push(chunker.delta(
+                json!({"tool_calls": [{
+                    "index": index,
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": ""},
+                }]}),
+                None,
+            ));
+            for piece in split_chars(&call.arguments, ARGUMENT_PIECE_CHARS) {
+                frames.push(chunker.delta(
+                    json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
+                    None,
+                ));
+            }
+        }
+        let finish = reply.finish_reason.clone().unwrap_or_else(|| {
+            if reply.tool_calls.is_empty() {
+                "stop".to_string()
+            } else {
+                "tool_calls".to_string()
+            }
+        });
+        frames.push(chunker.delta(json!({}), Some(&finish)));
+        if let Some(usage) = &reply.usage {
+            frames.push(chunker.usage(usage));
+        }
+        SseReply {
+            frames,
+            end_marker: Some("data: [DONE]\n\n".to_string()),
+        }
+    }
+}
+
+/// Builds the chunks of one response.
+struct Chunker {
+    id: String,
+    created: u64,
+    model: String,
+    usage_null: bool,
+}
+
+impl Chunker {
+    fn frame(&self, choices: Value, usage: Option<Value>) -> String {
+        let mut chunk = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        });
+        match usage {
+            Some(usage) => chunk["usage"] = usage,
+            None if self.usage_null => chunk["usage"] = Value::Null,
+            None => {}
+        }
+        format!("data: {chunk}\n\n")
+    }
+
+    fn delta(&self, delta: Value, finish_reason: Option<&str>) -> String {
+        self.frame(
+            json!([{"index": 0, "delta": delta, "finish_reason": finish_reason}]),
+            None,
+        )
+    }
+
+    fn usage(&self, usage: &ScriptedUsage) -> String {
+        self.frame(
+            json!([]),
+            Some(json!({
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+            })),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use serde_json::{Value, json};
+
+    use super::OpenAiChat;
+    use crate::wire::{RenderContext, WireFormat};
+    use crate::{RecordedRequest, Reply, ScriptedUsage, Turn};
+
+    fn request(body: Value) -> RecordedRequest {
+        RecordedRequest {
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            headers: vec![],
+            raw_body: body.to_string(),
+            body,
+            received_at: Instant::now(),
+            connection_id: 1,
+        }
+    }
+
+    fn chunks(reply: &Reply, body: Value) -> Vec<Value> {
+        let req = request(body);
+        let ctx = RenderContext {
+            turn_number: 3,
+            request: &req,
+        };
+        let out = OpenAiChat.render(reply, &ctx);
+        assert_eq!(out.end_marker.as_deref(), Some("data: [DONE]\n\n"));
+        out.frames
+            .iter()
+            .map(|f| {
+                let data = f
+                    .strip_prefix("data: ")
+                    .and_then(|f| f.strip_suffix("\n\n"));
+                serde_json::from_str(data.expect("frame shape")).expect("frame JSON")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_reply_chunks() {
+        let Turn::Reply(reply) = Turn::text("héllo world") else {
+            unreachable!()
+        };
+        let c = chunks(&reply, json!({"model": "gpt-x", "stream": true}));
+        assert_eq!(c[0]["id"], "chatcmpl-fake-3");
+        assert_eq!(c[0]["object"], "chat.completion.chunk");
+        assert_eq!(c[0]["model"], "gpt-x");
+        assert_eq!(
+            c[0]["choices"],
+            json!([{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}])
+        );
+        let text: Vec<&str> = c[1..c.len() - 1]
+            .iter()
+            .map(|c| {
+                c["choices"][0]["delta"]["content"]
+                    .as_str()
+                    .expect("content")
+            })
+            .collect();
+        assert_eq!(text, ["héll", "o wo", "rld"]);
+        let last = &c[c.len() - 1];
+        assert_eq!(last["choices"][0]["delta"], json!({}));
+        assert_eq!(last["choices"][0]["finish_reason"], "stop");
+        assert!(last.get("usage").is_none());
+    }
+
+    #[test]
+    fn reasoning_tools_usage_and_usage_null() {
+        let reply = Reply {
+            reasoning: Some("think".into()),
+            usage: Some(ScriptedUsage {
+                prompt_tokens: 10,
+                completion_tokens: 5,
+                cached_tokens: 2,
+            }),
+            ..match Turn::tool_calls(&[("call_1", "read_file", r#"{"path":"src/main.rs"}"#)]) {
+                Turn::Reply(r) => r,
+                Turn::HttpError { .. } => unreachable!(),
+            }
+        };
+        let body = json!({"stream": true, "stream_options": {"include_usage": true}});
+        let c = chunks(&reply, body);
+        assert_eq!(c[0]["model"], "fake-model");
+        assert_eq!(c[0]["usage"], Value::Null);
+        assert_eq!(c[1]["choices"][0]["delta"]["reasoning_content"], "thin");
+        assert_eq!(c[2]["choices"][0]["delta"]["reasoning_content"], "k");
+        assert_eq!(
+            c[3]["choices"][0]["delta"]["tool_calls"][0],
+            json!({"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":""}})
+        );
+        let n = c.len();
+        assert_eq!(c[n - 2]["choices"][0]["finish_reason"], "tool_calls");
+        assert_eq!(c[n - 1]["choices"], json!([]));
+        assert_eq!(c[n - 1]["usage"]["total_tokens"], 15);
+        assert_eq!(
+            c[n - 1]["usage"]["prompt_tokens_details"]["cached_tokens"],
+            2
+        );
+    }
+}

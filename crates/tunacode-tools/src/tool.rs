@@ -1,0 +1,153 @@
+//! The [`Tool`] trait, its context, outputs and errors, and the [`ToolSet`] the engine offers the model.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use tunacode_protocol::ToolSpec;
+
+use crate::workspace::Workspace;
+
+/// What a tool may do; drives concurrency and approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Only reads: runs in parallel with other read-only calls, needs no approval.
+    ReadOnly,
+    /// Changes files: runs alone, in call order, after approval.
+    Write,
+    /// Runs programs: runs alone, in call order, after approval.
+    Execute,
+}
+
+/// Everything a tool call may use.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The workspace every path is resolved against.
+    pub workspace: Workspace,
+    /// Fires when the user aborts; long-running tools must stop promptly.
+    pub cancel: CancellationToken,
+}
+
+/// What a tool returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    /// The text sent back to the model.
+    pub content: String,
+    /// A unified diff of a file change, for display.
+    pub diff: Option<String>,
+}
+
+impl ToolOutput {
+    /// An output with text only.
+    pub fn text(content: impl Into<String>) -> Self {
+        ToolOutput {
+            content: content.into(),
+            diff: None,
+        }
+    }
+}
+
+/// Why a tool call failed. Encodes the policy: what the model can fix goes back to it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// The model can fix this (bad arguments, missing file, no match): sent back as a retry prompt.
+    #[error("{0}")]
+    Retry(String),
+    /// A passing failure (I/O error, resource busy): retried with backoff, then recorded as failed.
+    #[error("{0}")]
+    Transient(String),
+    /// Will not succeed on retry: recorded as failed and reported to the model.
+    #[error("{0}")]
+    Fatal(String),
+    /// The user aborted the call.
+    #[error("cancelled by user")]
+    Cancelled,
+}
+
+/// A tool the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &'static str;
+    /// What it does and when to use it (sent to the model).
+    fn description(&self) -> &'static str;
+    /// JSON schema of its arguments (an object schema).
+    fn parameters(&self) -> Value;
+    /// What it may do.
+    fn kind(&self) -> ToolKind;
+    /// Runs the tool.
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError>;
+    /// What approving this call means, shown to the user before a write or a command runs: a diff for
+    /// file changes, the command line for commands. `None` when there is nothing more to show.
+    async fn preview(
+        &self,
+        _args: &Map<String, Value>,
+        _ctx: &ToolContext,
+    ) -> Result<Option<String>, ToolError> {
+        Ok(None)
+    }
+    /// The spec offered to the model.
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters: self.parameters(),
+        }
+    }
+}
+
+/// The set of tools offered to the model in one request.
+#[derive(Clone, Default)]
+pub struct ToolSet {
+    tools: Vec<Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|t| t.name()))
+            .finish()
+    }
+}
+
+impl ToolSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        ToolSet { tools: Vec::new() }
+    }
+
+    /// The built-in tools.
+    pub fn builtin() -> Self {
+        let mut set = ToolSet::new();
+        for tool in crate::builtin_tools() {
+            set.add(tool);
+        }
+        set
+    }
+
+    /// Adds a tool, replacing one of the same name.
+    pub fn add(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.retain(|t| t.name() != tool.name());
+        self.tools.push(tool);
+    }
+
+    /// Finds a tool by name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.iter().find(|t| t.name() == name).cloned()
+    }
+
+    /// The names, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// The specs offered to the model, in order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec()).collect()
+    }
+}

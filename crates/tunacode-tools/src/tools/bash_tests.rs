@@ -1,0 +1,223 @@
+//! Tests of the `bash` tool.
+
+use super::*;
+use crate::testutil::{args, ctx};
+use nix::errno::Errno;
+use nix::sys::signal::kill;
+use std::path::Path;
+
+async fn run(tool: &Bash, dir: &Path, a: Value) -> Result<String, ToolError> {
+    let ctx = ctx(dir);
+    let fut = tool.call(args(a), &ctx);
+    tokio::time::timeout(Duration::from_secs(30), fut)
+        .await
+        .expect("bash tool hung")
+        .map(|o| o.content)
+}
+
+/// Whether the process is gone (or a zombie: PID 1 here may not reap orphans).
+fn gone(pid: i32) -> bool {
+    if kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH) {
+        return true;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+        Err(_) => true,
+    }
+}
+
+async fn wait_gone(pid: i32) -> bool {
+    for _ in 0..100 {
+        if gone(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+fn read_pid(path: &Path) -> i32 {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn reports_exit_code_and_both_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Bash::default();
+    let out = run(
+        &b,
+        dir.path(),
+        json!({"command": "echo out; echo err >&2; exit 3"}),
+    )
+    .await;
+    assert_eq!(out.unwrap(), "exit code: 3\nstdout:\nout\nstderr:\nerr");
+    let out = run(
+        &b,
+        dir.path(),
+        json!({"command": "echo hi", "description": "greet"}),
+    )
+    .await;
+    assert_eq!(out.unwrap(), "exit code: 0\nstdout:\nhi");
+    let out = run(&b, dir.path(), json!({"command": "cat"})).await;
+    assert_eq!(
+        out.unwrap(),
+        "exit code: 0\n(no output)",
+        "stdin must be empty"
+    );
+    let out = run(&b, dir.path(), json!({"command": "kill -9 $$"})).await;
+    assert_eq!(
+        out.unwrap(),
+        "exit code: none (terminated by signal 9)\n(no output)"
+    );
+}
+
+#[tokio::test]
+async fn runs_in_the_workspace_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&Bash::default(), dir.path(), json!({"command": "pwd -P"}))
+        .await
+        .unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(out, format!("exit code: 0\nstdout:\n{}", root.display()));
+}
+
+#[tokio::test]
+async fn keeps_head_and_tail_of_large_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &Bash::default(),
+        dir.path(),
+        json!({"command": "seq 1 200000"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.starts_with("exit code: 0\nstdout:\n1\n2\n3\n"),
+        "{}",
+        &out[..50]
+    );
+    assert!(out.ends_with("\n199999\n200000"));
+    assert!(out.contains(" bytes omitted ..."));
+    assert!(out.len() < HEAD_BYTES + TAIL_BYTES + 200, "{}", out.len());
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = "sleep 30 & echo $! > bg.pid; echo started; sleep 30";
+    let out = run(
+        &Bash::default(),
+        dir.path(),
+        json!({"command": cmd, "timeout": 2}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        out.starts_with("exit code: unknown\ntimed out after 2 s;"),
+        "{out}"
+    );
+    assert!(out.ends_with("stdout:\nstarted"), "{out}");
+    let pid = read_pid(&dir.path().join("bg.pid"));
+    assert!(
+        wait_gone(pid).await,
+        "background child {pid} survived the timeout"
+    );
+}
+
+#[tokio::test]
+async fn cancel_kills_the_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ctx(dir.path());
+    let cancel = ctx.cancel.clone();
+    let started = dir.path().join("started");
+    let watcher = tokio::spawn(async move {
+        for _ in 0..200 {
+            if started.exists() {
+                cancel.cancel();
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    });
+    let cmd = "sleep 30 & echo $! > bg.pid; touch started; wait";
+    let tool = Bash::default();
+    let fut = tool.call(args(json!({"command": cmd})), &ctx);
+    let result = tokio::time::timeout(Duration::from_secs(20), fut)
+        .await
+        .expect("cancel ignored");
+    assert!(watcher.await.unwrap(), "the command never started");
+    assert_eq!(result, Err(ToolError::Cancelled));
+    let pid = read_pid(&dir.path().join("bg.pid"));
+    assert!(
+        wait_gone(pid).await,
+        "background child {pid} survived the cancel"
+    );
+}
+
+#[tokio::test]
+async fn background_process_holding_the_pipe_does_not_hang_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = Bash {
+        grace: Duration::from_millis(300),
+    };
+    let cmd = "sleep 30 & echo $! > bg.pid; echo done";
+    let out = run(&tool, dir.path(), json!({"command": cmd}))
+        .await
+        .unwrap();
+    assert!(
+        out.starts_with("exit code: 0\nnote: background processes kept the output open"),
+        "{out}"
+    );
+    assert!(out.ends_with("stdout:\ndone"), "{out}");
+    let pid = read_pid(&dir.path().join("bg.pid"));
+    assert!(
+        wait_gone(pid).await,
+        "background child {pid} was not killed"
+    );
+}
+
+#[tokio::test]
+async fn detached_process_with_redirected_output_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = "sleep 30 >/dev/null 2>&1 & echo $! > bg.pid";
+    let out = run(&Bash::default(), dir.path(), json!({"command": cmd}))
+        .await
+        .unwrap();
+    assert_eq!(out, "exit code: 0\n(no output)");
+    let pid = read_pid(&dir.path().join("bg.pid"));
+    let alive = !gone(pid);
+    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    assert!(
+        alive,
+        "a command's detached process should survive a normal exit"
+    );
+}
+
+#[tokio::test]
+async fn preview_shows_the_command_and_bad_arguments_are_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ctx(dir.path());
+    let preview = Bash::default()
+        .preview(&args(json!({"command": "ls -la"})), &ctx)
+        .await;
+    assert_eq!(preview.unwrap(), Some("ls -la".to_string()));
+    let err = run(&Bash::default(), dir.path(), json!({"command": "  "}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.contains("empty")));
+    let err = run(
+        &Bash::default(),
+        dir.path(),
+        json!({"command": "ls", "timeout": "5"}),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.contains("`timeout`")));
+}

@@ -1,0 +1,318 @@
+//! `grep`: regex search over the workspace with ripgrep's crates (gitignore-aware, parallel).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use globset::{GlobBuilder, GlobMatcher};
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use ignore::{WalkBuilder, WalkState};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::args::parse;
+use crate::fsutil::{io_error, join_error};
+use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::truncate::truncate_chars;
+use crate::workspace::Workspace;
+
+const NAME: &str = "grep";
+const DEFAULT_MAX_RESULTS: usize = 100;
+const MAX_MAX_RESULTS: usize = 1000;
+/// Characters kept of a matching line.
+const MAX_LINE_CHARS: usize = 300;
+
+/// Searches file contents for a regular expression, honouring `.gitignore` and skipping hidden and
+/// binary files.
+#[derive(Debug, Clone)]
+pub struct Grep {
+    /// How long a search may run before it stops with partial results.
+    deadline: Duration,
+}
+
+impl Default for Grep {
+    fn default() -> Self {
+        Grep {
+            deadline: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Grep {
+    /// A grep tool whose searches stop (with partial results) after `deadline`.
+    pub fn with_deadline(deadline: Duration) -> Self {
+        Grep { deadline }
+    }
+}
+
+#[derive(Deserialize)]
+struct Args {
+    pattern: String,
+    path: Option<String>,
+    include: Option<String>,
+    case_sensitive: Option<bool>,
+    max_results: Option<u64>,
+}
+
+/// Which files `include` selects: a pattern without `/` matches file names, one with `/` matches the
+/// path relative to the search path or to the workspace root.
+pub(crate) struct Include {
+    glob: GlobMatcher,
+    by_name: bool,
+}
+
+impl Include {
+    /// Compiles `pattern`, or explains why it is not a valid glob.
+    pub(crate) fn new(pattern: &str, arg: &str) -> Result<Self, ToolError> {
+        let pattern = pattern.trim().trim_start_matches("./");
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| ToolError::Retry(format!("invalid glob in `{arg}`: {e}")))?
+            .compile_matcher();
+        Ok(Include {
+            glob,
+            by_name: !pattern.contains('/'),
+        })
+    }
+
+    fn matches(&self, path: &Path, base: &Path, root: &Path) -> bool {
+        if self.by_name {
+            return path.file_name().is_some_and(|n| self.glob.is_match(n));
+        }
+        [base, root].iter().any(|dir| {
+            path.strip_prefix(dir)
+                .is_ok_and(|rel| self.glob.is_match(rel))
+        })
+    }
+}
+
+/// One matching line.
+struct Hit {
+    path: String,
+    line: u64,
+    text: String,
+}
+
+/// What the walker threads share.
+struct Shared {
+    hits: Mutex<Vec<Hit>>,
+    count: AtomicUsize,
+    capped: AtomicBool,
+    timed_out: AtomicBool,
+}
+
+struct Search {
+    pattern: String,
+    base: PathBuf,
+    include: Option<Include>,
+    case_sensitive: Option<bool>,
+    max_results: usize,
+    deadline: Instant,
+    workspace: Workspace,
+    cancel: CancellationToken,
+}
+
+/// Runs the search on the calling thread (a blocking one) and renders the report.
+fn run_search(s: Search) -> Result<String, ToolError> {
+    let mut builder = RegexMatcherBuilder::new();
+    builder.line_terminator(Some(b'\n'));
+    match s.case_sensitive {
+        Some(sensitive) => builder.case_insensitive(!sensitive),
+        None => builder.case_smart(true),
+    };
+    let matcher = builder
+        .build(&s.pattern)
+        .map_err(|e| ToolError::Retry(format!("invalid regex `{}`: {e}", s.pattern)))?;
+    let shared = Shared {
+        hits: Mutex::new(Vec::new()),
+        count: AtomicUsize::new(0),
+        capped: AtomicBool::new(false),
+        timed_out: AtomicBool::new(false),
+    };
+    let stop = || {
+        if Instant::now() >= s.deadline {
+            shared.timed_out.store(true, Ordering::Relaxed);
+        }
+        s.cancel.is_cancelled()
+            || shared.capped.load(Ordering::Relaxed)
+            || shared.timed_out.load(Ordering::Relaxed)
+    };
+    WalkBuilder::new(&s.base)
+        .hidden(true)
+        .require_git(false)
+        .build_parallel()
+        .run(|| {
+            let matcher = matcher.clone();
+            let mut searcher = SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(0))
+                .line_number(true)
+                .build();
+            let (s, shared, stop) = (&s, &shared, &stop);
+            Box::new(move |entry| {
+                if stop() {
+                    return WalkState::Quit;
+                }
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                let path = entry.path();
+                let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                let wanted = s
+                    .include
+                    .as_ref()
+                    .is_none_or(|inc| inc.matches(path, &s.base, s.workspace.root()));
+                if !is_file || !wanted {
+                    return WalkState::Continue;
+                }
+                let shown = s.workspace.display(path);
+                let sink = Lossy(|line, text: &str| {
+                    if shared.count.fetch_add(1, Ordering::Relaxed) >= s.max_results {
+                        shared.capped.store(true, Ordering::Relaxed);
+                        return Ok(false);
+                    }
+                    let text = text.trim_end_matches(['\n', '\r']);
+                    let (kept, cut) = truncate_chars(text, MAX_LINE_CHARS);
+                    let text = if cut {
+                        format!("{kept} ...")
+                    } else {
+                        kept.to_string()
+                    };
+                    let hit = Hit {
+                        path: shown.clone(),
+                        line,
+                        text,
+                    };
+                    shared
+                        .hits
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(hit);
+                    Ok(!stop())
+                });
+                // Unreadable files are skipped, as ripgrep does.
+                let _ = searcher.search_path(&matcher, path, sink);
+                WalkState::Continue
+            })
+        });
+    if s.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let mut hits = shared.hits.into_inner().unwrap_or_else(|e| e.into_inner());
+    hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
+    hits.truncate(s.max_results);
+    let shown_base = s.workspace.display(&s.base);
+    if hits.is_empty() && !shared.timed_out.load(Ordering::Relaxed) {
+        return Ok(format!("No matches for `{}` in `{shown_base}`.", s.pattern));
+    }
+    let mut out: String = hits
+        .iter()
+        .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
+        .collect();
+    if shared.capped.load(Ordering::Relaxed) {
+        out.push_str(&format!(
+            "(results capped at {} matches; narrow the pattern, `path` or `include` to see the rest)\n",
+            s.max_results
+        ));
+    }
+    if shared.timed_out.load(Ordering::Relaxed) {
+        out.push_str("(search cut short by its time limit; results are incomplete)\n");
+    }
+    Ok(out)
+}
+
+#[async_trait]
+impl Tool for Grep {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Search file contents with a regular expression (Rust regex syntax, like ripgrep). Skips files \
+         ignored by .gitignore, hidden files and binary files. Returns `path:line:text` lines sorted by \
+         path. Case-insensitive when the pattern is all lowercase unless `case_sensitive` is set. Use it \
+         to find definitions, usages and strings; use glob to find files by name."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {
+                    "type": "string",
+                    "description": "Regular expression to search for, e.g. `fn\\s+main` or `TODO`."
+                },
+                "path": {
+                    "type": "string",
+                    "description": "Directory or file to search, relative to the workspace root. Default: the root."
+                },
+                "include": {
+                    "type": "string",
+                    "description": "Only search files matching this glob: `*.rs` matches file names anywhere, `src/**/*.ts` matches paths."
+                },
+                "case_sensitive": {
+                    "type": "boolean",
+                    "description": "Force case-sensitive (true) or insensitive (false) matching. Default: smart case."
+                },
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_MAX_RESULTS,
+                    "description": "Maximum number of matching lines to return (default 100, max 1000)."
+                }
+            },
+            "required": ["pattern"]
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::ReadOnly
+    }
+
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse(NAME, &args)?;
+        let base = ctx.workspace.resolve(args.path.as_deref().unwrap_or("."))?;
+        let shown = ctx.workspace.display(&base);
+        tokio::fs::metadata(&base)
+            .await
+            .map_err(|e| io_error(&shown, e))?;
+        let include = match args.include.as_deref().filter(|i| !i.trim().is_empty()) {
+            Some(pattern) => Some(Include::new(pattern, "include")?),
+            None => None,
+        };
+        let max_results = args
+            .max_results
+            .map_or(DEFAULT_MAX_RESULTS, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            })
+            .clamp(1, MAX_MAX_RESULTS);
+        let search = Search {
+            pattern: args.pattern,
+            base,
+            include,
+            case_sensitive: args.case_sensitive,
+            max_results,
+            deadline: Instant::now() + self.deadline,
+            workspace: ctx.workspace.clone(),
+            cancel: ctx.cancel.clone(),
+        };
+        let task = tokio::task::spawn_blocking(move || run_search(search));
+        tokio::select! {
+            _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+            result = task => result.map_err(join_error)?.map(ToolOutput::text),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "grep_tests.rs"]
+mod tests;

@@ -1,0 +1,198 @@
+//! Tests of the `grep` tool.
+
+use super::*;
+use crate::testutil::{args, ctx};
+
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src/nested")).unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {\n    helper();\n}\n").unwrap();
+    std::fs::write(
+        root.join("src/nested/lib.rs"),
+        "pub fn helper() {}\n// Helper docs\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/app.ts"), "function helper() {}\n").unwrap();
+    std::fs::write(root.join("target/out.rs"), "fn helper() {}\n").unwrap();
+    std::fs::write(root.join("debug.log"), "helper\n").unwrap();
+    std::fs::write(root.join(".hidden.rs"), "helper\n").unwrap();
+    std::fs::write(root.join("blob.bin"), b"helper\x00\x01binary").unwrap();
+    dir
+}
+
+async fn grep(dir: &Path, a: Value) -> Result<String, ToolError> {
+    Grep::default()
+        .call(args(a), &ctx(dir))
+        .await
+        .map(|o| o.content)
+}
+
+#[tokio::test]
+async fn honours_gitignore_hidden_and_binary_without_a_git_dir() {
+    let dir = tree();
+    assert!(!dir.path().join(".git").exists());
+    let out = grep(dir.path(), json!({"pattern": "helper"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        out,
+        "src/app.ts:1:function helper() {}\n\
+         src/main.rs:2:    helper();\n\
+         src/nested/lib.rs:1:pub fn helper() {}\n\
+         src/nested/lib.rs:2:// Helper docs\n"
+    );
+}
+
+#[tokio::test]
+async fn smart_case_and_explicit_case_sensitivity() {
+    let dir = tree();
+    let out = grep(dir.path(), json!({"pattern": "Helper"}))
+        .await
+        .unwrap();
+    assert_eq!(out, "src/nested/lib.rs:2:// Helper docs\n");
+    let out = grep(
+        dir.path(),
+        json!({"pattern": "helper", "case_sensitive": true, "path": "src/nested"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out, "src/nested/lib.rs:1:pub fn helper() {}\n");
+    let out = grep(
+        dir.path(),
+        json!({"pattern": "HELPER", "case_sensitive": false, "path": "src/nested/lib.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[tokio::test]
+async fn include_globs_match_names_or_paths() {
+    let dir = tree();
+    let out = grep(dir.path(), json!({"pattern": "helper", "include": "*.rs"}))
+        .await
+        .unwrap();
+    assert!(
+        out.contains("src/main.rs:2:") && out.contains("src/nested/lib.rs:1:"),
+        "{out}"
+    );
+    assert!(!out.contains("app.ts") && !out.contains("target/"), "{out}");
+    let out = grep(
+        dir.path(),
+        json!({"pattern": "helper", "include": "src/nested/**/*.rs"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let out = grep(
+        dir.path(),
+        json!({"pattern": "helper", "include": "*.{ts,tsx}"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out, "src/app.ts:1:function helper() {}\n");
+    let err = grep(dir.path(), json!({"pattern": "x", "include": "a[b"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.contains("invalid glob")));
+}
+
+#[tokio::test]
+async fn caps_results_and_trims_long_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let many: String = (0..50).map(|i| format!("match {i}\n")).collect();
+    for f in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(dir.path().join(f), &many).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("long.md"),
+        format!("needle {}\n", "x".repeat(1000)),
+    )
+    .unwrap();
+    let out = grep(dir.path(), json!({"pattern": "match", "max_results": 120}))
+        .await
+        .unwrap();
+    let lines: Vec<_> = out.lines().collect();
+    assert_eq!(lines.len(), 121, "{out}");
+    assert!(
+        lines[120].starts_with("(results capped at 120 matches"),
+        "{}",
+        lines[120]
+    );
+    let mut sorted = lines[..120].to_vec();
+    sorted.sort_by_key(|l| {
+        let mut parts = l.splitn(3, ':');
+        (
+            parts.next().unwrap().to_string(),
+            parts.next().unwrap().parse::<u64>().unwrap(),
+        )
+    });
+    assert_eq!(
+        sorted,
+        lines[..120].to_vec(),
+        "results are sorted by path then line"
+    );
+    let out = grep(dir.path(), json!({"pattern": "match"})).await.unwrap();
+    assert_eq!(out.lines().count(), DEFAULT_MAX_RESULTS + 1);
+    let out = grep(dir.path(), json!({"pattern": "needle"}))
+        .await
+        .unwrap();
+    let line = out.lines().next().unwrap();
+    assert!(
+        line.starts_with("long.md:1:needle ") && line.ends_with(" ..."),
+        "{line}"
+    );
+    assert_eq!(line.len(), "long.md:1:".len() + MAX_LINE_CHARS + 4);
+}
+
+#[tokio::test]
+async fn exactly_max_results_is_not_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a"), "x\nx\nx\n").unwrap();
+    let out = grep(dir.path(), json!({"pattern": "x", "max_results": 3}))
+        .await
+        .unwrap();
+    assert_eq!(out, "a:1:x\na:2:x\na:3:x\n");
+}
+
+#[tokio::test]
+async fn no_match_invalid_regex_and_bad_paths() {
+    let dir = tree();
+    let out = grep(dir.path(), json!({"pattern": "zzz_nothing"}))
+        .await
+        .unwrap();
+    assert_eq!(out, "No matches for `zzz_nothing` in `.`.");
+    let err = grep(dir.path(), json!({"pattern": "fn("}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.starts_with("invalid regex `fn(`")));
+    let err = grep(dir.path(), json!({"pattern": "x", "path": "../.."}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.contains("outside the workspace")));
+    let err = grep(dir.path(), json!({"pattern": "x", "path": "missing"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Retry(m) if m.contains("does not exist")));
+}
+
+#[tokio::test]
+async fn deadline_and_cancel_stop_the_search() {
+    let dir = tree();
+    let tool = Grep::with_deadline(Duration::ZERO);
+    let out = tool
+        .call(args(json!({"pattern": "helper"})), &ctx(dir.path()))
+        .await
+        .unwrap();
+    assert!(out.content.contains("cut short"), "{}", out.content);
+    let ctx = ctx(dir.path());
+    ctx.cancel.cancel();
+    let err = Grep::default()
+        .call(args(json!({"pattern": "helper"})), &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err, ToolError::Cancelled);
+}

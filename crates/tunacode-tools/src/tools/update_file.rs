@@ -1,0 +1,324 @@
+//! `update_file`: replaces one exact, unique snippet of an existing file, atomically.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::args::parse;
+use crate::diff::{line_counts, unified_diff};
+use crate::fsutil::{io_error, join_error, write_atomically};
+use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+
+const NAME: &str = "update_file";
+
+/// Replaces the one occurrence of `target` in a file with `replacement`, writing atomically.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UpdateFile;
+
+#[derive(Deserialize)]
+struct Args {
+    file_path: String,
+    target: String,
+    replacement: String,
+}
+
+/// A checked call: where to write what, and the diff.
+struct Plan {
+    path: PathBuf,
+    shown: String,
+    old: String,
+    new: String,
+    diff: String,
+}
+
+async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, ToolError> {
+    let args: Args = parse(NAME, args)?;
+    if args.target.is_empty() {
+        return Err(ToolError::Retry(
+            "invalid arguments for update_file: `target` is empty; give the exact text to replace \
+             (to create a file use write_file)"
+                .into(),
+        ));
+    }
+    let path = ctx.workspace.resolve(&args.file_path)?;
+    let shown = ctx.workspace.display(&path);
+    let meta = tokio::fs::metadata(&path)
+        .await
+        .map_err(|e| io_error(&shown, e))?;
+    if meta.is_dir() {
+        return Err(ToolError::Retry(format!("`{shown}` is a directory")));
+    }
+    let bytes = tokio::fs::read(&path)
+        .await
+        .map_err(|e| io_error(&shown, e))?;
+    let old = String::from_utf8(bytes).map_err(|_| {
+        ToolError::Retry(format!(
+            "`{shown}` is not UTF-8 text; update_file only edits text files"
+        ))
+    })?;
+    let new = replace_once(&old, &args.target, &args.replacement, &shown)?;
+    if new == old {
+        return Err(ToolError::Retry(
+            "`target` and `replacement` are identical; nothing would change".into(),
+        ));
+    }
+    let diff = unified_diff(&old, &new, &format!("a/{shown}"), &format!("b/{shown}"));
+    Ok(Plan {
+        path,
+        shown,
+        old,
+        new,
+        diff,
+    })
+}
+
+/// `text` with its only occurrence of `target` replaced, or a retry explaining why there is not exactly one.
+fn replace_once(
+    text: &str,
+    target: &str,
+    replacement: &str,
+    shown: &str,
+) -> Result<String, ToolError> {
+    let positions = occurrences(text, target);
+    match positions.as_slice() {
+        [at] => {
+            let mut out = String::with_capacity(text.len() + replacement.len());
+            out.push_str(&text[..*at]);
+            out.push_str(replacement);
+            out.push_str(&text[at + target.len()..]);
+            Ok(out)
+        }
+        [] if whitespace_insensitive_match(text, target) => Err(ToolError::Retry(format!(
+            "`target` was not found in `{shown}`, but it matches when whitespace is ignored: the \
+             indentation or whitespace differs. Read the file again and copy the text exactly."
+        ))),
+        [] => Err(ToolError::Retry(format!(
+            "`target` was not found in `{shown}`; it must match the file's text exactly. Read the file \
+             again and copy the text to replace."
+        ))),
+        many => Err(ToolError::Retry(format!(
+            "`target` matches {} places in `{shown}`; it must match exactly once. Include more \
+             surrounding lines to make it unique.",
+            many.len()
+        ))),
+    }
+}
+
+/// Byte offsets of every occurrence of `needle`, overlapping ones included.
+fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let at = from + i;
+        found.push(at);
+        let step = hay[at..].chars().next().map_or(1, char::len_utf8);
+        from = at + step;
+    }
+    found
+}
+
+/// Whether `target` occurs in `text` once runs of whitespace are collapsed in both.
+fn whitespace_insensitive_match(text: &str, target: &str) -> bool {
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let target = collapse(target);
+    !target.is_empty() && collapse(text).contains(&target)
+}
+
+#[async_trait]
+impl Tool for UpdateFile {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Edit an existing file by replacing one exact snippet. `target` must match the file's current \
+         text exactly once, including indentation and whitespace (copy it from read_file output without \
+         the line-number prefix); include a few surrounding lines to make it unique. Read the file first. \
+         To create a new file use write_file."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "file_path": {
+                    "type": "string",
+                    "description": "Path of the file to edit, relative to the workspace root (or absolute inside it)."
+                },
+                "target": {
+                    "type": "string",
+                    "description": "The exact text to replace; must occur exactly once in the file."
+                },
+                "replacement": {
+                    "type": "string",
+                    "description": "The text to put in its place (may be empty to delete the target)."
+                }
+            },
+            "required": ["file_path", "target", "replacement"]
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let plan = plan(&args, ctx).await?;
+        if ctx.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        let (path, bytes) = (plan.path.clone(), plan.new.clone().into_bytes());
+        tokio::task::spawn_blocking(move || write_atomically(&path, &bytes))
+            .await
+            .map_err(join_error)?
+            .map_err(|e| io_error(&plan.shown, e))?;
+        let (added, removed) = line_counts(&plan.old, &plan.new);
+        Ok(ToolOutput {
+            content: format!(
+                "Updated `{}` (+{added} -{removed} lines).\n{}",
+                plan.shown, plan.diff
+            ),
+            diff: Some(plan.diff),
+        })
+    }
+
+    async fn preview(
+        &self,
+        args: &Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<Option<String>, ToolError> {
+        Ok(Some(plan(args, ctx).await?.diff))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{args, ctx};
+    use std::os::unix::fs::PermissionsExt;
+
+    const SOURCE: &str = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
+
+    fn setup(text: &str) -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.rs"), text).unwrap();
+        let ctx = ctx(dir.path());
+        (dir, ctx)
+    }
+
+    fn edit(target: &str, replacement: &str) -> Map<String, Value> {
+        args(json!({"file_path": "main.rs", "target": target, "replacement": replacement}))
+    }
+
+    #[tokio::test]
+    async fn replaces_the_unique_match_and_returns_the_diff() {
+        let (dir, ctx) = setup(SOURCE);
+        let a = edit("let x = 1;", "let x = 2;");
+        let preview = UpdateFile.preview(&a, &ctx).await.unwrap().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("main.rs")).unwrap(),
+            SOURCE
+        );
+        let out = UpdateFile.call(a, &ctx).await.unwrap();
+        let after = std::fs::read_to_string(dir.path().join("main.rs")).unwrap();
+        assert_eq!(after, SOURCE.replace("x = 1", "x = 2"));
+        let diff = out.diff.clone().unwrap();
+        assert_eq!(diff, preview);
+        assert_eq!(
+            diff,
+            "--- a/main.rs\n+++ b/main.rs\n@@ -1,4 +1,4 @@\n fn main() {\n-    let x = 1;\n+    let x = 2;\n     println!(\"{x}\");\n }\n"
+        );
+        assert_eq!(
+            out.content,
+            format!("Updated `main.rs` (+1 -1 lines).\n{diff}")
+        );
+    }
+
+    #[tokio::test]
+    async fn no_match_is_a_retry_that_mentions_whitespace_when_relevant() {
+        let (dir, ctx) = setup(SOURCE);
+        let err = UpdateFile
+            .call(edit("let y = 1;", "z"), &ctx)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Retry(m) if m.contains("not found") && !m.contains("whitespace is ignored"))
+        );
+        let err = UpdateFile
+            .call(edit("fn main() {\nlet x = 1;", "z"), &ctx)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Retry(m) if m.contains("not found") && m.contains("indentation or whitespace differs")),
+            "{err:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("main.rs")).unwrap(),
+            SOURCE
+        );
+    }
+
+    #[tokio::test]
+    async fn many_matches_is_a_retry_with_the_count() {
+        let (dir, ctx) = setup("a = 1;\nb = 1;\nc = 1;\n");
+        let err = UpdateFile
+            .call(edit(" = 1;", " = 2;"), &ctx)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Retry(m) if m.contains("matches 3 places") && m.contains("more"))
+        );
+        // Overlapping occurrences count too.
+        std::fs::write(dir.path().join("main.rs"), "aaa").unwrap();
+        let err = UpdateFile.call(edit("aa", "b"), &ctx).await.unwrap_err();
+        assert!(matches!(&err, ToolError::Retry(m) if m.contains("matches 2 places")));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("main.rs")).unwrap(),
+            "aaa"
+        );
+    }
+
+    #[tokio::test]
+    async fn empty_or_identical_target_and_missing_file_are_retries() {
+        let (_dir, ctx) = setup(SOURCE);
+        let err = UpdateFile.call(edit("", "x"), &ctx).await.unwrap_err();
+        assert!(matches!(&err, ToolError::Retry(m) if m.contains("`target` is empty")));
+        let err = UpdateFile
+            .call(edit("main", "main"), &ctx)
+            .await
+            .unwrap_err();
+        assert!(matches!(&err, ToolError::Retry(m) if m.contains("identical")));
+        let a = args(json!({"file_path": "gone.rs", "target": "a", "replacement": "b"}));
+        let err = UpdateFile.call(a, &ctx).await.unwrap_err();
+        assert!(matches!(&err, ToolError::Retry(m) if m.contains("does not exist")));
+        let a = args(json!({"file_path": "/etc/hostname", "target": "a", "replacement": "b"}));
+        let err = UpdateFile.call(a, &ctx).await.unwrap_err();
+        assert!(matches!(&err, ToolError::Retry(m) if m.contains("outside the workspace")));
+    }
+
+    #[tokio::test]
+    async fn writes_atomically_keeping_permissions() {
+        let (dir, ctx) = setup(SOURCE);
+        let file = dir.path().join("main.rs");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o750)).unwrap();
+        UpdateFile
+            .call(edit("}\n", "} // end\n"), &ctx)
+            .await
+            .unwrap();
+        let meta = std::fs::metadata(&file).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o750);
+        assert!(
+            std::fs::read_to_string(&file)
+                .unwrap()
+                .ends_with("} // end\n")
+        );
+        let entries = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(entries, 1, "no temporary file left behind");
+    }
+}
