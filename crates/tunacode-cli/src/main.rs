@@ -1,1 +1,49 @@
-fn main() {}
+//! `tunacode`: the TunaCode binary. `tunacode run "task"` runs the agent headless; `tunacode sessions`
+//! lists this project's sessions.
+
+mod approval_prompt;
+mod args;
+mod logging;
+mod output;
+mod resolve;
+mod run_cmd;
+mod sessions_cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fail(&anyhow::anyhow!("cannot start the async runtime: {e}")),
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Some(Command::Run(args)) => run_cmd::run(args).await,
+            Some(Command::Sessions(args)) => sessions_cmd::run(args),
+            None => {
+                use clap::CommandFactory;
+                let mut cmd = Cli::command();
+                let _ = cmd.print_help();
+                Ok(run_cmd::EXIT_USAGE)
+            }
+        }
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => fail(&e),
+    }
+}
+
+#[allow(clippy::print_stderr)]
+fn fail(err: &anyhow::Error) -> ExitCode {
+    eprintln!("tunacode: error: {err:#}");
+    ExitCode::from(run_cmd::EXIT_ERROR)
+}

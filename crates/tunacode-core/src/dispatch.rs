@@ -65,8 +65,10 @@ impl ToolDispatcher {
             self.announce_batch(&batch_calls);
             match segment {
                 Segment::Parallel(calls) => {
-                    let results: Vec<Part> = futures::stream::iter(calls)
-                        .map(|call| self.run_one(call))
+                    // Futures are built first so the stream's type holds no higher-ranked closure
+                    // (which would make the whole request future non-`Send`).
+                    let runs: Vec<_> = calls.into_iter().map(|call| self.run_one(call)).collect();
+                    let results: Vec<Part> = futures::stream::iter(runs)
                         .buffered(self.max_parallel.max(1))
                         .collect()
                         .await;

@@ -21,6 +21,7 @@ mod streaming;
 
 pub use agent::{Agent, AgentOptions, RunOutcome};
 pub use approval::{ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll};
+pub use async_trait::async_trait;
 pub use client_cache::{ClientCache, ClientFactory};
 pub use completion::COMPLETION_MARKER;
 pub use dispatch::CANCELLED_ANSWER;

@@ -7,6 +7,7 @@ mod openai_chat;
 mod recorded;
 mod script;
 mod server;
+mod test_env;
 mod wire;
 
 pub use error::TestkitError;
@@ -14,4 +15,5 @@ pub use openai_chat::OpenAiChat;
 pub use recorded::RecordedRequest;
 pub use script::{Ending, Reply, ScriptedToolCall, ScriptedUsage, Turn};
 pub use server::{FakeOptions, FakeProvider};
+pub use test_env::{LineReader, TestEnv, wait_with_timeout};
 pub use wire::{RenderContext, SseReply, WireFormat, split_chars};

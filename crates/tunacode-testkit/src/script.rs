@@ -110,6 +110,14 @@ impl Turn {
         })
     }
 
+    /// The tool calls of a reply (empty for an error turn); handy to build richer replies.
+    pub fn calls(&self) -> Vec<ScriptedToolCall> {
+        match self {
+            Turn::Reply(reply) => reply.tool_calls.clone(),
+            Turn::HttpError { .. } => Vec::new(),
+        }
+    }
+
     /// A reply with no text and no tool call.
     pub fn empty() -> Turn {
         Turn::Reply(Reply::default())

@@ -1,0 +1,80 @@
+//! Command-line arguments (clap).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// TunaCode: an AI coding agent for the terminal.
+#[derive(Debug, Parser)]
+#[command(name = "tunacode", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the agent on one task without the interactive UI (for scripts and CI).
+    Run(RunArgs),
+    /// List this project's saved sessions, newest first.
+    Sessions(SessionsArgs),
+}
+
+/// How `run` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The answer streamed to stdout; tool activity and notices on stderr.
+    Text,
+    /// One JSON result object on stdout at the end.
+    Json,
+    /// One JSON event per line on stdout, ending with a `result` line.
+    StreamJson,
+}
+
+/// Arguments of `tunacode run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The task. `-` (or nothing, with stdin not a terminal) reads it from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Vec<String>,
+    /// Model as provider:model, e.g. openai:gpt-4.1, openrouter:qwen/qwen3-coder, ollama:qwen3.
+    #[arg(short, long, env = "TUNACODE_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible server (overrides the provider's default).
+    #[arg(long, env = "TUNACODE_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+    /// Model calls allowed for this task (default: settings.max_iterations, 40).
+    #[arg(long)]
+    pub max_iterations: Option<u32>,
+    /// Time limit for the whole task, in seconds (default: none).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Work in this directory instead of the current one.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Approve every write and command without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Continue a saved session by id.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    pub session: Option<String>,
+    /// Continue this project's most recent session.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_last: bool,
+}
+
+/// Arguments of `tunacode sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// The project directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}

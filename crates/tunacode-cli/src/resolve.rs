@@ -1,0 +1,127 @@
+//! Turns arguments, the config file and the environment into the engine's settings: which model, which
+//! endpoint and key, and the engine options. Precedence: flag > environment > config file > default.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use tunacode_core::{AgentOptions, PruneConfig, concurrency::default_max_parallel, prompt};
+use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, known_provider};
+use tunacode_store::{Paths, UserConfig};
+
+/// Everything `run` needs, resolved.
+pub struct Resolved {
+    /// File locations.
+    pub paths: Paths,
+    /// The working directory (canonical).
+    pub cwd: PathBuf,
+    /// The model.
+    pub model: ModelId,
+    /// How to reach it.
+    pub provider: ProviderSettings,
+    /// Engine options.
+    pub options: AgentOptions,
+}
+
+/// Reads the config file and resolves the run's settings.
+pub fn resolve(
+    model_flag: Option<&str>,
+    base_url_flag: Option<&str>,
+    cwd_flag: Option<&Path>,
+    max_iterations: Option<u32>,
+    timeout: Option<f64>,
+) -> anyhow::Result<Resolved> {
+    let paths = Paths::from_env()?;
+    let config = UserConfig::load(&paths.config_file)?;
+    let cwd = resolve_cwd(cwd_flag)?;
+    let model_text = model_flag
+        .map(str::to_string)
+        .or_else(|| config.default_model.clone())
+        .with_context(|| {
+            format!(
+                "no model chosen: pass --model provider:model (e.g. openai:gpt-4.1) or set \
+                 \"default_model\" in {}",
+                paths.config_file.display()
+            )
+        })?;
+    let model = ModelId::parse(&model_text)?;
+    let provider = provider_settings(&model, base_url_flag, &config, &paths)?;
+    let settings = &config.settings;
+    let timeout = timeout.unwrap_or(settings.global_request_timeout);
+    if !timeout.is_finite() || timeout < 0.0 {
+        bail!("--timeout must be a positive number of seconds, got {timeout}");
+    }
+    let options = AgentOptions {
+        model: model.to_string(),
+        provider_model: model.model.clone(),
+        max_iterations: max_iterations.unwrap_or(settings.max_iterations).max(1),
+        request_timeout: (timeout > 0.0).then(|| Duration::from_secs_f64(timeout)),
+        tool_max_retries: settings.tool_max_retries,
+        max_parallel: settings.max_parallel.unwrap_or_else(default_max_parallel),
+        prune: PruneConfig {
+            protect_tokens: settings.prune_protect_tokens,
+            minimum_tokens: settings.prune_minimum_tokens,
+        },
+        system_prompt: prompt::compose_system_prompt(&cwd, &settings.guide_file),
+        tool_ignore: settings.tool_ignore.clone(),
+        max_output_tokens: None,
+    };
+    Ok(Resolved {
+        paths,
+        cwd,
+        model,
+        provider,
+        options,
+    })
+}
+
+fn resolve_cwd(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match flag {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    std::fs::canonicalize(&dir)
+        .with_context(|| format!("working directory {} is not usable", dir.display()))
+}
+
+/// Base URL: flag/`TUNACODE_BASE_URL` > `<PROVIDER>_BASE_URL` > the provider's default. Key: the
+/// provider's variable (e.g. `OPENAI_API_KEY`) > `TUNACODE_API_KEY`, each from the environment first,
+/// then the config's `env`.
+fn provider_settings(
+    model: &ModelId,
+    base_url_flag: Option<&str>,
+    config: &UserConfig,
+    paths: &Paths,
+) -> anyhow::Result<ProviderSettings> {
+    let prefix = model.provider.to_ascii_uppercase();
+    let base_url = base_url_flag
+        .map(str::to_string)
+        .or_else(|| config.env_var("TUNACODE_BASE_URL"))
+        .or_else(|| config.env_var(&format!("{prefix}_BASE_URL")));
+    let known = known_provider(&model.provider);
+    let key = known
+        .and_then(|k| k.key_env)
+        .and_then(|var| config.env_var(var))
+        .or_else(|| config.env_var("TUNACODE_API_KEY"));
+    if let (Some(var), None, None) = (known.and_then(|k| k.key_env), &key, &base_url) {
+        bail!(
+            "no API key for {}: set {var} in the environment or under \"env\" in {}",
+            model.provider,
+            paths.config_file.display()
+        );
+    }
+    let mut settings = ProviderSettings::for_model(model, base_url, key)?;
+    let s = &config.settings;
+    settings.idle_timeout = Duration::from_secs_f64(
+        config
+            .env_var("TUNACODE_STREAM_IDLE_TIMEOUT")
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(s.stream_idle_timeout)
+            .max(0.05),
+    );
+    settings.retry = RetryPolicy {
+        max_retries: s.max_retries,
+        ..RetryPolicy::default()
+    };
+    Ok(settings)
+}

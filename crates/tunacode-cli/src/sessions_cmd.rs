@@ -1,0 +1,49 @@
+//! `tunacode sessions`: this project's saved sessions, newest first. Unreadable files are reported.
+
+use std::io::Write;
+
+use anyhow::Context;
+use serde_json::json;
+use tunacode_store::{Paths, SessionStore, project_id};
+
+use crate::args::SessionsArgs;
+
+/// Lists sessions; returns the exit code.
+pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
+    let paths = Paths::from_env()?;
+    let cwd = match args.cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let cwd =
+        std::fs::canonicalize(&cwd).with_context(|| format!("{} is not usable", cwd.display()))?;
+    let store = SessionStore::new(&paths.sessions_dir);
+    let (sessions, broken) = store.list(&project_id(&cwd))?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let list: Vec<_> = sessions
+            .iter()
+            .map(|s| {
+                json!({"session_id": s.session_id, "last_modified": s.last_modified,
+                "model": s.current_model, "messages": s.message_count, "title": s.title,
+                "path": s.path})
+            })
+            .collect();
+        writeln!(out, "{}", json!(list))?;
+    } else if sessions.is_empty() {
+        writeln!(out, "No saved sessions for {}.", cwd.display())?;
+    } else {
+        for s in &sessions {
+            writeln!(
+                out,
+                "{}  {}  {:>4} msgs  {}  {}",
+                s.session_id, s.last_modified, s.message_count, s.current_model, s.title
+            )?;
+        }
+    }
+    let mut err = std::io::stderr().lock();
+    for e in &broken {
+        writeln!(err, "warning: unreadable session file: {e}")?;
+    }
+    Ok(0)
+}

@@ -1,0 +1,142 @@
+//! Helpers for the end-to-end tests: run the real `tunacode` binary against a fake provider.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use tunacode_testkit::{FakeProvider, LineReader, TestEnv, wait_with_timeout};
+
+/// Upper bound for one run of the binary in a test (a hang fails the test instead of blocking CI).
+pub const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tunacode"))
+}
+
+/// The outcome of one run.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// stdout parsed as JSON lines (stream-json runs).
+    pub events: Vec<Value>,
+}
+
+impl Run {
+    pub fn of_type(&self, ty: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["type"] == ty).collect()
+    }
+
+    pub fn result(&self) -> &Value {
+        self.events
+            .last()
+            .filter(|e| e["type"] == "result")
+            .unwrap_or_else(|| {
+                panic!(
+                    "no result line; stdout: {}\nstderr: {}",
+                    self.stdout, self.stderr
+                )
+            })
+    }
+}
+
+/// Starts `tunacode run --output stream-json` against `fake` with extra arguments.
+pub fn spawn(env: &TestEnv, fake: &FakeProvider, extra: &[&str], envs: &[(&str, &str)]) -> Child {
+    let mut cmd = env.command(&bin());
+    cmd.args([
+        "run",
+        "--model",
+        "openai:test-model",
+        "--base-url",
+        &fake.base_url(),
+    ])
+    .args(["--output", "stream-json"])
+    .args(extra)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("spawn tunacode")
+}
+
+/// Waits for a spawned run to end and collects its output.
+pub fn finish(mut child: Child, mut reader: Option<LineReader>) -> Run {
+    let mut stderr_pipe = child.stderr.take().expect("stderr");
+    let stderr_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr_pipe.read_to_string(&mut s);
+        s
+    });
+    let mut reader = reader
+        .take()
+        .unwrap_or_else(|| LineReader::new(child.stdout.take().expect("stdout")));
+    let status = wait_with_timeout(&mut child, RUN_LIMIT).expect("tunacode did not exit in time");
+    let lines = reader.read_to_end(Duration::from_secs(5)).to_vec();
+    let stderr = stderr_thread.join().unwrap_or_default();
+    let events = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: lines.join("\n"),
+        stderr,
+        events,
+    }
+}
+
+/// Runs to the end.
+pub fn run(env: &TestEnv, fake: &FakeProvider, extra: &[&str]) -> Run {
+    finish(spawn(env, fake, extra, &[]), None)
+}
+
+/// Runs to the end with extra environment variables.
+pub fn run_with_env(
+    env: &TestEnv,
+    fake: &FakeProvider,
+    extra: &[&str],
+    envs: &[(&str, &str)],
+) -> Run {
+    finish(spawn(env, fake, extra, envs), None)
+}
+
+/// The chat messages of a recorded request.
+pub fn messages(body: &Value) -> Vec<Value> {
+    body["messages"].as_array().cloned().unwrap_or_default()
+}
+
+/// Checks the invariant every request must satisfy: each assistant tool call is answered by a `tool`
+/// message before the next assistant or user message, and no tool message is orphaned.
+pub fn assert_tool_pairing(body: &Value) {
+    let msgs = messages(body);
+    let mut open: Vec<String> = Vec::new();
+    for m in &msgs {
+        match m["role"].as_str().unwrap_or("") {
+            "assistant" => {
+                assert!(open.is_empty(), "unanswered tool calls {open:?} in {body}");
+                open = m["tool_calls"]
+                    .as_array()
+                    .map(|c| {
+                        c.iter()
+                            .map(|c| c["id"].as_str().unwrap_or("").to_string())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            "tool" => {
+                let id = m["tool_call_id"].as_str().unwrap_or("");
+                let pos = open.iter().position(|o| o == id);
+                assert!(pos.is_some(), "orphaned tool answer {id} in {body}");
+                open.remove(pos.unwrap_or(0));
+            }
+            _ => assert!(open.is_empty(), "unanswered tool calls {open:?} in {body}"),
+        }
+    }
+}
