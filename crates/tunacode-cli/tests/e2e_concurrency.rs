@@ -1,5 +1,7 @@
 //! End-to-end: read-only calls of one response overlap; writes run one at a time, in order.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::io::Write;

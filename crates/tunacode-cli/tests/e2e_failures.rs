@@ -1,5 +1,7 @@
 //! End-to-end: provider errors, stalls, timeouts, aborts and bad files.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::time::Duration;

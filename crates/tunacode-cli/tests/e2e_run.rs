@@ -1,5 +1,7 @@
 //! End-to-end: the real binary against the fake provider, normal runs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::*;

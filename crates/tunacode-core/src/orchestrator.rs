@@ -243,12 +243,12 @@ impl<'a> RequestRun<'a> {
     ) {
         let mut session = self.agent.session.lock();
         for part in &response.parts {
-            if let Part::Thinking(t) = part {
-                if !t.content.trim().is_empty() {
-                    session
-                        .thoughts
-                        .push(serde_json::Value::String(t.content.clone()));
-                }
+            if let Part::Thinking(t) = part
+                && !t.content.trim().is_empty()
+            {
+                session
+                    .thoughts
+                    .push(serde_json::Value::String(t.content.clone()));
             }
         }
         if let Some(usage) = usage {

@@ -1,5 +1,7 @@
 //! The `tunacode-fake-provider` binary: script file in, base URL out, stops on stdin EOF.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::io::{BufRead, BufReader, Write};

@@ -1,5 +1,7 @@
 //! End-to-end tests of the fake provider over raw HTTP/1.1.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::io::{Read, Write};

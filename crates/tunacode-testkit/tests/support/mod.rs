@@ -1,6 +1,8 @@
 //! A minimal raw HTTP/1.1 client over a tokio `TcpStream`, so the tests see exactly what is on the
 //! wire (chunk boundaries, missing terminating chunks).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #![allow(dead_code)]
 
 use std::net::SocketAddr;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmarks (not part of the test suite). Prints a summary and writes details to bench/results/.
+#   1. start-up time of `tunacode --version`
+#   2. wall time, CPU time and peak RSS of a 30-turn scripted `tunacode run` against the fake provider
+#   3. the grep tool against ripgrep on a large tree (default: the cargo registry sources)
+# Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=$root/bench/results
+mkdir -p "$out"
+
+need() { command -v "$1" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$2" >/dev/null; }; }
+need hyperfine hyperfine
+[ -x /usr/bin/time ] || { apt-get update -qq >/dev/null && apt-get install -y -qq time >/dev/null; }
+need rg ripgrep
+
+cargo build --release --locked -q -p tunacode-cli -p tunacode-testkit --bins
+cargo build --release --locked -q -p tunacode-tools --example grep_tool
+bin=$root/target/release/tunacode
+fake=$root/target/release/tunacode-fake-provider
+
+echo "== 1. start-up: tunacode --version"
+hyperfine -N --warmup 10 --runs 200 "$bin --version" --export-json "$out/startup.json" | grep -E "Time|Range"
+
+echo "== 2. 30-turn scripted run against the fake provider"
+work=$(mktemp -d)
+trap 'kill $fake_pid 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir -p "$work/ws/src"
+for i in $(seq 1 20); do printf 'fn f%s() -> u32 { %s }\n' "$i" "$i" > "$work/ws/src/m$i.rs"; done
+python3 - "$work/script.json" <<'PY'
+import json, sys
+turns = []
+tools = [("read_file", {"file_path": "src/m1.rs"}), ("list_dir", {"directory": "src"}),
+         ("grep", {"pattern": "fn f1"}), ("glob", {"pattern": "**/*.rs"})]
+for i in range(29):
+    name, args = tools[i % len(tools)]
+    turns.append({"type": "reply", "text": f"Step {i + 1}: checking.",
+                  "tool_calls": [{"id": f"call_{i}", "name": name, "arguments": json.dumps(args)}],
+                  "usage": {"prompt_tokens": 1000 + 50 * i, "completion_tokens": 20}})
+turns.append({"type": "reply", "text": "TUNACODE DONE: checked everything.",
+              "usage": {"prompt_tokens": 2500, "completion_tokens": 10}})
+json.dump(turns, open(sys.argv[1], "w"))
+PY
+"$fake" --script "$work/script.json" --cycle --no-stdin > "$work/url" &
+fake_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
+url=$(head -n1 "$work/url")
+export XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state
+run_cmd="$bin run --model openai:bench --base-url $url --cwd $work/ws --output json 'check the repo'"
+status=$(eval "$run_cmd" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["status"], r["iterations"])')
+echo "check run: $status (expected: completed 30)"
+hyperfine -N --warmup 2 --runs 20 "$run_cmd" --export-json "$out/run30.json" | grep -E "Time|Range"
+/usr/bin/time -v bash -c "$run_cmd >/dev/null" 2> "$out/run30.time"
+grep -E "User time|System time|Maximum resident|Elapsed" "$out/run30.time"
+
+echo "== 3. grep tool vs ripgrep"
+tree=${BENCH_TREE:-$HOME/.cargo/registry/src}
+pattern=${BENCH_PATTERN:-'unsafe impl.*Send for'}
+files=$(rg --files "$tree" | wc -l)
+matches=$(rg -c "$pattern" "$tree" | awk -F: '{s+=$NF} END {print s+0}')
+echo "tree: $tree ($files files), pattern: $pattern ($matches matches)"
+hyperfine -N --warmup 2 --runs 10 \
+  -n "tunacode grep tool" "$root/target/release/examples/grep_tool '$pattern' $tree" \
+  -n "ripgrep" "rg --no-config '$pattern' $tree" \
+  --export-json "$out/grep.json" | grep -E "Time|Range|±|faster"

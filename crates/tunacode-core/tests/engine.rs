@@ -1,0 +1,301 @@
+//! The engine against the fake provider over real HTTP, with the real tools in a temp workspace.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use tunacode_core::history::{PRUNED_PLACEHOLDER, check_invariants};
+use tunacode_core::{
+    Agent, AgentOptions, ApprovalDecision, ApprovalRequest, Approver, AutoApprove, ClientCache,
+    EventSink, PruneConfig, RequestError, Session, SessionHandle, ToolCallStatus,
+};
+use tunacode_llm::{ModelId, ProviderSettings, create_client};
+use tunacode_protocol::{FinishReason, Message, Part};
+use tunacode_store::SessionStore;
+use tunacode_testkit::{FakeProvider, Turn};
+use tunacode_tools::{ToolSet, Workspace};
+
+fn agent(
+    fake: &FakeProvider,
+    dir: &std::path::Path,
+    approver: Arc<dyn Approver>,
+    session: Session,
+) -> Agent {
+    let id = ModelId::parse("openai:test-model").unwrap();
+    let settings = ProviderSettings::for_model(&id, Some(fake.base_url()), None).unwrap();
+    let options = AgentOptions {
+        model: id.to_string(),
+        provider_model: id.model.clone(),
+        max_iterations: 10,
+        request_timeout: None,
+        tool_max_retries: 2,
+        max_parallel: 4,
+        prune: PruneConfig {
+            protect_tokens: 10,
+            minimum_tokens: 1,
+        },
+        system_prompt: "SYSTEM".into(),
+        tool_ignore: vec![],
+        max_output_tokens: None,
+    };
+    Agent::new(
+        options,
+        ClientCache::new(Arc::new(move || create_client(&settings))),
+        ToolSet::builtin(),
+        Workspace::new(dir),
+        approver,
+        SessionHandle::new(session),
+        Some(SessionStore::new(dir.join(".sessions"))),
+        EventSink::none(),
+    )
+}
+
+fn new_session(dir: &std::path::Path) -> Session {
+    Session::new(dir, "openai:test-model")
+}
+
+#[tokio::test]
+async fn registry_records_match_the_answers_sent_back() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "A").unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[
+            ("ok", "read_file", r#"{"file_path": "a.txt"}"#),
+            ("missing", "read_file", r#"{"file_path": "nope.txt"}"#),
+            ("unknown", "teleport", "{}"),
+            ("badargs", "read_file", r#"{"file_path": "#),
+        ]),
+        Turn::text("done"),
+    ]);
+    let agent = agent(
+        &fake,
+        dir.path(),
+        Arc::new(AutoApprove),
+        new_session(dir.path()),
+    );
+    let outcome = agent
+        .process_request("read", CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.reason, FinishReason::Answered);
+    let session = agent.session().snapshot();
+    let statuses: Vec<(String, ToolCallStatus)> = session
+        .runtime
+        .tool_registry
+        .records()
+        .iter()
+        .map(|r| (r.tool_call_id.clone(), r.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("ok".into(), ToolCallStatus::Completed),
+            ("missing".into(), ToolCallStatus::Failed),
+            ("unknown".into(), ToolCallStatus::Failed),
+            ("badargs".into(), ToolCallStatus::Failed),
+        ]
+    );
+    let answers = &session.messages[2].parts;
+    let kinds: Vec<(&str, &str)> = answers
+        .iter()
+        .map(|p| (p.part_kind(), p.tool_call_id().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("tool-return", "ok"),
+            ("retry-prompt", "missing"),
+            ("retry-prompt", "unknown"),
+            ("retry-prompt", "badargs")
+        ]
+    );
+    let record = session.runtime.tool_registry.get("ok").unwrap();
+    assert!(record.result.as_deref().unwrap().contains("A"));
+    check_invariants(&session.messages).unwrap();
+}
+
+#[tokio::test]
+async fn history_is_pruned_and_sanitized_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = new_session(dir.path());
+    let big = "x".repeat(400);
+    session.messages = vec![
+        Message::request(vec![
+            Part::system_prompt("old system"),
+            Part::user_prompt("first"),
+        ]),
+        Message::response(vec![Part::tool_call("t1", "read_file", Value::Null)]),
+        Message::request(vec![Part::tool_return("t1", "read_file", big.clone())]),
+        Message::response(vec![Part::tool_call("t2", "read_file", Value::Null)]),
+        Message::request(vec![Part::tool_return("t2", "read_file", big.clone())]),
+        Message::response(vec![
+            Part::text("read both"),
+            Part::tool_call("dangling", "bash", Value::Null),
+        ]),
+        Message::user("never answered"),
+    ];
+    let fake = FakeProvider::start(vec![Turn::text("ok")]);
+    let agent = agent(&fake, dir.path(), Arc::new(AutoApprove), session);
+    agent
+        .process_request("next", CancellationToken::new())
+        .await
+        .unwrap();
+    let body = &fake.requests()[0].body;
+    let msgs = body["messages"].as_array().unwrap();
+    let summary: Vec<String> = msgs
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["role"].as_str().unwrap(),
+                m["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .chars()
+                    .take(12)
+                    .collect::<String>()
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "system:SYSTEM",
+            "user:first",
+            "assistant:",
+            "tool:[Old tool re",
+            "assistant:",
+            "tool:xxxxxxxxxxxx",
+            "assistant:read both",
+            "user:next"
+        ]
+    );
+    assert!(msgs[6].get("tool_calls").is_none(), "dangling call removed");
+    assert_eq!(msgs[3]["content"], PRUNED_PLACEHOLDER);
+    let stored = agent.session().snapshot().messages;
+    assert!(
+        stored
+            .iter()
+            .flat_map(|m| &m.parts)
+            .all(|p| !matches!(p, Part::SystemPrompt(_)))
+    );
+    check_invariants(&stored).unwrap();
+}
+
+/// Blocks until cancelled, after telling the test it was asked.
+struct BlockingApprover {
+    asked: Arc<Notify>,
+}
+
+#[async_trait]
+impl Approver for BlockingApprover {
+    async fn approve(&self, _request: &ApprovalRequest) -> ApprovalDecision {
+        self.asked.notify_one();
+        std::future::pending().await
+    }
+}
+
+#[tokio::test]
+async fn abort_during_tools_cancels_in_flight_calls_and_later_calls_never_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::tool_calls(&[
+        ("b1", "bash", r#"{"command": "touch ran.txt"}"#),
+        (
+            "w1",
+            "write_file",
+            r#"{"file_path": "late.txt", "content": "x"}"#,
+        ),
+    ])]);
+    let asked = Arc::new(Notify::new());
+    let approver = Arc::new(BlockingApprover {
+        asked: asked.clone(),
+    });
+    let agent = Arc::new(agent(&fake, dir.path(), approver, new_session(dir.path())));
+    let cancel = CancellationToken::new();
+    let run = tokio::spawn({
+        let (agent, cancel) = (agent.clone(), cancel.clone());
+        async move { agent.process_request("do it", cancel).await }
+    });
+    tokio::time::timeout(Duration::from_secs(10), asked.notified())
+        .await
+        .expect("approval asked");
+    cancel.cancel();
+    let result = tokio::time::timeout(Duration::from_secs(10), run)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(result, Err(RequestError::Aborted)), "{result:?}");
+    assert!(!dir.path().join("ran.txt").exists());
+    assert!(
+        !dir.path().join("late.txt").exists(),
+        "a call after the abort ran"
+    );
+    let session = agent.session().snapshot();
+    let statuses: Vec<ToolCallStatus> = session
+        .runtime
+        .tool_registry
+        .records()
+        .iter()
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(
+        statuses,
+        [ToolCallStatus::Cancelled, ToolCallStatus::Cancelled]
+    );
+    check_invariants(&session.messages).unwrap();
+    let saved = SessionStore::load_file(
+        &SessionStore::new(dir.path().join(".sessions")).path_of(&session.project_id, &session.id),
+    )
+    .unwrap();
+    assert_eq!(saved.messages, session.messages);
+}
+
+/// Appends a message to the session from outside the run, then approves.
+struct AppendingApprover {
+    session: std::sync::Mutex<Option<SessionHandle>>,
+}
+
+#[async_trait]
+impl Approver for AppendingApprover {
+    async fn approve(&self, _request: &ApprovalRequest) -> ApprovalDecision {
+        if let Some(handle) = self.session.lock().unwrap().as_ref() {
+            handle
+                .lock()
+                .messages
+                .push(Message::user("typed while the agent worked"));
+        }
+        ApprovalDecision::Approve
+    }
+}
+
+#[tokio::test]
+async fn messages_appended_from_outside_during_the_run_are_kept_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[(
+            "w",
+            "write_file",
+            r#"{"file_path": "f.txt", "content": "x"}"#,
+        )]),
+        Turn::text("written"),
+    ]);
+    let approver = Arc::new(AppendingApprover {
+        session: std::sync::Mutex::new(None),
+    });
+    let agent = agent(&fake, dir.path(), approver.clone(), new_session(dir.path()));
+    *approver.session.lock().unwrap() = Some(agent.session().clone());
+    agent
+        .process_request("write", CancellationToken::new())
+        .await
+        .unwrap();
+    let messages = agent.session().snapshot().messages;
+    assert_eq!(messages.len(), 5);
+    assert_eq!(messages[3].text(), "written");
+    assert_eq!(messages[4], Message::user("typed while the agent worked"));
+}
