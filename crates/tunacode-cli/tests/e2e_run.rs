@@ -248,6 +248,39 @@ fn plain_answer_without_tools_ends_the_run_in_text_mode() {
 }
 
 #[test]
+fn agents_md_reaches_the_model_in_the_system_prompt() {
+    let env = TestEnv::new().unwrap();
+    std::fs::write(
+        env.workspace().join("AGENTS.md"),
+        "Always run `make check` before finishing.\n",
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("ok")]);
+    let run = run(&env, &fake, &["hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let system = messages(&fake.requests()[0].body)[0].clone();
+    assert_eq!(system["role"], "system");
+    let text = system["content"].as_str().unwrap();
+    assert!(
+        text.contains("You are TunaCode") && text.contains("TUNACODE DONE:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# Project context (AGENTS.md)\nAlways run `make check` before finishing."),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            &env.workspace()
+                .canonicalize()
+                .unwrap()
+                .display()
+                .to_string()
+        )
+    );
+}
+
+#[test]
 fn iteration_limit_ends_with_exit_code_3() {
     let env = TestEnv::new().unwrap();
     let turns = (0..5)

@@ -299,3 +299,33 @@ async fn messages_appended_from_outside_during_the_run_are_kept_after_it() {
     assert_eq!(messages[3].text(), "written");
     assert_eq!(messages[4], Message::user("typed while the agent worked"));
 }
+
+#[tokio::test]
+async fn tool_calls_written_as_text_run_and_pair_with_their_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha").unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::text(
+            "I will read it.\n```json\n{\"tool\": \"read_file\", \"args\": {\"file_path\": \"a.txt\"}}\n```",
+        ),
+        Turn::text("It says alpha."),
+    ]);
+    let agent = agent(
+        &fake,
+        dir.path(),
+        Arc::new(AutoApprove),
+        new_session(dir.path()),
+    );
+    let outcome = agent
+        .process_request("read a.txt", CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(outcome.response, "It says alpha.");
+    let second = &fake.requests()[1].body["messages"];
+    let call = &second[2]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "read_file");
+    assert_eq!(second[3]["role"], "tool");
+    assert_eq!(second[3]["tool_call_id"], call["id"]);
+    assert!(second[3]["content"].as_str().unwrap().contains("alpha"));
+    check_invariants(&agent.session().snapshot().messages).unwrap();
+}

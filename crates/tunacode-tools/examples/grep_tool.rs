@@ -19,9 +19,14 @@ async fn main() {
         eprintln!("no grep tool");
         std::process::exit(1);
     };
-    let ctx = ToolContext { workspace: Workspace::new(dir), cancel: CancellationToken::new() };
+    let ctx = ToolContext {
+        workspace: Workspace::new(dir),
+        cancel: CancellationToken::new(),
+    };
     let args = json!({"pattern": pattern, "max_results": 1000, "case_sensitive": true});
-    let Some(args) = args.as_object().cloned() else { return };
+    let Some(args) = args.as_object().cloned() else {
+        return;
+    };
     match grep.call(args, &ctx).await {
         Ok(out) => println!("{}", out.content),
         Err(e) => {

@@ -1,7 +1,6 @@
 //! Helpers for the end-to-end tests: run the real `tunacode` binary against a fake provider.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
 #![allow(dead_code)]
 
 use std::io::Read;

@@ -2,7 +2,6 @@
 //! wire (chunk boundaries, missing terminating chunks).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
 #![allow(dead_code)]
 
 use std::net::SocketAddr;

@@ -295,3 +295,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod retry_tests;
