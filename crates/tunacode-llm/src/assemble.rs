@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tunacode_protocol::{Message, Part, Usage};
 
-use crate::client::ModelEvent;
+use crate::client::{ModelEvent, PartTarget};
 
 /// Builds one response message from model events.
 #[derive(Debug, Default)]
@@ -16,6 +16,7 @@ pub struct ResponseAssembler {
     calls: HashMap<usize, (usize, String)>,
     usage: Option<Usage>,
     finish_reason: Option<String>,
+    response_extra: Map<String, Value>,
 }
 
 impl ResponseAssembler {
@@ -27,14 +28,34 @@ impl ResponseAssembler {
     /// Adds one event.
     pub fn push(&mut self, event: &ModelEvent) {
         match event {
+            ModelEvent::TextDelta(text) if text.is_empty() => {}
             ModelEvent::TextDelta(text) => match self.parts.last_mut() {
                 Some(Part::Text(t)) => t.content.push_str(text),
                 _ => self.parts.push(Part::text(text.clone())),
             },
+            ModelEvent::ThinkingDelta(text) if text.is_empty() => {}
             ModelEvent::ThinkingDelta(text) => match self.parts.last_mut() {
                 Some(Part::Thinking(t)) => t.content.push_str(text),
                 _ => self.parts.push(Part::thinking(text.clone(), None)),
             },
+            ModelEvent::ThinkingStart => self.parts.push(Part::thinking("", None)),
+            ModelEvent::ThinkingSignature(sig) => {
+                if let Part::Thinking(t) = self.last_or_new(PartTarget::Thinking) {
+                    t.signature.get_or_insert_with(String::new).push_str(sig);
+                }
+            }
+            ModelEvent::PartDetails { target, details } => {
+                let extra = match self.last_or_new(*target) {
+                    Part::Thinking(t) => &mut t.extra,
+                    Part::Text(t) => &mut t.extra,
+                    Part::ToolCall(c) => &mut c.extra,
+                    _ => return,
+                };
+                merge_details(extra, details);
+            }
+            ModelEvent::ResponseDetails(details) => {
+                merge_details(&mut self.response_extra, details)
+            }
             ModelEvent::ToolCallStart { index, id, name } => {
                 if let Some((pos, _)) = self.calls.get(index) {
                     // Some servers repeat the header; fill in whatever was missing.
@@ -68,6 +89,38 @@ impl ResponseAssembler {
             ModelEvent::Finish(reason) => self.finish_reason = Some(reason.clone()),
             ModelEvent::Retrying { .. } => {}
         }
+    }
+
+    /// The part a detail event targets: the last of its kind, or a new one.
+    fn last_or_new(&mut self, target: PartTarget) -> &mut Part {
+        let found = match target {
+            PartTarget::Thinking => self
+                .parts
+                .iter()
+                .rposition(|p| matches!(p, Part::Thinking(_))),
+            PartTarget::Text => self.parts.iter().rposition(|p| matches!(p, Part::Text(_))),
+            PartTarget::ToolCall(index) => {
+                if !self.calls.contains_key(&index) {
+                    self.push(&ModelEvent::ToolCallStart {
+                        index,
+                        id: String::new(),
+                        name: String::new(),
+                    });
+                }
+                self.calls.get(&index).map(|(pos, _)| *pos)
+            }
+        };
+        let pos = match found {
+            Some(pos) => pos,
+            None => {
+                self.parts.push(match target {
+                    PartTarget::Text => Part::text(""),
+                    _ => Part::thinking("", None),
+                });
+                self.parts.len() - 1
+            }
+        };
+        &mut self.parts[pos]
     }
 
     /// The usage reported so far.
@@ -106,12 +159,33 @@ impl ResponseAssembler {
             }
         }
         let mut message = Message::response(self.parts);
+        if !self.response_extra.is_empty() {
+            message.extra.insert(
+                "provider_details".into(),
+                Value::Object(self.response_extra),
+            );
+        }
         if let Some(reason) = self.finish_reason {
             message
                 .extra
                 .insert("finish_reason".into(), Value::String(reason));
         }
         message
+    }
+}
+
+/// Merges `details` into `extra["provider_details"]`.
+fn merge_details(extra: &mut Map<String, Value>, details: &Map<String, Value>) {
+    let entry = extra
+        .entry("provider_details")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    if let Value::Object(map) = entry {
+        for (k, v) in details {
+            map.insert(k.clone(), v.clone());
+        }
     }
 }
 
@@ -178,6 +252,50 @@ mod tests {
             ]
         );
         assert_eq!(msg.extra["finish_reason"], "tool_calls");
+    }
+
+    #[test]
+    fn separate_thinking_blocks_signatures_and_opaque_details_are_kept() {
+        let mut a = ResponseAssembler::new();
+        let mut sig = Map::new();
+        sig.insert("thought_signature".into(), json!("c2ln"));
+        let events = [
+            ModelEvent::ThinkingStart,
+            ModelEvent::ThinkingDelta("one".into()),
+            ModelEvent::ThinkingSignature("AB".into()),
+            ModelEvent::ThinkingSignature("CD".into()),
+            ModelEvent::ThinkingStart,
+            ModelEvent::ThinkingDelta("two".into()),
+            ModelEvent::ToolCallStart {
+                index: 0,
+                id: "t".into(),
+                name: "glob".into(),
+            },
+            ModelEvent::PartDetails {
+                target: PartTarget::ToolCall(0),
+                details: sig.clone(),
+            },
+            ModelEvent::ResponseDetails(sig.clone()),
+            ModelEvent::TextDelta(String::new()),
+        ];
+        for e in &events {
+            a.push(e);
+        }
+        let msg = a.finish();
+        assert_eq!(msg.parts.len(), 3);
+        assert_eq!(msg.parts[0], Part::thinking("one", Some("ABCD".into())));
+        assert_eq!(msg.parts[1], Part::thinking("two", None));
+        match &msg.parts[2] {
+            Part::ToolCall(c) => assert_eq!(
+                c.extra["provider_details"],
+                json!({"thought_signature": "c2ln"})
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            msg.extra["provider_details"],
+            json!({"thought_signature": "c2ln"})
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::pin::Pin;
 
 use futures::Stream;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::{Message, ToolSpec, Usage};
 
@@ -30,8 +31,25 @@ pub struct ModelRequest {
 pub enum ModelEvent {
     /// Assistant text.
     TextDelta(String),
-    /// Reasoning text.
+    /// Reasoning text (appended to the current reasoning part, or starting one).
     ThinkingDelta(String),
+    /// A new reasoning part begins, even if the previous part is reasoning too (providers that send
+    /// several separate reasoning blocks or items).
+    ThinkingStart,
+    /// Signature or encrypted content of the current reasoning part, appended to
+    /// `ThinkingPart::signature` and sent back byte-exact.
+    ThinkingSignature(String),
+    /// Opaque provider data for one part of the response, merged into that part's
+    /// `extra["provider_details"]` object and sent back unchanged in later requests.
+    PartDetails {
+        /// Which part.
+        target: PartTarget,
+        /// Keys to set (a key set twice keeps the last value).
+        details: Map<String, Value>,
+    },
+    /// Opaque provider data about the whole response (ids, model version), merged into the message's
+    /// `extra["provider_details"]`.
+    ResponseDetails(Map<String, Value>),
     /// A tool call began (`index` orders calls within the response).
     ToolCallStart {
         /// Position of the call in the response.
@@ -61,6 +79,17 @@ pub enum ModelEvent {
         /// What went wrong.
         error: String,
     },
+}
+
+/// The part of a response that [`ModelEvent::PartDetails`] describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartTarget {
+    /// The last reasoning part (created when there is none).
+    Thinking,
+    /// The last text part (created when there is none).
+    Text,
+    /// The tool call with this index.
+    ToolCall(usize),
 }
 
 /// The stream a [`ModelClient`] returns.

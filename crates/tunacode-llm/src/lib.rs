@@ -3,17 +3,21 @@
 //! Errors carry their retry policy ([`LlmError::is_retryable`]); retries happen only before any output
 //! has reached the caller.
 
+pub mod anthropic;
 mod assemble;
 mod client;
 mod error;
+pub mod gemini;
 mod http;
 pub mod openai_chat;
+pub mod openai_responses;
 mod provider;
 mod retry;
 mod sse;
+pub mod usage_norm;
 
 pub use assemble::ResponseAssembler;
-pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream};
+pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
 pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,

@@ -3,9 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::anthropic::AnthropicClient;
 use crate::client::ModelClient;
 use crate::error::LlmError;
+use crate::gemini::GeminiClient;
 use crate::openai_chat::OpenAiChatClient;
+use crate::openai_responses::OpenAiResponsesClient;
 use crate::retry::RetryPolicy;
 
 /// A model selector: `provider:model`, e.g. `openai:gpt-4.1` or `openrouter:anthropic/claude-sonnet-4`.
@@ -51,8 +54,32 @@ impl std::fmt::Display for ModelId {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WireApi {
     /// OpenAI Chat Completions (`POST {base}/chat/completions`), also spoken by OpenRouter, Ollama,
-    /// llama.cpp's server, LM Studio, vLLM, and the OpenAI-compatible endpoints of Anthropic and Google.
+    /// llama.cpp's server, LM Studio and vLLM.
     OpenAiChat,
+    /// OpenAI Responses (`POST {base}/responses`).
+    OpenAiResponses,
+    /// Anthropic Messages (`POST {base}/messages`).
+    Anthropic,
+    /// Google Gemini (`POST {base}/models/{model}:streamGenerateContent?alt=sse`).
+    Gemini,
+}
+
+impl WireApi {
+    /// Parses a wire API name as written in the config (`openai-chat`, `openai-responses`,
+    /// `anthropic`, `gemini`).
+    pub fn parse(name: &str) -> Result<Self, LlmError> {
+        match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "openai-chat" | "chat" | "openai" | "chat-completions" => Ok(WireApi::OpenAiChat),
+            "openai-responses" | "responses" => Ok(WireApi::OpenAiResponses),
+            "anthropic" | "anthropic-messages" | "messages" => Ok(WireApi::Anthropic),
+            "gemini" | "google" => Ok(WireApi::Gemini),
+            other => Err(LlmError::Config {
+                message: format!(
+                    "unknown wire API `{other}`: use openai-chat, openai-responses, anthropic or gemini"
+                ),
+            }),
+        }
+    }
 }
 
 /// A provider TunaCode knows by name.
@@ -145,13 +172,26 @@ pub struct ProviderSettings {
 
 impl ProviderSettings {
     /// Settings for a model id: the known provider's defaults, with `base_url` and `api_key` overriding.
-    /// An unknown provider needs a base URL.
+    /// An unknown provider needs a base URL. The wire API is `wire` when given; otherwise the known
+    /// provider's, except that `openai:` with another base URL speaks Chat Completions (what
+    /// OpenAI-compatible servers implement); otherwise Chat Completions.
     pub fn for_model(
         id: &ModelId,
         base_url: Option<String>,
         api_key: Option<String>,
     ) -> Result<Self, LlmError> {
+        Self::for_model_with_wire(id, base_url, api_key, None)
+    }
+
+    /// [`ProviderSettings::for_model`] with an explicit wire API.
+    pub fn for_model_with_wire(
+        id: &ModelId,
+        base_url: Option<String>,
+        api_key: Option<String>,
+        wire: Option<WireApi>,
+    ) -> Result<Self, LlmError> {
         let known = known_provider(&id.provider);
+        let custom_url = base_url.is_some();
         let base_url = match (base_url, known) {
             (Some(url), _) => url,
             (None, Some(k)) => k.base_url.to_string(),
@@ -174,7 +214,11 @@ impl ProviderSettings {
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key: api_key.filter(|k| !k.trim().is_empty()),
             key_hint: known.and_then(|k| k.key_env).map(str::to_string),
-            wire: known.map(|k| k.wire).unwrap_or(WireApi::OpenAiChat),
+            wire: wire.unwrap_or(match known {
+                Some(k) if k.wire == WireApi::OpenAiResponses && custom_url => WireApi::OpenAiChat,
+                Some(k) => k.wire,
+                None => WireApi::OpenAiChat,
+            }),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
         })
@@ -185,6 +229,9 @@ impl ProviderSettings {
 pub fn create_client(settings: &ProviderSettings) -> Result<Arc<dyn ModelClient>, LlmError> {
     match settings.wire {
         WireApi::OpenAiChat => Ok(Arc::new(OpenAiChatClient::new(settings.clone())?)),
+        WireApi::OpenAiResponses => Ok(Arc::new(OpenAiResponsesClient::new(settings.clone())?)),
+        WireApi::Anthropic => Ok(Arc::new(AnthropicClient::new(settings.clone())?)),
+        WireApi::Gemini => Ok(Arc::new(GeminiClient::new(settings.clone())?)),
     }
 }
 
@@ -223,5 +270,30 @@ mod tests {
         let s = ProviderSettings::for_model(&openai, None, Some(" ".into())).unwrap();
         assert_eq!(s.api_key, None);
         assert_eq!(s.key_hint.as_deref(), Some("OPENAI_API_KEY"));
+        assert_eq!(s.wire, WireApi::OpenAiResponses);
+        let compat =
+            ProviderSettings::for_model(&openai, Some("http://127.0.0.1:1/v1".into()), None)
+                .unwrap();
+        assert_eq!(compat.wire, WireApi::OpenAiChat);
+        let forced = ProviderSettings::for_model_with_wire(
+            &openai,
+            Some("http://127.0.0.1:1/v1".into()),
+            None,
+            Some(WireApi::OpenAiResponses),
+        )
+        .unwrap();
+        assert_eq!(forced.wire, WireApi::OpenAiResponses);
+        let claude = ModelId::parse("anthropic:claude-sonnet-4-5").unwrap();
+        assert_eq!(
+            ProviderSettings::for_model(&claude, None, None)
+                .unwrap()
+                .wire,
+            WireApi::Anthropic
+        );
+        assert_eq!(
+            WireApi::parse("openai-responses").unwrap(),
+            WireApi::OpenAiResponses
+        );
+        assert!(WireApi::parse("soap").is_err());
     }
 }

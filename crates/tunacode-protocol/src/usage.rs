@@ -14,6 +14,8 @@ pub struct Usage {
     pub response_tokens: u64,
     /// Input tokens served from the provider's cache.
     pub cached_tokens: u64,
+    /// Input tokens written to the provider's cache (Anthropic cache creation).
+    pub cache_write_tokens: u64,
     /// Output tokens spent on reasoning.
     pub reasoning_tokens: u64,
     /// Cost in US dollars, when known.
@@ -26,6 +28,7 @@ impl Usage {
         self.request_tokens += other.request_tokens;
         self.response_tokens += other.response_tokens;
         self.cached_tokens += other.cached_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
         self.reasoning_tokens += other.reasoning_tokens;
         self.cost += other.cost;
     }
@@ -49,6 +52,7 @@ mod tests {
             request_tokens: 1,
             response_tokens: 2,
             cached_tokens: 3,
+            cache_write_tokens: 2,
             reasoning_tokens: 4,
             cost: 0.25,
         });
@@ -58,6 +62,7 @@ mod tests {
                 request_tokens: 11,
                 response_tokens: 7,
                 cached_tokens: 3,
+                cache_write_tokens: 2,
                 reasoning_tokens: 4,
                 cost: 0.75
             }

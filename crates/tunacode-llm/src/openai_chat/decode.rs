@@ -122,6 +122,7 @@ pub(crate) fn parse_usage(usage: &Value) -> Usage {
         request_tokens: n(usage.get("prompt_tokens")),
         response_tokens: n(usage.get("completion_tokens")),
         cached_tokens: n(usage.pointer("/prompt_tokens_details/cached_tokens")),
+        cache_write_tokens: 0,
         reasoning_tokens: n(usage.pointer("/completion_tokens_details/reasoning_tokens")),
         cost: usage.get("cost").and_then(Value::as_f64).unwrap_or(0.0),
     }
@@ -220,6 +221,7 @@ mod tests {
                     request_tokens: 10,
                     response_tokens: 4,
                     cached_tokens: 6,
+                    cache_write_tokens: 0,
                     reasoning_tokens: 2,
                     cost: 0.01
                 }),
