@@ -54,7 +54,9 @@ impl ResponseAssembler {
                 merge_details(extra, details);
             }
             ModelEvent::ResponseDetails(details) => {
-                merge_details(&mut self.response_extra, details)
+                for (k, v) in details {
+                    self.response_extra.insert(k.clone(), v.clone());
+                }
             }
             ModelEvent::ToolCallStart { index, id, name } => {
                 if let Some((pos, _)) = self.calls.get(index) {

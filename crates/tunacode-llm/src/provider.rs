@@ -100,7 +100,7 @@ const PROVIDERS: &[KnownProvider] = &[
         name: "openai",
         base_url: "https://api.openai.com/v1",
         key_env: Some("OPENAI_API_KEY"),
-        wire: WireApi::OpenAiChat,
+        wire: WireApi::OpenAiResponses,
     },
     KnownProvider {
         name: "openrouter",
@@ -108,19 +108,17 @@ const PROVIDERS: &[KnownProvider] = &[
         key_env: Some("OPENROUTER_API_KEY"),
         wire: WireApi::OpenAiChat,
     },
-    // Until the native clients land, Anthropic and Google are spoken to through their documented
-    // OpenAI-compatible endpoints.
     KnownProvider {
         name: "anthropic",
         base_url: "https://api.anthropic.com/v1",
         key_env: Some("ANTHROPIC_API_KEY"),
-        wire: WireApi::OpenAiChat,
+        wire: WireApi::Anthropic,
     },
     KnownProvider {
         name: "google",
-        base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+        base_url: "https://generativelanguage.googleapis.com/v1beta",
         key_env: Some("GEMINI_API_KEY"),
-        wire: WireApi::OpenAiChat,
+        wire: WireApi::Gemini,
     },
     KnownProvider {
         name: "ollama",
