@@ -45,6 +45,9 @@ pub struct RunArgs {
     /// Base URL of an OpenAI-compatible server (overrides the provider's default).
     #[arg(long, env = "TUNACODE_BASE_URL")]
     pub base_url: Option<String>,
+    /// Wire API to speak: openai-chat, openai-responses, anthropic or gemini (default: the provider's).
+    #[arg(long, env = "TUNACODE_WIRE_API", value_name = "API")]
+    pub wire_api: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tunacode_core::{AgentOptions, PruneConfig, concurrency::default_max_parallel, prompt};
-use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, known_provider};
+use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, WireApi, known_provider};
 use tunacode_store::{Paths, UserConfig};
 
 /// Everything `run` needs, resolved.
@@ -27,6 +27,7 @@ pub struct Resolved {
 pub fn resolve(
     model_flag: Option<&str>,
     base_url_flag: Option<&str>,
+    wire_flag: Option<&str>,
     cwd_flag: Option<&Path>,
     max_iterations: Option<u32>,
     timeout: Option<f64>,
@@ -45,7 +46,7 @@ pub fn resolve(
             )
         })?;
     let model = ModelId::parse(&model_text)?;
-    let provider = provider_settings(&model, base_url_flag, &config, &paths)?;
+    let provider = provider_settings(&model, base_url_flag, wire_flag, &config, &paths)?;
     let settings = &config.settings;
     let timeout = timeout.unwrap_or(settings.global_request_timeout);
     if !timeout.is_finite() || timeout < 0.0 {
@@ -84,23 +85,30 @@ fn resolve_cwd(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("working directory {} is not usable", dir.display()))
 }
 
-/// Base URL: flag/`TUNACODE_BASE_URL` > `<PROVIDER>_BASE_URL` > the provider's default. Key: the
-/// provider's variable (e.g. `OPENAI_API_KEY`) > `TUNACODE_API_KEY`, each from the environment first,
-/// then the config's `env`.
+/// Base URL: flag/`TUNACODE_BASE_URL` > `<PROVIDER>_BASE_URL` > `providers.<name>.base_url` > the
+/// provider's default. Key: the provider's variable (`providers.<name>.key_env`, or e.g.
+/// `OPENAI_API_KEY`) > `TUNACODE_API_KEY`, each from the environment first, then the config's `env`.
+/// Wire API: flag/`TUNACODE_WIRE_API` > `providers.<name>.wire_api` > the provider's default.
 fn provider_settings(
     model: &ModelId,
     base_url_flag: Option<&str>,
+    wire_flag: Option<&str>,
     config: &UserConfig,
     paths: &Paths,
 ) -> anyhow::Result<ProviderSettings> {
-    let prefix = model.provider.to_ascii_uppercase();
+    let prefix = model.provider.to_ascii_uppercase().replace('-', "_");
+    let custom = config.providers.get(&model.provider);
     let base_url = base_url_flag
         .map(str::to_string)
         .or_else(|| config.env_var("TUNACODE_BASE_URL"))
-        .or_else(|| config.env_var(&format!("{prefix}_BASE_URL")));
+        .or_else(|| config.env_var(&format!("{prefix}_BASE_URL")))
+        .or_else(|| custom.and_then(|c| c.base_url.clone()));
     let known = known_provider(&model.provider);
-    let key = known
-        .and_then(|k| k.key_env)
+    let key_var = custom
+        .and_then(|c| c.key_env.clone())
+        .or_else(|| known.and_then(|k| k.key_env).map(str::to_string));
+    let key = key_var
+        .as_deref()
         .and_then(|var| config.env_var(var))
         .or_else(|| config.env_var("TUNACODE_API_KEY"));
     if let (Some(var), None, None) = (known.and_then(|k| k.key_env), &key, &base_url) {
@@ -110,7 +118,15 @@ fn provider_settings(
             paths.config_file.display()
         );
     }
-    let mut settings = ProviderSettings::for_model(model, base_url, key)?;
+    let wire = wire_flag
+        .map(str::to_string)
+        .or_else(|| custom.and_then(|c| c.wire_api.clone()))
+        .map(|w| WireApi::parse(&w))
+        .transpose()?;
+    let mut settings = ProviderSettings::for_model_with_wire(model, base_url, key, wire)?;
+    if settings.key_hint.is_none() {
+        settings.key_hint = key_var;
+    }
     let s = &config.settings;
     settings.idle_timeout = Duration::from_secs_f64(
         config

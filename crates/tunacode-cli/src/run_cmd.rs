@@ -45,6 +45,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let resolved = resolve(
         args.model.as_deref(),
         args.base_url.as_deref(),
+        args.wire_api.as_deref(),
         args.cwd.as_deref(),
         args.max_iterations,
         args.timeout,

@@ -24,6 +24,9 @@ pub struct ModelRequest {
     pub max_output_tokens: Option<u32>,
     /// Sampling temperature, when set.
     pub temperature: Option<f32>,
+    /// Reasoning effort (`low`, `medium`, `high`) for models that reason; `None` leaves the provider's
+    /// default (for Anthropic: thinking off).
+    pub reasoning: Option<String>,
 }
 
 /// One piece of a streamed model response.

@@ -193,3 +193,20 @@ async fn read_bounded_text(response: reqwest::Response, limit: usize) -> String 
     }
     String::from_utf8_lossy(&body).into_owned()
 }
+
+/// Makes auth errors of a stream say which variable or config key to set (`hint`, e.g.
+/// `OPENAI_API_KEY`).
+pub(crate) fn with_key_hint(stream: ModelStream, hint: Option<String>) -> ModelStream {
+    let Some(hint) = hint else { return stream };
+    Box::pin(stream.map(move |item| {
+        item.map_err(|err| match err {
+            LlmError::Auth { status, message } => LlmError::Auth {
+                status,
+                message: format!(
+                    "{message} (set {hint} in the environment or under \"env\" in ~/.config/tunacode.json)"
+                ),
+            },
+            other => other,
+        })
+    }))
+}

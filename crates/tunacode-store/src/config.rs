@@ -56,6 +56,18 @@ impl Default for Settings {
     }
 }
 
+/// A provider declared in the config (`providers.<name>`), used as `<name>:<model>`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(default)]
+pub struct CustomProvider {
+    /// Its base URL, e.g. `http://gpu-box:8000/v1`.
+    pub base_url: Option<String>,
+    /// Wire API: `openai-chat` (default), `openai-responses`, `anthropic` or `gemini`.
+    pub wire_api: Option<String>,
+    /// The variable holding its key (looked up in the environment, then in `env`).
+    pub key_env: Option<String>,
+}
+
 /// The whole config file.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(default)]
@@ -66,6 +78,8 @@ pub struct UserConfig {
     pub env: BTreeMap<String, String>,
     /// Engine settings.
     pub settings: Settings,
+    /// Providers declared by the user (or overrides of known ones).
+    pub providers: BTreeMap<String, CustomProvider>,
     /// Keys this version does not use (e.g. `mcpServers`), kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -118,6 +132,11 @@ mod tests {
         assert_eq!(cfg.settings.tool_max_retries, 3);
         assert!(cfg.settings.other.contains_key("fallback_response"));
         assert!(cfg.other.contains_key("mcpServers"));
+        assert_eq!(
+            cfg.providers["gpu"].base_url.as_deref(),
+            Some("http://gpu:8000/v1")
+        );
+        assert_eq!(cfg.providers["gpu"].wire_api, None);
         assert_eq!(
             cfg.env_var("TUNACODE_TEST_CFG_KEY").as_deref(),
             Some("sk-x")

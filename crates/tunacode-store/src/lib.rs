@@ -7,7 +7,7 @@ mod paths;
 mod session_file;
 mod session_store;
 
-pub use config::{Settings, UserConfig};
+pub use config::{CustomProvider, Settings, UserConfig};
 pub use error::StoreError;
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};

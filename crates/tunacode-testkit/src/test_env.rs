@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// Variables removed from the child's environment.
-const SCRUBBED: [&str; 12] = [
+const SCRUBBED: [&str; 13] = [
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "OPENROUTER_API_KEY",

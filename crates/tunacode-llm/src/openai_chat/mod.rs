@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, shared_http_client};
+use crate::http::{StreamingCall, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
@@ -57,25 +57,6 @@ impl ModelClient for OpenAiChatClient {
             classify: decode::classify_error,
             new_decoder: || Box::new(ChatStreamDecoder::default()),
         };
-        let stream = call.start(cancel);
-        match key_hint {
-            None => stream,
-            Some(hint) => Box::pin(futures::StreamExt::map(stream, move |item| {
-                item.map_err(|e| add_key_hint(e, &hint))
-            })),
-        }
-    }
-}
-
-/// Auth errors say which variable or config key to set.
-fn add_key_hint(err: LlmError, hint: &str) -> LlmError {
-    match err {
-        LlmError::Auth { status, message } => LlmError::Auth {
-            status,
-            message: format!(
-                "{message} (set {hint} in the environment or under \"env\" in ~/.config/tunacode.json)"
-            ),
-        },
-        other => other,
+        with_key_hint(call.start(cancel), key_hint)
     }
 }
