@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// Variables removed from the child's environment.
-const SCRUBBED: [&str; 13] = [
+const SCRUBBED: &[&str] = &[
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "OPENROUTER_API_KEY",
@@ -24,6 +24,7 @@ const SCRUBBED: [&str; 13] = [
     "TUNACODE_LOG",
     "TUNACODE_MAX_PARALLEL",
     "TUNACODE_STREAM_IDLE_TIMEOUT",
+    "TUNACODE_WIRE_API",
 ];
 
 /// A temporary workspace and home for one test.
@@ -64,7 +65,7 @@ impl TestEnv {
     /// A command for `binary` with this environment (cwd = the workspace, stdin null).
     pub fn command(&self, binary: &Path) -> Command {
         let mut cmd = Command::new(binary);
-        for var in SCRUBBED {
+        for var in SCRUBBED.iter().copied() {
             cmd.env_remove(var);
         }
         cmd.env("HOME", self.dir.path())
