@@ -66,6 +66,7 @@ pub fn resolve(
         system_prompt: prompt::compose_system_prompt(&cwd, &settings.guide_file),
         tool_ignore: settings.tool_ignore.clone(),
         max_output_tokens: None,
+        reasoning_effort: settings.reasoning_effort.clone(),
     };
     Ok(Resolved {
         paths,

@@ -41,6 +41,8 @@ pub struct AgentOptions {
     pub tool_ignore: Vec<String>,
     /// Upper bound on output tokens per call.
     pub max_output_tokens: Option<u32>,
+    /// Reasoning effort (`low`, `medium`, `high`) for reasoning models; `None`: the provider's default.
+    pub reasoning_effort: Option<String>,
 }
 
 /// How a request finished.

@@ -166,6 +166,7 @@ impl<'a> RequestRun<'a> {
                 tools: self.agent.tools.specs(),
                 max_output_tokens: options.max_output_tokens,
                 temperature: None,
+                reasoning: options.reasoning_effort.clone(),
             };
             let streamed = stream_response(
                 client.as_ref(),

@@ -43,6 +43,7 @@ fn agent(
         system_prompt: "SYSTEM".into(),
         tool_ignore: vec![],
         max_output_tokens: None,
+        reasoning_effort: None,
     };
     Agent::new(
         options,

@@ -33,6 +33,8 @@ pub struct Settings {
     pub prune_minimum_tokens: u64,
     /// Tools that never ask for approval.
     pub tool_ignore: Vec<String>,
+    /// Reasoning effort for reasoning models (`low`, `medium`, `high`); unset: the provider's default.
+    pub reasoning_effort: Option<String>,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -51,6 +53,7 @@ impl Default for Settings {
             prune_protect_tokens: 40_000,
             prune_minimum_tokens: 20_000,
             tool_ignore: Vec::new(),
+            reasoning_effort: None,
             other: Map::new(),
         }
     }
