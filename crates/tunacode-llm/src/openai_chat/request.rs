@@ -126,6 +126,7 @@ mod tests {
             }],
             max_output_tokens: Some(100),
             temperature: None,
+            reasoning: None,
         };
         let body = build_body(&request);
         assert_eq!(
