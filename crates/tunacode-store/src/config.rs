@@ -127,7 +127,8 @@ mod tests {
     fn reads_the_original_format_and_keeps_unknown_keys() {
         let f = write(
             r#"{"default_model": "openai:gpt-4.1", "env": {"TUNACODE_TEST_CFG_KEY": "sk-x"},
-            "settings": {"max_iterations": 7, "fallback_response": true}, "mcpServers": {}}"#,
+            "settings": {"max_iterations": 7, "fallback_response": true}, "mcpServers": {},
+            "providers": {"gpu": {"base_url": "http://gpu:8000/v1", "key_env": "GPU_KEY"}}}"#,
         );
         let cfg = UserConfig::load(f.path()).unwrap();
         assert_eq!(cfg.default_model.as_deref(), Some("openai:gpt-4.1"));
