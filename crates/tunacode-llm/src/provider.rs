@@ -154,6 +154,8 @@ pub fn known_provider(name: &str) -> Option<&'static KnownProvider> {
 /// How to reach a provider for one model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderSettings {
+    /// The provider's name (`openai`, `openrouter`, a custom name, …).
+    pub provider: String,
     /// Base URL, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
     /// API key, if any (sent as a bearer token; never logged).
@@ -209,6 +211,7 @@ impl ProviderSettings {
             }
         };
         Ok(ProviderSettings {
+            provider: id.provider.clone(),
             base_url: base_url.trim_end_matches('/').to_string(),
             api_key: api_key.filter(|k| !k.trim().is_empty()),
             key_hint: known.and_then(|k| k.key_env).map(str::to_string),

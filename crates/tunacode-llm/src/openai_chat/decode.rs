@@ -5,9 +5,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tunacode_protocol::Usage;
 
-use crate::client::ModelEvent;
+use crate::client::{ModelEvent, PartTarget};
 use crate::error::{LlmError, is_context_overflow};
 use crate::http::{Decoded, StreamDecoder};
+use crate::openai_chat::reasoning_details::ReasoningDetails;
 use crate::sse::SseEvent;
 
 /// Decodes `chat.completion.chunk` events. Tool calls are keyed by their `index`.
@@ -15,6 +16,8 @@ use crate::sse::SseEvent;
 pub struct ChatStreamDecoder {
     started: std::collections::HashSet<usize>,
     finished: bool,
+    details: ReasoningDetails,
+    details_sent: bool,
 }
 
 impl StreamDecoder for ChatStreamDecoder {
@@ -54,6 +57,7 @@ impl ChatStreamDecoder {
             }
             if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
                 self.finished = true;
+                self.flush_details(&mut events);
                 events.push(ModelEvent::Finish(reason.to_string()));
             }
         }
@@ -63,7 +67,26 @@ impl ChatStreamDecoder {
         Ok(events)
     }
 
+    /// Sends the merged `reasoning_details` once, with the finish (OpenRouter repeats the finish reason
+    /// on several chunks).
+    fn flush_details(&mut self, events: &mut Vec<ModelEvent>) {
+        if self.details.is_empty() || self.details_sent {
+            return;
+        }
+        self.details_sent = true;
+        let mut details = serde_json::Map::new();
+        details.insert("provider".into(), Value::String("openrouter".into()));
+        details.insert("reasoning_details".into(), self.details.to_value());
+        events.push(ModelEvent::PartDetails {
+            target: PartTarget::Thinking,
+            details,
+        });
+    }
+
     fn decode_delta(&mut self, delta: &Value, events: &mut Vec<ModelEvent>) {
+        if let Some(fragments) = delta.get("reasoning_details").and_then(Value::as_array) {
+            self.details.merge(fragments);
+        }
         for key in ["reasoning_content", "reasoning"] {
             if let Some(text) = delta
                 .get(key)

@@ -2,6 +2,7 @@
 //! and every OpenAI-compatible server (OpenRouter, Ollama, llama.cpp, LM Studio, vLLM) by base URL.
 
 mod decode;
+mod reasoning_details;
 mod request;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
@@ -13,7 +14,8 @@ use crate::http::{StreamingCall, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
-pub use request::build_body;
+pub use reasoning_details::ReasoningDetails;
+pub use request::{ChatDialect, build_body};
 
 /// A client for one OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
@@ -51,7 +53,7 @@ impl ModelClient for OpenAiChatClient {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
             headers: self.headers.clone(),
-            body: build_body(&request),
+            body: build_body(&request, ChatDialect::for_settings(&self.settings)),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

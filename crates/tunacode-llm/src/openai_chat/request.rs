@@ -8,8 +8,26 @@ use crate::client::ModelRequest;
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 
+/// What differs between servers that speak Chat Completions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChatDialect {
+    /// OpenRouter: reasoning as `reasoning: {effort}`, and `reasoning_details` sent back on assistant
+    /// messages.
+    pub openrouter: bool,
+}
+
+impl ChatDialect {
+    /// The dialect of a provider.
+    pub fn for_settings(settings: &crate::provider::ProviderSettings) -> Self {
+        ChatDialect {
+            openrouter: settings.provider == "openrouter"
+                || settings.base_url.contains("openrouter.ai"),
+        }
+    }
+}
+
 /// Builds the JSON body of a streaming Chat Completions request.
-pub fn build_body(request: &ModelRequest) -> Value {
+pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
     let mut messages = Vec::new();
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
@@ -18,7 +36,7 @@ pub fn build_body(request: &ModelRequest) -> Value {
         if message.is_request() {
             push_request(&mut messages, message);
         } else {
-            push_response(&mut messages, message);
+            push_response(&mut messages, message, dialect);
         }
     }
     let mut body = Map::new();
@@ -42,6 +60,13 @@ pub fn build_body(request: &ModelRequest) -> Value {
     }
     if let Some(t) = request.temperature {
         body.insert("temperature".into(), json!(t));
+    }
+    if let Some(effort) = &request.reasoning {
+        if dialect.openrouter {
+            body.insert("reasoning".into(), json!({"effort": effort}));
+        } else {
+            body.insert("reasoning_effort".into(), json!(effort));
+        }
     }
     Value::Object(body)
 }
@@ -67,7 +92,22 @@ fn push_request(out: &mut Vec<Value>, message: &Message) {
     }
 }
 
-fn push_response(out: &mut Vec<Value>, message: &Message) {
+/// OpenRouter reasoning kept on the message's reasoning parts.
+fn openrouter_details(message: &Message) -> Option<Value> {
+    let mut all = Vec::new();
+    for part in &message.parts {
+        if let Part::Thinking(t) = part
+            && let Some(details) = t.extra.get("provider_details")
+            && details.get("provider").and_then(Value::as_str) == Some("openrouter")
+            && let Some(Value::Array(items)) = details.get("reasoning_details")
+        {
+            all.extend(items.iter().cloned());
+        }
+    }
+    (!all.is_empty()).then_some(Value::Array(all))
+}
+
+fn push_response(out: &mut Vec<Value>, message: &Message, dialect: ChatDialect) {
     let text = message.text();
     let calls: Vec<Value> = message
         .tool_calls()
@@ -90,6 +130,11 @@ fn push_response(out: &mut Vec<Value>, message: &Message) {
     msg.insert("content".into(), json!(text));
     if !calls.is_empty() {
         msg.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if dialect.openrouter
+        && let Some(details) = openrouter_details(message)
+    {
+        msg.insert("reasoning_details".into(), details);
     }
     out.push(Value::Object(msg));
 }
@@ -128,7 +173,7 @@ mod tests {
             temperature: None,
             reasoning: None,
         };
-        let body = build_body(&request);
+        let body = build_body(&request, ChatDialect::default());
         assert_eq!(
             body["messages"],
             json!([
