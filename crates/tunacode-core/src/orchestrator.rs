@@ -269,7 +269,12 @@ impl<'a> RequestRun<'a> {
         let mut calls = Vec::new();
         for (n, call) in found.into_iter().enumerate() {
             let id = format!("fallback_{}_{n}", self.request_id);
-            let part = Part::tool_call(id, call.tool_name, serde_json::Value::Object(call.args));
+            // Malformed arguments stay text: dispatch answers the model with what is wrong.
+            let args = match call.args {
+                Ok(map) => serde_json::Value::Object(map),
+                Err(raw) => serde_json::Value::String(raw),
+            };
+            let part = Part::tool_call(id, call.tool_name, args);
             if let Part::ToolCall(c) = &part {
                 calls.push(c.clone());
             }

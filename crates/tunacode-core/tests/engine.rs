@@ -330,3 +330,32 @@ async fn tool_calls_written_as_text_run_and_pair_with_their_answers() {
     assert!(second[3]["content"].as_str().unwrap().contains("alpha"));
     check_invariants(&agent.session().snapshot().messages).unwrap();
 }
+
+#[tokio::test]
+async fn a_malformed_text_tool_call_is_reported_to_the_model_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::text(
+            "<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"file_path\": \"a.txt\"\n</tool_call>",
+        ),
+        Turn::text("Sorry, fixed."),
+    ]);
+    let agent = agent(
+        &fake,
+        dir.path(),
+        Arc::new(AutoApprove),
+        new_session(dir.path()),
+    );
+    agent
+        .process_request("read a.txt", CancellationToken::new())
+        .await
+        .unwrap();
+    let second = &fake.requests()[1].body["messages"];
+    assert_eq!(second[2]["tool_calls"][0]["function"]["name"], "read_file");
+    let answer = second[3]["content"].as_str().unwrap();
+    assert_eq!(second[3]["role"], "tool");
+    assert!(
+        answer.contains("Invalid arguments for `read_file`") && answer.contains("not valid JSON"),
+        "{answer}"
+    );
+}
