@@ -20,6 +20,22 @@ pub enum Command {
     Run(RunArgs),
     /// List this project's saved sessions, newest first.
     Sessions(SessionsArgs),
+    /// List known models with context window and prices.
+    Models(ModelsArgs),
+}
+
+/// Arguments of `tunacode models`.
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    /// Only this provider's models.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Update the catalogue from models.dev first (the current table is kept when that fails).
+    #[arg(long)]
+    pub refresh: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How `run` prints.

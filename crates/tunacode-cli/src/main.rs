@@ -4,6 +4,7 @@
 mod approval_prompt;
 mod args;
 mod logging;
+mod models_cmd;
 mod output;
 mod resolve;
 mod run_cmd;
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         match cli.command {
             Some(Command::Run(args)) => run_cmd::run(args).await,
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
+            Some(Command::Models(args)) => models_cmd::run(args).await,
             None => {
                 use clap::CommandFactory;
                 let mut cmd = Cli::command();

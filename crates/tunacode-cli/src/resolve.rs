@@ -1,11 +1,13 @@
 //! Turns arguments, the config file and the environment into the engine's settings: which model, which
 //! endpoint and key, and the engine options. Precedence: flag > environment > config file > default.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tunacode_core::{AgentOptions, PruneConfig, concurrency::default_max_parallel, prompt};
+use tunacode_llm::models::{ModelOverride, ModelRegistry};
 use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, WireApi, known_provider};
 use tunacode_store::{Paths, UserConfig};
 
@@ -67,6 +69,9 @@ pub fn resolve(
         tool_ignore: settings.tool_ignore.clone(),
         max_output_tokens: None,
         reasoning_effort: settings.reasoning_effort.clone(),
+        pricing: registry(&paths, &config)?
+            .find(&model.provider, &model.model)
+            .map(|m| m.pricing),
     };
     Ok(Resolved {
         paths,
@@ -75,6 +80,23 @@ pub fn resolve(
         provider,
         options,
     })
+}
+
+/// The model registry: bundled, refreshed cache, then the user's `models` overrides.
+pub fn registry(paths: &Paths, config: &UserConfig) -> anyhow::Result<ModelRegistry> {
+    let mut registry = ModelRegistry::load(&paths.models_cache);
+    let mut overrides = BTreeMap::new();
+    for (key, value) in &config.models {
+        let parsed: ModelOverride = serde_json::from_value(value.clone()).with_context(|| {
+            format!(
+                "{}: models.\"{key}\" is not valid",
+                paths.config_file.display()
+            )
+        })?;
+        overrides.insert(key.clone(), parsed);
+    }
+    registry.apply_overrides(&overrides);
+    Ok(registry)
 }
 
 fn resolve_cwd(flag: Option<&Path>) -> anyhow::Result<PathBuf> {

@@ -252,7 +252,12 @@ impl<'a> RequestRun<'a> {
                     .push(serde_json::Value::String(t.content.clone()));
             }
         }
-        if let Some(usage) = usage {
+        if let Some(mut usage) = usage {
+            if usage.cost == 0.0
+                && let Some(pricing) = self.agent.options.pricing.filter(|p| p.is_known())
+            {
+                usage.cost = pricing.cost(&usage);
+            }
             session.usage.last_call = usage;
             session.usage.session_total.add(&usage);
             self.agent.events.emit(AgentEvent::UsageUpdated {

@@ -44,6 +44,7 @@ fn agent(
         tool_ignore: vec![],
         max_output_tokens: None,
         reasoning_effort: None,
+        pricing: None,
     };
     Agent::new(
         options,

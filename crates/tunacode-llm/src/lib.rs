@@ -9,6 +9,7 @@ mod client;
 mod error;
 pub mod gemini;
 mod http;
+pub mod models;
 pub mod openai_chat;
 pub mod openai_responses;
 mod provider;

@@ -83,6 +83,8 @@ pub struct UserConfig {
     pub settings: Settings,
     /// Providers declared by the user (or overrides of known ones).
     pub providers: BTreeMap<String, CustomProvider>,
+    /// Model figures (`provider:model` → context window, output limit, prices) overriding the registry.
+    pub models: BTreeMap<String, Value>,
     /// Keys this version does not use (e.g. `mcpServers`), kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,

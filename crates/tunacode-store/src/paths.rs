@@ -16,6 +16,8 @@ pub struct Paths {
     pub sessions_dir: PathBuf,
     /// Where logs go (`<state>/tunacode`).
     pub log_dir: PathBuf,
+    /// The refreshed model catalogue (`<data>/tunacode/models.json`).
+    pub models_cache: PathBuf,
 }
 
 impl Paths {
@@ -32,6 +34,7 @@ impl Paths {
         Ok(Paths {
             config_file,
             sessions_dir: base.data_dir().join("tunacode").join("sessions"),
+            models_cache: base.data_dir().join("tunacode").join("models.json"),
             log_dir: state.join("tunacode"),
         })
     }
