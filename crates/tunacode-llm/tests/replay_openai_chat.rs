@@ -79,7 +79,7 @@ async fn openai_chat_tool_roundtrip() {
     let strip = |m: &Value| {
         let mut m = m.clone();
         if let Some(o) = m.as_object_mut() {
-            o.retain(|k, v| !v.is_null() && !(k == "content" && v == ""));
+            o.retain(|k, v| !(v.is_null() || (k == "content" && v == "")));
         }
         m
     };

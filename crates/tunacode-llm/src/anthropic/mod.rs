@@ -1,32 +1,72 @@
-//! The Anthropic Messages (`POST {base}/messages`) client.
+//! The Anthropic Messages client (`POST {base}/messages`, `stream: true`).
+//!
+//! Requests are built by [`build_body`] from canonical history; the SSE stream is decoded by
+//! [`AnthropicStreamDecoder`]. Thinking blocks come back as thinking parts with their signature (or
+//! redacted data) and `provider_details.provider = "anthropic"`, and are sent back byte-exact in later
+//! requests. Retries, the idle timeout and cancellation are the shared streaming call's.
 
+mod decode;
+mod error;
+mod request;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
+use crate::http::{StreamingCall, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
+
+pub use decode::AnthropicStreamDecoder;
+pub use request::{DEFAULT_MAX_TOKENS, build_body, thinking_budget};
+
+/// The API version sent in `anthropic-version`.
+pub const API_VERSION: &str = "2023-06-01";
 
 /// A client for Anthropic Messages (`POST {base}/messages`).
 #[derive(Debug, Clone)]
 pub struct AnthropicClient {
     settings: ProviderSettings,
+    http: reqwest::Client,
+    headers: HeaderMap,
 }
 
 impl AnthropicClient {
-    /// A client with the given settings.
+    /// A client with the given settings (uses the shared, pooled HTTP client). The key goes in
+    /// `x-api-key`, marked sensitive so it never shows up in debug output.
     pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
-        Ok(AnthropicClient { settings })
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        if let Some(key) = &settings.api_key {
+            let mut value = HeaderValue::from_str(key).map_err(|_| LlmError::Config {
+                message: "the API key contains characters that cannot be sent in a header".into(),
+            })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static("x-api-key"), value);
+        }
+        Ok(AnthropicClient {
+            http: shared_http_client()?,
+            settings,
+            headers,
+        })
     }
 }
 
 impl ModelClient for AnthropicClient {
-    fn stream(&self, _request: ModelRequest, _cancel: CancellationToken) -> ModelStream {
-        let message = format!(
-            "anthropic client for {} is being built",
-            self.settings.base_url
-        );
-        Box::pin(futures::stream::once(async move {
-            Err(LlmError::Config { message })
-        }))
+    fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> ModelStream {
+        let call = StreamingCall {
+            client: self.http.clone(),
+            url: format!("{}/messages", self.settings.base_url),
+            headers: self.headers.clone(),
+            body: build_body(&request),
+            retry: self.settings.retry,
+            idle_timeout: self.settings.idle_timeout,
+            classify: error::classify_error,
+            new_decoder: || Box::new(AnthropicStreamDecoder::default()),
+        };
+        with_key_hint(call.start(cancel), self.settings.key_hint.clone())
     }
 }

@@ -14,6 +14,7 @@ use crate::http::{StreamingCall, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
+pub(crate) use decode::classify_error;
 pub use reasoning_details::ReasoningDetails;
 pub use request::{ChatDialect, build_body};
 

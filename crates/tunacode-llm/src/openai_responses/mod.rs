@@ -1,32 +1,63 @@
-//! The OpenAI Responses (`POST {base}/responses`) client.
+//! The OpenAI Responses client (`POST {base}/responses`, `stream: true`). Calls are stateless
+//! (`store: false`): the whole history is sent each time, reasoning items included with their
+//! encrypted content so the model keeps its chain of thought across tool calls.
 
+mod decode;
+mod request;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
+use crate::http::{StreamingCall, shared_http_client, with_key_hint};
+use crate::openai_chat::classify_error;
 use crate::provider::ProviderSettings;
+
+pub use decode::ResponsesStreamDecoder;
+pub use request::{PROVIDER_TAG, build_body};
 
 /// A client for OpenAI Responses (`POST {base}/responses`).
 #[derive(Debug, Clone)]
 pub struct OpenAiResponsesClient {
     settings: ProviderSettings,
+    http: reqwest::Client,
+    headers: HeaderMap,
 }
 
 impl OpenAiResponsesClient {
-    /// A client with the given settings.
+    /// A client with the given settings (uses the shared, pooled HTTP client).
     pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
-        Ok(OpenAiResponsesClient { settings })
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &settings.api_key {
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
+                    message: "the API key contains characters that cannot be sent in a header"
+                        .into(),
+                })?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        Ok(OpenAiResponsesClient {
+            http: shared_http_client()?,
+            settings,
+            headers,
+        })
     }
 }
 
 impl ModelClient for OpenAiResponsesClient {
-    fn stream(&self, _request: ModelRequest, _cancel: CancellationToken) -> ModelStream {
-        let message = format!(
-            "openai_responses client for {} is being built",
-            self.settings.base_url
-        );
-        Box::pin(futures::stream::once(async move {
-            Err(LlmError::Config { message })
-        }))
+    fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> ModelStream {
+        let call = StreamingCall {
+            client: self.http.clone(),
+            url: format!("{}/responses", self.settings.base_url),
+            headers: self.headers.clone(),
+            body: build_body(&request),
+            retry: self.settings.retry,
+            idle_timeout: self.settings.idle_timeout,
+            classify: classify_error,
+            new_decoder: || Box::new(ResponsesStreamDecoder::default()),
+        };
+        with_key_hint(call.start(cancel), self.settings.key_hint.clone())
     }
 }

@@ -56,10 +56,22 @@ pub fn load_cassette(name: &str) -> Vec<Interaction> {
                 }
             };
             let resp = &it["response"];
-            let status = resp["status"]["code"].as_u64().or_else(|| resp["status"].as_u64()).unwrap_or(0) as u16;
+            let status = resp["status"]["code"]
+                .as_u64()
+                .or_else(|| resp["status"].as_u64())
+                .unwrap_or(0) as u16;
             let body = &resp["body"];
-            let response_body = body["string"].as_str().or_else(|| body["content"].as_str()).unwrap_or("").to_string();
-            Interaction { uri: req["uri"].as_str().unwrap_or("").to_string(), request_body, status, response_body }
+            let response_body = body["string"]
+                .as_str()
+                .or_else(|| body["content"].as_str())
+                .unwrap_or("")
+                .to_string();
+            Interaction {
+                uri: req["uri"].as_str().unwrap_or("").to_string(),
+                request_body,
+                status,
+                response_body,
+            }
         })
         .collect()
 }
@@ -70,7 +82,10 @@ pub fn recorded_turn(body: &str) -> Turn {
 }
 
 /// Runs one request through `client` and returns the events and the assembled message (or error).
-pub async fn collect(client: &dyn ModelClient, request: ModelRequest) -> (Vec<ModelEvent>, Result<Message, LlmError>) {
+pub async fn collect(
+    client: &dyn ModelClient,
+    request: ModelRequest,
+) -> (Vec<ModelEvent>, Result<Message, LlmError>) {
     let mut stream = client.stream(request, CancellationToken::new());
     let mut events = Vec::new();
     let mut assembler = ResponseAssembler::new();

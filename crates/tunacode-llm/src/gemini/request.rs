@@ -1,0 +1,479 @@
+//! Canonical history → Gemini `streamGenerateContent` request body.
+//!
+//! Thought signatures received on a part (kept in the part's `extra["provider_details"]
+//! ["thought_signature"]`) go back on the same part, byte-exact.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+use tunacode_protocol::{Message, Part, content_to_text};
+
+use crate::client::ModelRequest;
+
+/// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
+const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
+
+/// The documented placeholder for a function call that has no signature of its own (a history from
+/// another model or provider); Gemini 3 rejects a step whose first function call carries none.
+pub const SKIP_SIGNATURE: &str = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I=";
+
+/// JSON-schema keys Gemini's function `parameters` accept (its OpenAPI schema subset); any other key
+/// (`additionalProperties`, `$schema`, `$ref`, …) makes the API reject the request.
+const SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "example",
+];
+
+/// Builds the JSON body of a streaming `generateContent` request.
+pub fn build_body(request: &ModelRequest) -> Value {
+    let mut contents: Vec<Value> = Vec::new();
+    // Call id → tool name, for answers that do not name their tool.
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    for message in request.messages.iter().filter(|m| !m.is_legacy()) {
+        let (role, parts) = if message.is_request() {
+            ("user", request_parts(message, &names))
+        } else {
+            for call in message.tool_calls() {
+                names.insert(&call.tool_call_id, &call.tool_name);
+            }
+            ("model", response_parts(message))
+        };
+        push_content(&mut contents, role, parts);
+    }
+    let mut body = Map::new();
+    if !request.system.is_empty() {
+        body.insert(
+            "systemInstruction".into(),
+            json!({"parts": [{"text": request.system}]}),
+        );
+    }
+    body.insert("contents".into(), Value::Array(contents));
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|t| {
+                let mut decl = Map::new();
+                decl.insert("name".into(), json!(t.name));
+                decl.insert("description".into(), json!(t.description));
+                if let Some(params) = tool_parameters(&t.parameters) {
+                    decl.insert("parameters".into(), params);
+                }
+                Value::Object(decl)
+            })
+            .collect();
+        body.insert(
+            "tools".into(),
+            json!([{"functionDeclarations": declarations}]),
+        );
+    }
+    let mut config = Map::new();
+    if let Some(max) = request.max_output_tokens {
+        config.insert("maxOutputTokens".into(), json!(max));
+    }
+    if let Some(t) = request.temperature {
+        config.insert("temperature".into(), json!(t));
+    }
+    if let Some(budget) = request.reasoning.as_deref().and_then(thinking_budget) {
+        config.insert(
+            "thinkingConfig".into(),
+            json!({"includeThoughts": true, "thinkingBudget": budget}),
+        );
+    }
+    if !config.is_empty() {
+        body.insert("generationConfig".into(), Value::Object(config));
+    }
+    Value::Object(body)
+}
+
+/// The thinking budget for a reasoning effort (`None`: thinking left at the model's default).
+fn thinking_budget(effort: &str) -> Option<u32> {
+    match effort.trim().to_ascii_lowercase().as_str() {
+        "none" | "off" | "" => None,
+        "minimal" | "low" => Some(1024),
+        "high" | "xhigh" | "max" => Some(24576),
+        _ => Some(8192),
+    }
+}
+
+/// Appends a content, joining it to the previous one when the role is the same (Gemini wants turns
+/// to alternate). Contents without parts are left out.
+fn push_content(contents: &mut Vec<Value>, role: &str, parts: Vec<Value>) {
+    if parts.is_empty() {
+        return;
+    }
+    if let Some(last) = contents.last_mut()
+        && last["role"] == role
+        && let Some(existing) = last.get_mut("parts").and_then(Value::as_array_mut)
+    {
+        existing.extend(parts);
+        return;
+    }
+    contents.push(json!({"role": role, "parts": parts}));
+}
+
+fn request_parts(message: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
+    let name_of = |name: Option<&str>, id: &str| match name {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => names.get(id).copied().unwrap_or_default().to_string(),
+    };
+    let mut parts = Vec::new();
+    for part in &message.parts {
+        match part {
+            // System prompts travel in `systemInstruction`, never inside history.
+            Part::SystemPrompt(_) => {}
+            Part::UserPrompt(p) => parts.push(json!({"text": content_to_text(&p.content)})),
+            Part::ToolReturn(p) => parts.push(function_response(
+                &name_of(Some(&p.tool_name), &p.tool_call_id),
+                &p.tool_call_id,
+                json!({"result": content_to_text(&p.content)}),
+            )),
+            Part::RetryPrompt(p) => {
+                let text = format!("{}{RETRY_SUFFIX}", content_to_text(&p.content));
+                match &p.tool_call_id {
+                    Some(id) => parts.push(function_response(
+                        &name_of(p.tool_name.as_deref(), id),
+                        id,
+                        json!({"error": text}),
+                    )),
+                    None => parts.push(json!({"text": text})),
+                }
+            }
+            Part::Text(t) if !t.content.is_empty() => parts.push(json!({"text": t.content})),
+            Part::Text(_) | Part::Thinking(_) | Part::ToolCall(_) | Part::Other(_) => {}
+        }
+    }
+    parts
+}
+
+fn function_response(name: &str, id: &str, response: Value) -> Value {
+    let mut call = Map::new();
+    call.insert("name".into(), json!(name));
+    call.insert("response".into(), response);
+    if !id.is_empty() {
+        call.insert("id".into(), json!(id));
+    }
+    json!({"functionResponse": call})
+}
+
+fn response_parts(message: &Message) -> Vec<Value> {
+    let mut parts = Vec::new();
+    let mut first_call = None;
+    let mut any_call_signed = false;
+    for part in &message.parts {
+        match part {
+            Part::Text(t) => {
+                let signature = thought_signature(&t.extra);
+                // An empty text part matters only when it carries a signature (Gemini sends one at the
+                // end of some streams); otherwise the API rejects empty text.
+                if t.content.is_empty() && signature.is_none() {
+                    continue;
+                }
+                parts.push(with_signature(json!({"text": t.content}), signature));
+            }
+            Part::Thinking(t) => {
+                // Thought summaries are not sent back; a thought part that carried a signature is,
+                // as received, so the signature stays on its own part.
+                if let Some(signature) = thought_signature(&t.extra) {
+                    parts.push(with_signature(
+                        json!({"text": t.content, "thought": true}),
+                        Some(signature),
+                    ));
+                }
+            }
+            Part::ToolCall(c) => {
+                let args = match c.args_object() {
+                    Ok(map) => Value::Object(map),
+                    // Malformed arguments were answered by a retry prompt; send what was there.
+                    Err(_) => json!({"arguments": content_to_text(&c.args)}),
+                };
+                let mut call = Map::new();
+                call.insert("name".into(), json!(c.tool_name));
+                call.insert("args".into(), args);
+                if !c.tool_call_id.is_empty() {
+                    call.insert("id".into(), json!(c.tool_call_id));
+                }
+                let signature = thought_signature(&c.extra);
+                any_call_signed |= signature.is_some();
+                first_call.get_or_insert(parts.len());
+                parts.push(with_signature(json!({"functionCall": call}), signature));
+            }
+            Part::UserPrompt(_)
+            | Part::SystemPrompt(_)
+            | Part::ToolReturn(_)
+            | Part::RetryPrompt(_)
+            | Part::Other(_) => {}
+        }
+    }
+    if let (Some(pos), false) = (first_call, any_call_signed) {
+        parts[pos]["thoughtSignature"] = json!(SKIP_SIGNATURE);
+    }
+    parts
+}
+
+/// The signature a part arrived with, as received.
+fn thought_signature(extra: &Map<String, Value>) -> Option<&str> {
+    extra
+        .get("provider_details")
+        .and_then(|d| d.get("thought_signature"))
+        .and_then(Value::as_str)
+}
+
+fn with_signature(mut part: Value, signature: Option<&str>) -> Value {
+    if let Some(signature) = signature {
+        part["thoughtSignature"] = json!(signature);
+    }
+    part
+}
+
+/// A tool's JSON schema as Gemini accepts it, or `None` for a tool without parameters (Gemini
+/// rejects an object schema with no properties).
+fn tool_parameters(schema: &Value) -> Option<Value> {
+    let clean = clean_schema(schema);
+    let empty = clean
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    (!(clean.get("type") == Some(&json!("object")) && empty)).then_some(clean)
+}
+
+/// Keeps only the schema keys Gemini accepts, recursively. `oneOf` becomes `anyOf`, `const` becomes a
+/// one-value `enum`, and a `["T", "null"]` type becomes `T` with `nullable`.
+fn clean_schema(schema: &Value) -> Value {
+    let Some(obj) = schema.as_object() else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in obj {
+        match key.as_str() {
+            "properties" => {
+                if let Some(props) = value.as_object() {
+                    let props: Map<String, Value> = props
+                        .iter()
+                        .map(|(name, s)| (name.clone(), clean_schema(s)))
+                        .collect();
+                    if !props.is_empty() {
+                        out.insert(key.clone(), Value::Object(props));
+                    }
+                }
+            }
+            "items" => {
+                out.insert(key.clone(), clean_schema(value));
+            }
+            "anyOf" | "oneOf" => {
+                if let Some(options) = value.as_array() {
+                    let options = options.iter().map(clean_schema).collect();
+                    out.insert("anyOf".into(), Value::Array(options));
+                }
+            }
+            "const" => {
+                out.insert("enum".into(), json!([value]));
+            }
+            "type" => match value {
+                Value::Array(types) => {
+                    let mut kinds = types.iter().filter(|t| *t != "null");
+                    if let Some(kind) = kinds.next() {
+                        out.insert("type".into(), kind.clone());
+                    }
+                    if types.iter().any(|t| t == "null") {
+                        out.insert("nullable".into(), json!(true));
+                    }
+                }
+                other => {
+                    out.insert(key.clone(), other.clone());
+                }
+            },
+            k if SCHEMA_KEYS.contains(&k) => {
+                out.insert(key.clone(), value.clone());
+            }
+            _ => {}
+        }
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use tunacode_protocol::{RetryPromptPart, ToolSpec};
+
+    fn signed(mut part: Part, signature: &str) -> Part {
+        let details = json!({"thought_signature": signature, "provider": "google"});
+        match &mut part {
+            Part::Text(t) => t.extra.insert("provider_details".into(), details),
+            Part::ToolCall(c) => c.extra.insert("provider_details".into(), details),
+            Part::Thinking(t) => t.extra.insert("provider_details".into(), details),
+            _ => None,
+        };
+        part
+    }
+
+    #[test]
+    fn history_maps_to_contents_with_signatures_on_their_parts() {
+        let request = ModelRequest {
+            model: "gemini-test".into(),
+            system: "be brief".into(),
+            messages: vec![
+                Message::user("list"),
+                Message::response(vec![
+                    Part::thinking("hm", None),
+                    Part::text("Looking."),
+                    signed(
+                        Part::tool_call("c1", "list_dir", json!({"directory": "."})),
+                        "Sig+/1==",
+                    ),
+                    Part::tool_call("c2", "read_file", json!("{\"file_path\":\"a\"}")),
+                ]),
+                Message::request(vec![
+                    Part::tool_return("c1", "list_dir", "a\nb"),
+                    // No tool name: it is looked up from the call.
+                    Part::RetryPrompt(RetryPromptPart {
+                        content: json!("no such file"),
+                        tool_name: None,
+                        tool_call_id: Some("c2".into()),
+                        extra: Map::new(),
+                    }),
+                ]),
+                Message::from_value(json!({"thought": "legacy"})).unwrap(),
+                Message::response(vec![signed(Part::text(""), "EndSig==")]),
+                Message::user("next"),
+                Message::user("and more"),
+            ],
+            tools: vec![],
+            max_output_tokens: None,
+            temperature: None,
+            reasoning: None,
+        };
+        let body = build_body(&request);
+        assert_eq!(
+            body,
+            json!({
+                "systemInstruction": {"parts": [{"text": "be brief"}]},
+                "contents": [
+                    {"role": "user", "parts": [{"text": "list"}]},
+                    {"role": "model", "parts": [
+                        {"text": "Looking."},
+                        {"functionCall": {"name": "list_dir", "args": {"directory": "."}, "id": "c1"},
+                         "thoughtSignature": "Sig+/1=="},
+                        {"functionCall": {"name": "read_file", "args": {"file_path": "a"}, "id": "c2"}}
+                    ]},
+                    {"role": "user", "parts": [
+                        {"functionResponse": {"name": "list_dir", "response": {"result": "a\nb"}, "id": "c1"}},
+                        {"functionResponse": {"name": "read_file",
+                            "response": {"error": "no such file\n\nFix the errors and try again."}, "id": "c2"}}
+                    ]},
+                    {"role": "model", "parts": [{"text": "", "thoughtSignature": "EndSig=="}]},
+                    {"role": "user", "parts": [{"text": "next"}, {"text": "and more"}]}
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn unsigned_calls_get_the_placeholder_on_the_first_call_only() {
+        let request = ModelRequest {
+            messages: vec![
+                Message::user("go"),
+                Message::response(vec![
+                    Part::text(""),
+                    Part::tool_call("a", "glob", json!({})),
+                    Part::tool_call("b", "grep", Value::Null),
+                ]),
+            ],
+            ..ModelRequest::default()
+        };
+        let body = build_body(&request);
+        assert_eq!(
+            body["contents"][1]["parts"],
+            json!([
+                {"functionCall": {"name": "glob", "args": {}, "id": "a"}, "thoughtSignature": SKIP_SIGNATURE},
+                {"functionCall": {"name": "grep", "args": {}, "id": "b"}}
+            ])
+        );
+        assert!(body.get("systemInstruction").is_none());
+        assert!(body.get("tools").is_none());
+        assert!(body.get("generationConfig").is_none());
+    }
+
+    #[test]
+    fn tools_schemas_are_cleaned_and_config_is_set() {
+        let request = ModelRequest {
+            messages: vec![Message::user("x")],
+            tools: vec![
+                ToolSpec {
+                    name: "read_file".into(),
+                    description: "reads".into(),
+                    parameters: json!({
+                        "$schema": "http://json-schema.org/draft-07/schema#",
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "file_path": {"type": "string", "description": "path"},
+                            "limit": {"type": ["integer", "null"], "exclusiveMinimum": 0},
+                            "mode": {"oneOf": [{"const": "a"}, {"type": "string", "additionalProperties": {}}]},
+                            "tags": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+                                     "properties": {"additionalProperties": {"type": "string"}}}}
+                        },
+                        "required": ["file_path"]
+                    }),
+                },
+                ToolSpec {
+                    name: "noop".into(),
+                    description: "".into(),
+                    parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+                },
+            ],
+            max_output_tokens: Some(1000),
+            temperature: Some(0.5),
+            reasoning: Some("high".into()),
+            ..ModelRequest::default()
+        };
+        let body = build_body(&request);
+        assert_eq!(
+            body["tools"],
+            json!([{"functionDeclarations": [
+                {"name": "read_file", "description": "reads", "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "file_path": {"type": "string", "description": "path"},
+                        "limit": {"type": "integer", "nullable": true},
+                        "mode": {"anyOf": [{"enum": ["a"]}, {"type": "string"}]},
+                        "tags": {"type": "array", "items": {"type": "object",
+                                 "properties": {"additionalProperties": {"type": "string"}}}}
+                    },
+                    "required": ["file_path"]
+                }},
+                {"name": "noop", "description": ""}
+            ]}])
+        );
+        assert_eq!(
+            body["generationConfig"],
+            json!({"maxOutputTokens": 1000, "temperature": 0.5,
+                   "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 24576}})
+        );
+        for (effort, budget) in [("low", Some(1024)), ("medium", Some(8192)), ("none", None)] {
+            assert_eq!(thinking_budget(effort), budget, "{effort}");
+        }
+    }
+}
