@@ -11,7 +11,11 @@ fi
 
 echo "== format and lints"
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features tunacode-cli/real-server-tests -- -D warnings
+
+echo "== a real OpenAI-compatible server for the end-to-end test (cached after the first run)"
+eval "$(scripts/setup-llama-server.sh)"
+export LLAMA_SERVER LLAMA_MODEL
 
 echo "== tests"
-cargo nextest run --workspace --locked --profile ci
+cargo nextest run --workspace --locked --profile ci --features tunacode-cli/real-server-tests

@@ -76,9 +76,12 @@ pub struct RunArgs {
     /// Work in this directory instead of the current one.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Approve every write and command without asking.
+    /// Approve every write and command (and, with --plan, the plan) without asking.
     #[arg(short, long)]
     pub yes: bool,
+    /// Plan mode: read-only tools only until the model's plan (saved to PLAN.md) is approved.
+    #[arg(long)]
+    pub plan: bool,
     /// Continue a saved session by id.
     #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
     pub session: Option<String>,

@@ -39,6 +39,8 @@ pub struct RunResult {
     pub usage: Usage,
     /// The error, when the run failed.
     pub error: Option<Value>,
+    /// The progress summary, when the iteration limit stopped the run.
+    pub limit_summary: Option<String>,
 }
 
 /// Renders events as they come.
@@ -49,6 +51,7 @@ pub struct Renderer<O: Write, E: Write> {
     out_mid_line: bool,
     tools: Vec<ToolSummary>,
     usage: Usage,
+    limit_summary: Option<String>,
 }
 
 impl<O: Write, E: Write> Renderer<O, E> {
@@ -61,6 +64,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
             out_mid_line: false,
             tools: Vec::new(),
             usage: Usage::default(),
+            limit_summary: None,
         }
     }
 
@@ -88,6 +92,9 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 duration_ms: *duration_ms,
             }),
             AgentEvent::UsageUpdated { session_total, .. } => self.usage = *session_total,
+            AgentEvent::IterationLimitReached { summary, .. } => {
+                self.limit_summary = Some(summary.clone())
+            }
             _ => {}
         }
         match self.format {
@@ -131,6 +138,36 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 };
                 let _ = writeln!(self.err, "{line}");
             }
+            AgentEvent::FallbackResponse { text } | AgentEvent::PlanPresented { plan: text } => {
+                self.end_out_line();
+                let _ = writeln!(self.out, "{text}");
+                let _ = self.out.flush();
+            }
+            AgentEvent::IterationLimitReached { summary, .. } => {
+                self.end_out_line();
+                let _ = writeln!(self.err, "{summary}");
+            }
+            AgentEvent::TodosUpdated { items } => {
+                self.end_out_line();
+                let _ = writeln!(self.err, "todo:");
+                for t in items {
+                    let mark = match t.status {
+                        tunacode_protocol::TodoStatus::Pending => "[ ]",
+                        tunacode_protocol::TodoStatus::InProgress => "[~]",
+                        tunacode_protocol::TodoStatus::Completed => "[x]",
+                    };
+                    let _ = writeln!(self.err, "  {mark} {}. {}", t.id, t.content);
+                }
+            }
+            AgentEvent::PlanModeChanged { active } => {
+                self.end_out_line();
+                let state = if *active {
+                    "on: read-only until a plan is approved"
+                } else {
+                    "off"
+                };
+                let _ = writeln!(self.err, "plan mode {state}");
+            }
             AgentEvent::Notice { level, message } => {
                 self.end_out_line();
                 let tag = match level {
@@ -155,6 +192,9 @@ impl<O: Write, E: Write> Renderer<O, E> {
     pub fn finish(&mut self, mut result: RunResult) {
         if result.usage == Usage::default() {
             result.usage = self.usage;
+        }
+        if result.limit_summary.is_none() && result.status == "iteration_limit" {
+            result.limit_summary = self.limit_summary.clone();
         }
         let mut value = match serde_json::to_value(&result) {
             Ok(v) => v,
@@ -224,6 +264,7 @@ mod tests {
             response: "hi".into(),
             usage: Usage::default(),
             error: None,
+            limit_summary: None,
         }
     }
 

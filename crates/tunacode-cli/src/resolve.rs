@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use tunacode_core::{AgentOptions, PruneConfig, concurrency::default_max_parallel, prompt};
+use tunacode_core::{
+    AgentOptions, GuidanceOptions, PruneConfig, concurrency::default_max_parallel, prompt,
+};
 use tunacode_llm::models::{ModelOverride, ModelRegistry};
 use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, WireApi, known_provider};
 use tunacode_store::{Paths, UserConfig};
@@ -69,6 +71,12 @@ pub fn resolve(
         tool_ignore: settings.tool_ignore.clone(),
         max_output_tokens: None,
         reasoning_effort: settings.reasoning_effort.clone(),
+        guidance: GuidanceOptions {
+            self_evaluation: settings.self_evaluation,
+            no_progress_alert: settings.no_progress_alert,
+            fallback_response: settings.fallback_response,
+            show_thoughts: settings.show_thoughts,
+        },
         pricing: registry(&paths, &config)?
             .find(&model.provider, &model.model)
             .map(|m| m.pricing),

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+use tunacode_core::mentions::expand_mentions;
 use tunacode_core::{
-    Agent, Approver, AutoApprove, ClientCache, ClientFactory, DenyAll, EventSink, RequestError,
-    RunOutcome, Session, SessionHandle,
+    Agent, Approver, AutoApprove, ClientCache, DenyAll, EventSink, RequestError, RunOutcome,
+    Session, SessionHandle,
 };
-use tunacode_llm::create_client;
 use tunacode_protocol::FinishReason;
 use tunacode_store::{SessionStore, project_id};
 use tunacode_tools::{ToolSet, Workspace};
@@ -68,18 +68,27 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             reason: NO_APPROVAL_REASON.into(),
         })
     };
-    let provider = resolved.provider.clone();
-    let factory: ClientFactory = Arc::new(move || create_client(&provider));
+    let workspace = Workspace::new(&resolved.cwd);
+    let prompt = expand_mentions(&prompt, &workspace);
+    if !prompt.attached.is_empty() {
+        renderer.note(&format!("note: attached {}", prompt.attached.join(", ")));
+    }
+    let prompt = prompt.text;
+    let tools = ToolSet::builtin_with_todos(&session.todos);
     let agent = Arc::new(Agent::new(
         resolved.options.clone(),
-        ClientCache::new(factory),
-        ToolSet::builtin(),
-        Workspace::new(&resolved.cwd),
+        resolved.provider.clone(),
+        ClientCache::default(),
+        tools,
+        workspace,
         approver,
         SessionHandle::new(session),
         Some(store),
         events,
     ));
+    if args.plan {
+        agent.set_plan_mode(true);
+    }
     let cancel = CancellationToken::new();
     let signals = tokio::spawn(watch_signals(cancel.clone()));
     let mut task = {
@@ -184,6 +193,7 @@ fn run_result(
         response: String::new(),
         usage: Default::default(),
         error: None,
+        limit_summary: None,
     };
     match outcome {
         Ok(outcome) => {
@@ -193,6 +203,7 @@ fn run_result(
                 FinishReason::Completed => ("completed", EXIT_OK),
                 FinishReason::Answered => ("answered", EXIT_OK),
                 FinishReason::IterationLimit => ("iteration_limit", EXIT_ITERATION_LIMIT),
+                FinishReason::PlanPresented => ("plan_presented", EXIT_OK),
             };
             (result.status, result.exit_code) = (status.to_string(), code);
         }

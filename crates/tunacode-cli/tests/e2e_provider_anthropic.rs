@@ -187,7 +187,7 @@ fn multi_step_task_over_anthropic_messages_lists_reads_and_writes() {
             "assistant[read_file:toolu_read]",
             "user[result:toolu_read]",
             "assistant[write_file:toolu_write]",
-            "user[result:toolu_write]",
+            "user[result:toolu_write,text]",
         ]
     );
     // The thinking block goes back with the fake's signature for turn 1.

@@ -190,6 +190,7 @@ fn multi_step_task_over_the_native_gemini_api() {
             );
         }
     }
+    // From the third request on, the self-evaluation prompt rides along as text (not stored).
     let last = &requests[3].body;
     assert_eq!(
         shape(&last["contents"]),
@@ -200,7 +201,7 @@ fn multi_step_task_over_the_native_gemini_api() {
             "model:call:read_file",
             "user:answer:read_file",
             "model:call:write_file",
-            "user:answer:write_file"
+            "user:answer:write_file,text"
         ]
     );
     let ids: Vec<String> = signed_calls(last).into_iter().map(|(id, _)| id).collect();

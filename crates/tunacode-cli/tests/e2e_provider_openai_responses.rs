@@ -154,6 +154,7 @@ fn multi_step_tool_task_over_responses_carries_reasoning_forward() {
             "reasoning[rs_3]",
             "call[call_write]",
             "output[call_write]",
+            "user",
         ]
     );
     // Every follow-up carries each earlier turn's reasoning item byte-exact.

@@ -117,8 +117,23 @@ fn multi_step_task_lists_reads_writes_and_saves_a_valid_session() {
             "assistant[read_file]",
             "tool[call_read]",
             "assistant[write_file]",
-            "tool[call_write]"
+            "tool[call_write]",
+            "user"
         ]
+    );
+    // Self-evaluation (seed 003 §7): from the third request on, in the same request, never stored.
+    let self_eval = |i: usize| {
+        let msgs = messages(&requests[i].body);
+        let last = msgs.last().unwrap().clone();
+        last["role"] == "user"
+            && last["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("Reflect on your progress")
+    };
+    assert_eq!(
+        (0..4).map(self_eval).collect::<Vec<_>>(),
+        [false, false, true, true]
     );
     let read_result = messages(&requests[2].body)[5]["content"]
         .as_str()
@@ -292,13 +307,35 @@ fn iteration_limit_ends_with_exit_code_3() {
     assert_eq!(run.result()["status"], "iteration_limit");
     assert_eq!(run.result()["iterations"], 2);
     assert_eq!(fake.requests().len(), 2);
-    let notices = run.of_type("notice");
-    assert!(notices.iter().any(|n| {
-        n["message"]
-            .as_str()
-            .unwrap()
-            .contains("iteration limit (2)")
-    }));
+    // The progress summary (seed 004): the original query, tools by name and count, the choices.
+    let limit = run.of_type("iteration_limit_reached");
+    assert_eq!(limit.len(), 1);
+    assert_eq!(
+        limit[0]["tools_used"],
+        serde_json::json!([{"name": "list_dir", "count": 2}])
+    );
+    assert_eq!(limit[0]["original_query"], "loop forever");
+    let summary = limit[0]["summary"].as_str().unwrap();
+    for part in [
+        "iteration limit (2)",
+        "Original request: loop forever",
+        "Tools used: list_dir: 2",
+        "1. Continue working",
+        "2. Summarize",
+        "3. Try a different approach",
+    ] {
+        assert!(summary.contains(part), "{part}: {summary}");
+    }
+    assert_eq!(run.result()["limit_summary"], summary);
+    // No answer was shown, so the fallback response says what was done and what is left.
+    let fallback = run.of_type("fallback_response");
+    assert_eq!(fallback.len(), 1);
+    let text = fallback[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("- list_dir (done)\n- list_dir (done)") && text.contains("What is left"),
+        "{text}"
+    );
+    assert_eq!(run.result()["response"], text);
     // The session is saved and consistent: both calls answered.
     let session = env.only_session();
     let msgs = session["messages"].as_array().unwrap();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
+use tunacode_llm::ProviderSettings;
 use tunacode_protocol::FinishReason;
 use tunacode_store::SessionStore;
 use tunacode_tools::{ToolSet, Workspace};
@@ -45,6 +46,8 @@ pub struct AgentOptions {
     pub reasoning_effort: Option<String>,
     /// The model's prices, to cost calls the provider does not price itself.
     pub pricing: Option<tunacode_llm::models::Pricing>,
+    /// How the loop steers (self-evaluation, no-progress alert, fallback response).
+    pub guidance: crate::guidance::GuidanceOptions,
 }
 
 /// How a request finished.
@@ -63,6 +66,7 @@ pub struct RunOutcome {
 /// The agent engine for one session.
 pub struct Agent {
     pub(crate) options: AgentOptions,
+    pub(crate) provider: ProviderSettings,
     pub(crate) clients: ClientCache,
     pub(crate) tools: ToolSet,
     pub(crate) workspace: Workspace,
@@ -82,10 +86,12 @@ impl std::fmt::Debug for Agent {
 }
 
 impl Agent {
-    /// An agent. `store` is where the session is saved after every request (`None`: not saved).
+    /// An agent speaking to `provider`. `store` is where the session is saved after every request
+    /// (`None`: not saved).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         options: AgentOptions,
+        provider: ProviderSettings,
         clients: ClientCache,
         tools: ToolSet,
         workspace: Workspace,
@@ -96,6 +102,7 @@ impl Agent {
     ) -> Self {
         Agent {
             options,
+            provider,
             clients,
             tools,
             workspace,
@@ -114,6 +121,13 @@ impl Agent {
     /// The options in force.
     pub fn options(&self) -> &AgentOptions {
         &self.options
+    }
+
+    /// Switches plan mode on or off (only read-only tools and the plan tools while on).
+    pub fn set_plan_mode(&self, active: bool) {
+        self.session.lock().plan_mode = active;
+        self.events
+            .emit(tunacode_protocol::AgentEvent::PlanModeChanged { active });
     }
 
     /// Tools that never ask for approval.

@@ -32,14 +32,64 @@ pub enum ApprovalDecision {
     },
 }
 
-/// Decides whether a write or command may run.
+/// What the user chose at the iteration limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LimitDecision {
+    /// Keep going; the limit grows by 5.
+    Continue,
+    /// Ask the model for a summary (no tools), then stop.
+    Summarize,
+    /// Tell the model to try another approach; the limit grows by 5.
+    TryAnotherApproach,
+    /// Stop now (what a headless run does).
+    Stop,
+}
+
+/// Where the request stands when the iteration limit is reached (seed 004's clarification).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressReport {
+    /// Iterations run.
+    pub iterations: u32,
+    /// The limit reached.
+    pub max_iterations: u32,
+    /// The task.
+    pub original_query: String,
+    /// The summary and choices shown to the user.
+    pub summary: String,
+}
+
+/// What the user said about a presented plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanDecision {
+    /// Go ahead: the plan is saved to `PLAN.md` and all tools come back.
+    Approve,
+    /// Revise it; the feedback goes to the model.
+    Reject {
+        /// What the user wants changed.
+        feedback: String,
+    },
+    /// Nobody can approve it now (a headless run): end the request with the plan as the answer.
+    Stop,
+}
+
+/// The user in the loop: approves writes and commands, and decides at the iteration limit and on plans.
 #[async_trait]
 pub trait Approver: Send + Sync {
     /// Asks for approval of one call.
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision;
+
+    /// The iteration limit was reached; what now? By default: stop.
+    async fn on_iteration_limit(&self, _report: &ProgressReport) -> LimitDecision {
+        LimitDecision::Stop
+    }
+
+    /// The model presented a plan; approve, reject, or stop. By default: stop with the plan.
+    async fn review_plan(&self, _plan: &str) -> PlanDecision {
+        PlanDecision::Stop
+    }
 }
 
-/// Approves everything (`--yes`, yolo mode).
+/// Approves every call and every plan (`--yes`, yolo mode); stops at the iteration limit.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AutoApprove;
 
@@ -47,6 +97,10 @@ pub struct AutoApprove;
 impl Approver for AutoApprove {
     async fn approve(&self, _request: &ApprovalRequest) -> ApprovalDecision {
         ApprovalDecision::Approve
+    }
+
+    async fn review_plan(&self, _plan: &str) -> PlanDecision {
+        PlanDecision::Approve
     }
 }
 

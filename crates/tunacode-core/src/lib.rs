@@ -11,8 +11,11 @@ mod dispatch;
 mod error;
 mod events;
 pub mod fallback_parse;
+pub mod guidance;
 pub mod history;
+pub mod mentions;
 mod orchestrator;
+mod plan_tools;
 pub mod prompt;
 pub mod registry;
 pub mod response_state;
@@ -20,14 +23,19 @@ mod session;
 mod streaming;
 
 pub use agent::{Agent, AgentOptions, RunOutcome};
-pub use approval::{ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll};
+pub use approval::{
+    ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, LimitDecision, PlanDecision,
+    ProgressReport,
+};
 pub use async_trait::async_trait;
 pub use client_cache::{ClientCache, ClientFactory};
 pub use completion::COMPLETION_MARKER;
 pub use dispatch::CANCELLED_ANSWER;
 pub use error::RequestError;
 pub use events::EventSink;
+pub use guidance::GuidanceOptions;
 pub use history::PruneConfig;
+pub use plan_tools::PLAN_FILE;
 pub use registry::{ToolCallRegistry, ToolCallStatus};
 pub use response_state::{AgentState, ResponseState};
 pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};

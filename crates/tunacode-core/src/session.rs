@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Map, Value};
-use tunacode_protocol::{Message, Usage};
+use tunacode_protocol::{Message, TodoItem, Usage};
 use tunacode_store::{SESSION_FORMAT_VERSION, SessionFile, now_rfc3339, project_id};
+use tunacode_tools::TodoList;
 
 use crate::history::estimate_history_tokens;
 use crate::registry::ToolCallRegistry;
@@ -27,6 +28,8 @@ pub struct RuntimeState {
     pub batch_counter: u32,
     /// Empty responses in a row.
     pub consecutive_empty_responses: u32,
+    /// A plan presented in plan mode that nobody could approve now (the request ends with it).
+    pub plan_awaiting_approval: Option<String>,
 }
 
 /// Token usage of the session.
@@ -70,6 +73,10 @@ pub struct Session {
     pub task: TaskState,
     /// Estimated tokens of the history.
     pub total_tokens: u64,
+    /// The agent's todo list (stored as `todos`).
+    pub todos: TodoList,
+    /// Whether plan mode is on: only read-only tools until a plan is approved (stored as `plan_mode`).
+    pub plan_mode: bool,
     /// Stored keys this version does not use, written back unchanged.
     pub extra: Map<String, Value>,
 }
@@ -89,12 +96,23 @@ impl Session {
             runtime: RuntimeState::default(),
             task: TaskState::default(),
             total_tokens: 0,
+            todos: TodoList::default(),
+            plan_mode: false,
             extra: Map::new(),
         }
     }
 
     /// A session loaded from its file.
     pub fn from_file(file: SessionFile) -> Self {
+        let mut extra = file.extra;
+        let todos = extra
+            .remove("todos")
+            .and_then(|v| serde_json::from_value::<Vec<TodoItem>>(v).ok())
+            .unwrap_or_default();
+        let plan_mode = extra
+            .remove("plan_mode")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
         Session {
             id: file.session_id,
             project_id: file.project_id,
@@ -110,12 +128,25 @@ impl Session {
             runtime: RuntimeState::default(),
             task: TaskState::default(),
             total_tokens: file.total_tokens,
-            extra: file.extra,
+            todos: TodoList::from_items(todos),
+            plan_mode,
+            extra,
         }
     }
 
     /// The file to store (stamped with the current time).
     pub fn to_file(&self) -> SessionFile {
+        let mut extra = self.extra.clone();
+        let todos = self.todos.items();
+        if !todos.is_empty() {
+            extra.insert(
+                "todos".into(),
+                serde_json::to_value(todos).unwrap_or_default(),
+            );
+        }
+        if self.plan_mode {
+            extra.insert("plan_mode".into(), Value::Bool(true));
+        }
         SessionFile {
             version: SESSION_FORMAT_VERSION,
             session_id: self.id.clone(),
@@ -128,7 +159,7 @@ impl Session {
             session_total_usage: self.usage.session_total,
             thoughts: self.thoughts.clone(),
             messages: self.messages.clone(),
-            extra: self.extra.clone(),
+            extra,
         }
     }
 
@@ -185,7 +216,13 @@ mod tests {
         ];
         s.thoughts.push(Value::String("thinking".into()));
         s.usage.session_total.request_tokens = 42;
-        s.extra.insert("todos".into(), Value::Array(vec![]));
+        s.extra.insert("later_feature".into(), Value::Array(vec![]));
+        s.todos = TodoList::from_items(vec![TodoItem {
+            id: 1,
+            content: "fix".into(),
+            status: tunacode_protocol::TodoStatus::InProgress,
+        }]);
+        s.plan_mode = true;
         s.update_token_count();
         let file = s.to_file();
         let back = Session::from_file(
@@ -195,6 +232,8 @@ mod tests {
         assert_eq!(back.thoughts, s.thoughts);
         assert_eq!(back.usage.session_total, s.usage.session_total);
         assert_eq!(back.extra, s.extra);
+        assert_eq!(back.todos.items(), s.todos.items());
+        assert!(back.plan_mode);
         assert_eq!(back.total_tokens, 3);
         assert_eq!(back.last_assistant_text().as_deref(), Some("hello"));
     }

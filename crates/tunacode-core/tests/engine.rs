@@ -11,56 +11,16 @@ use serde_json::Value;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tunacode_core::history::{PRUNED_PLACEHOLDER, check_invariants};
+mod common;
+
+use common::{agent, new_session};
 use tunacode_core::{
-    Agent, AgentOptions, ApprovalDecision, ApprovalRequest, Approver, AutoApprove, ClientCache,
-    EventSink, PruneConfig, RequestError, Session, SessionHandle, ToolCallStatus,
+    ApprovalDecision, ApprovalRequest, Approver, AutoApprove, RequestError, SessionHandle,
+    ToolCallStatus,
 };
-use tunacode_llm::{ModelId, ProviderSettings, create_client};
 use tunacode_protocol::{FinishReason, Message, Part};
 use tunacode_store::SessionStore;
 use tunacode_testkit::{FakeProvider, Turn};
-use tunacode_tools::{ToolSet, Workspace};
-
-fn agent(
-    fake: &FakeProvider,
-    dir: &std::path::Path,
-    approver: Arc<dyn Approver>,
-    session: Session,
-) -> Agent {
-    let id = ModelId::parse("openai:test-model").unwrap();
-    let settings = ProviderSettings::for_model(&id, Some(fake.base_url()), None).unwrap();
-    let options = AgentOptions {
-        model: id.to_string(),
-        provider_model: id.model.clone(),
-        max_iterations: 10,
-        request_timeout: None,
-        tool_max_retries: 2,
-        max_parallel: 4,
-        prune: PruneConfig {
-            protect_tokens: 10,
-            minimum_tokens: 1,
-        },
-        system_prompt: "SYSTEM".into(),
-        tool_ignore: vec![],
-        max_output_tokens: None,
-        reasoning_effort: None,
-        pricing: None,
-    };
-    Agent::new(
-        options,
-        ClientCache::new(Arc::new(move || create_client(&settings))),
-        ToolSet::builtin(),
-        Workspace::new(dir),
-        approver,
-        SessionHandle::new(session),
-        Some(SessionStore::new(dir.join(".sessions"))),
-        EventSink::none(),
-    )
-}
-
-fn new_session(dir: &std::path::Path) -> Session {
-    Session::new(dir, "openai:test-model")
-}
 
 #[tokio::test]
 async fn registry_records_match_the_answers_sent_back() {

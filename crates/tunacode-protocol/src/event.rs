@@ -39,6 +39,40 @@ pub enum FinishReason {
     Answered,
     /// `max_iterations` was reached before the task was done.
     IterationLimit,
+    /// In plan mode, the model presented a plan that waits for the user's approval.
+    PlanPresented,
+}
+
+/// Where a todo is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// One item of the agent's todo list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoItem {
+    /// Its number (stable within the list).
+    pub id: u32,
+    /// What to do.
+    pub content: String,
+    /// Where it is.
+    pub status: TodoStatus,
+}
+
+/// How often a tool was used in a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolUse {
+    /// The tool.
+    pub name: String,
+    /// Calls made.
+    pub count: u32,
 }
 
 /// One thing that happened while the agent worked on a request.
@@ -117,6 +151,41 @@ pub enum AgentEvent {
         last_call: Usage,
         /// The session so far.
         session_total: Usage,
+    },
+    /// The iteration limit was reached; the user is asked how to go on (seed 004's clarification: the
+    /// original query and the progress so far).
+    IterationLimitReached {
+        /// Iterations run.
+        iterations: u32,
+        /// The limit that was reached.
+        max_iterations: u32,
+        /// Tools used so far, by name.
+        tools_used: Vec<ToolUse>,
+        /// The task.
+        original_query: String,
+        /// The progress summary shown to the user.
+        summary: String,
+    },
+    /// The request ended without an answer the user could see; this text, built from the tool history,
+    /// says what was done and what is left.
+    FallbackResponse {
+        /// The text.
+        text: String,
+    },
+    /// The todo list changed.
+    TodosUpdated {
+        /// The whole list.
+        items: Vec<TodoItem>,
+    },
+    /// Plan mode was switched on or off.
+    PlanModeChanged {
+        /// Whether plan mode is on now.
+        active: bool,
+    },
+    /// The model presented a plan for approval.
+    PlanPresented {
+        /// The plan, in markdown.
+        plan: String,
     },
     /// The request finished normally.
     RequestFinished {

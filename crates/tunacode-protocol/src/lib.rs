@@ -7,7 +7,7 @@ mod message;
 mod part;
 mod usage;
 
-pub use event::{AgentEvent, FinishReason, NoticeLevel, ToolStatus};
+pub use event::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus, ToolUse};
 pub use message::{Message, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,

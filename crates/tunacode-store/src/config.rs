@@ -35,6 +35,14 @@ pub struct Settings {
     pub tool_ignore: Vec<String>,
     /// Reasoning effort for reasoning models (`low`, `medium`, `high`); unset: the provider's default.
     pub reasoning_effort: Option<String>,
+    /// From the third iteration on, ask the model whether the task is complete.
+    pub self_evaluation: bool,
+    /// After three iterations without a tool call, alert the model.
+    pub no_progress_alert: bool,
+    /// At the iteration limit with no answer shown, show a summary built from the tool history.
+    pub fallback_response: bool,
+    /// Show the loop's own steering and the model's reasoning.
+    pub show_thoughts: bool,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -54,6 +62,10 @@ impl Default for Settings {
             prune_minimum_tokens: 20_000,
             tool_ignore: Vec::new(),
             reasoning_effort: None,
+            self_evaluation: true,
+            no_progress_alert: true,
+            fallback_response: true,
+            show_thoughts: false,
             other: Map::new(),
         }
     }
@@ -136,7 +148,8 @@ mod tests {
         assert_eq!(cfg.default_model.as_deref(), Some("openai:gpt-4.1"));
         assert_eq!(cfg.settings.max_iterations, 7);
         assert_eq!(cfg.settings.tool_max_retries, 3);
-        assert!(cfg.settings.other.contains_key("fallback_response"));
+        assert!(cfg.settings.fallback_response);
+        assert!(cfg.settings.self_evaluation);
         assert!(cfg.other.contains_key("mcpServers"));
         assert_eq!(
             cfg.providers["gpu"].base_url.as_deref(),

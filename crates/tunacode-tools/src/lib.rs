@@ -1,5 +1,6 @@
-//! Built-in tools of TunaCode (seed 003's list): `read_file`, `write_file`, `update_file`, `bash`, `grep`,
-//! `glob`, `list_dir`. Each implements [`Tool`]; every path is resolved through the [`Workspace`] guard.
+//! Built-in tools of TunaCode (seed 003's nine): `read_file`, `write_file`, `update_file`, `bash`,
+//! `run_command`, `grep`, `glob`, `list_dir`, `todo`. Each implements [`Tool`]; every path is resolved
+//! through the [`Workspace`] guard.
 //!
 //! Concurrency policy lives in the engine (tunacode-core): tools only declare their [`ToolKind`].
 
@@ -16,18 +17,22 @@ mod workspace;
 use std::sync::Arc;
 
 pub use tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet};
-pub use tools::{Bash, Glob, Grep, ListDir, ReadFile, UpdateFile, WriteFile};
+pub use tools::{
+    Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile, WriteFile,
+};
 pub use workspace::Workspace;
 
-/// The built-in tools, in the order they are offered to the model.
-pub(crate) fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+/// The built-in tools, in the order they are offered to the model; `todo` works on `todos`.
+pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFile),
         Arc::new(WriteFile),
         Arc::new(UpdateFile),
         Arc::new(Bash::default()),
+        Arc::new(RunCommand),
         Arc::new(Grep::default()),
         Arc::new(Glob),
         Arc::new(ListDir),
+        Arc::new(Todo::new(todos.clone())),
     ]
 }

@@ -121,13 +121,30 @@ impl ToolSet {
         ToolSet { tools: Vec::new() }
     }
 
-    /// The built-in tools.
+    /// The built-in tools, with a todo list of their own.
     pub fn builtin() -> Self {
+        Self::builtin_with_todos(&crate::TodoList::default())
+    }
+
+    /// The built-in tools; `todo` works on `todos` (the session's list).
+    pub fn builtin_with_todos(todos: &crate::TodoList) -> Self {
         let mut set = ToolSet::new();
-        for tool in crate::builtin_tools() {
+        for tool in crate::builtin_tools(todos) {
             set.add(tool);
         }
         set
+    }
+
+    /// Only the tools `keep` accepts (e.g. the read-only ones in plan mode).
+    pub fn filtered(&self, keep: impl Fn(&dyn Tool) -> bool) -> Self {
+        ToolSet {
+            tools: self
+                .tools
+                .iter()
+                .filter(|t| keep(t.as_ref()))
+                .cloned()
+                .collect(),
+        }
     }
 
     /// Adds a tool, replacing one of the same name.

@@ -30,6 +30,8 @@ pub(crate) struct ToolDispatcher {
     pub max_parallel: usize,
     pub tool_max_retries: u32,
     pub no_approval: HashSet<String>,
+    /// When set (plan mode), write and execute calls are refused with this text.
+    pub read_only_reason: Option<String>,
 }
 
 /// How one call ended: the part answering it and the event status.
@@ -147,6 +149,11 @@ impl ToolDispatcher {
             tool_name: name.clone(),
             args: Value::Object(args.clone()),
         });
+        if tool.kind() != ToolKind::ReadOnly
+            && let Some(reason) = &self.read_only_reason
+        {
+            return Answer::failed(id, name, reason.clone());
+        }
         if tool.kind() != ToolKind::ReadOnly && !self.no_approval.contains(name.as_str()) {
             match self.ask_approval(call, tool.as_ref(), &args).await {
                 Some(ApprovalDecision::Approve) => {}

@@ -2,8 +2,10 @@
 
 use super::*;
 use crate::testutil::{args, ctx};
+use crate::tools::process::{HEAD_BYTES, TAIL_BYTES};
 use nix::errno::Errno;
-use nix::sys::signal::kill;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use std::path::Path;
 
 async fn run(tool: &Bash, dir: &Path, a: Value) -> Result<String, ToolError> {

@@ -4,7 +4,10 @@ mod bash;
 mod glob;
 mod grep;
 mod list_dir;
+pub(crate) mod process;
 mod read_file;
+mod run_command;
+mod todo;
 mod update_file;
 mod write_file;
 
@@ -13,6 +16,8 @@ pub use glob::Glob;
 pub use grep::Grep;
 pub use list_dir::ListDir;
 pub use read_file::ReadFile;
+pub use run_command::RunCommand;
+pub use todo::{Todo, TodoList};
 pub use update_file::UpdateFile;
 pub use write_file::WriteFile;
 
@@ -22,7 +27,7 @@ mod tests {
     use serde_json::Value;
 
     #[test]
-    fn builtin_set_has_exactly_the_seven_tools() {
+    fn builtin_set_has_exactly_the_nine_tools() {
         let set = ToolSet::builtin();
         assert_eq!(
             set.names(),
@@ -31,9 +36,11 @@ mod tests {
                 "write_file",
                 "update_file",
                 "bash",
+                "run_command",
                 "grep",
                 "glob",
-                "list_dir"
+                "list_dir",
+                "todo"
             ]
         );
     }

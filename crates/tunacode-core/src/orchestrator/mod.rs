@@ -1,0 +1,303 @@
+//! [`RequestRun`]: one request through the loop of seed 000 §2 and seed 001's Request Loop Contract:
+//! initialize (request id, runtime reset, original query) → prepare history → iterate (stream, process
+//! the node, dispatch tools, detect empty responses and the completion marker, steer with
+//! self-evaluation and the no-progress alert, handle `max_iterations`) → persist (run messages plus
+//! messages appended from outside) → save. Abort, timeout and failure keep partial text as
+//! `[INTERRUPTED]`, cancel in-flight tools, clean dangling calls, save.
+//!
+//! `node.rs` processes one response, `limit.rs` handles the iteration limit, `finish.rs` interruption
+//! and persistence.
+
+mod finish;
+mod limit;
+mod node;
+
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+use tunacode_llm::ModelRequest;
+use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part};
+use tunacode_tools::{ToolKind, ToolSet};
+
+use crate::agent::{Agent, RunOutcome};
+use crate::error::RequestError;
+use crate::guidance::{SELF_EVALUATION_FROM, self_evaluation_prompt};
+use crate::history::{check_invariants, prepare_history, run_cleanup_loop};
+use crate::plan_tools::{ExitPlanMode, PresentPlan};
+use crate::response_state::{AgentState, ResponseState};
+use crate::streaming::{StreamStop, stream_response};
+
+/// Why the run token was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StopCause {
+    /// The user aborted.
+    Abort,
+    /// The global timeout fired.
+    Timeout,
+}
+
+/// Why the iteration loop stopped early.
+enum Interrupt {
+    Cancelled,
+    Failed(tunacode_llm::LlmError),
+}
+
+/// One request in flight.
+pub(crate) struct RequestRun<'a> {
+    agent: &'a Agent,
+    message: String,
+    cancel: CancellationToken,
+    cause: Arc<Mutex<Option<StopCause>>>,
+    request_id: String,
+    run_messages: Vec<Message>,
+    baseline: usize,
+    state: ResponseState,
+    /// Text the user saw of the response being streamed.
+    shown: String,
+    last_text: String,
+    iteration: u32,
+    /// The limit in force (grows when the user chooses to continue).
+    max_iterations: u32,
+    /// Iterations in a row without a tool call, and the last one that had one.
+    unproductive: u32,
+    last_productive: u32,
+    /// The next call is the summary the user asked for at the limit: no tools, then stop.
+    final_summary: bool,
+    /// A text shown instead of nothing when the request ends without an answer.
+    fallback: Option<String>,
+}
+
+impl<'a> RequestRun<'a> {
+    pub(crate) fn new(
+        agent: &'a Agent,
+        message: &str,
+        cancel: CancellationToken,
+        cause: Arc<Mutex<Option<StopCause>>>,
+    ) -> Self {
+        RequestRun {
+            agent,
+            message: message.to_string(),
+            cancel,
+            cause,
+            request_id: new_request_id(),
+            run_messages: Vec::new(),
+            baseline: 0,
+            state: ResponseState::new(),
+            shown: String::new(),
+            last_text: String::new(),
+            iteration: 0,
+            max_iterations: agent.options.max_iterations,
+            unproductive: 0,
+            last_productive: 0,
+            final_summary: false,
+            fallback: None,
+        }
+    }
+
+    pub(crate) async fn run(mut self) -> Result<RunOutcome, RequestError> {
+        self.initialize();
+        let result = self.iterate().await;
+        match result {
+            Ok(reason) => {
+                self.persist();
+                self.save()?;
+                let response = self
+                    .fallback
+                    .clone()
+                    .unwrap_or_else(|| self.last_text.clone());
+                self.agent.events.emit(AgentEvent::RequestFinished {
+                    reason,
+                    iterations: self.iteration,
+                    response: response.clone(),
+                });
+                Ok(RunOutcome {
+                    reason,
+                    iterations: self.iteration,
+                    response,
+                    request_id: self.request_id.clone(),
+                })
+            }
+            Err(interrupt) => Err(self.finish_interrupted(interrupt)),
+        }
+    }
+
+    /// Seed 001 steps 1–3: id, runtime reset, original query, history preparation.
+    fn initialize(&mut self) {
+        let mut session = self.agent.session.lock();
+        session.runtime.request_id = self.request_id.clone();
+        session.runtime.current_iteration = 0;
+        session.runtime.iteration_count = 0;
+        session.runtime.tool_registry.clear();
+        session.runtime.batch_counter = 0;
+        session.runtime.consecutive_empty_responses = 0;
+        session.runtime.plan_awaiting_approval = None;
+        session.task.original_query = self.message.clone();
+        session.model = self.agent.options.model.clone();
+        self.baseline = session.messages.len();
+        self.run_messages = prepare_history(&session.messages, &self.agent.options.prune);
+        let session_id = session.id.clone();
+        drop(session);
+        self.add_user_prompt(self.message.clone());
+        tracing::info!(request_id = %self.request_id, "request started");
+        self.agent.events.emit(AgentEvent::RequestStarted {
+            request_id: self.request_id.clone(),
+            model: self.agent.options.model.clone(),
+            session_id,
+        });
+    }
+
+    /// Adds a user prompt, joining a trailing request so requests never follow each other.
+    fn add_user_prompt(&mut self, text: String) {
+        match self.run_messages.last_mut() {
+            Some(last) if last.is_request() && !last.is_legacy() => {
+                last.parts.push(Part::user_prompt(text))
+            }
+            _ => self.run_messages.push(Message::user(text)),
+        }
+    }
+
+    async fn iterate(&mut self) -> Result<FinishReason, Interrupt> {
+        loop {
+            if self.iteration >= self.max_iterations && !self.final_summary {
+                if let Some(reason) = self.handle_iteration_limit().await? {
+                    return Ok(reason);
+                }
+                continue;
+            }
+            self.iteration += 1;
+            {
+                let mut session = self.agent.session.lock();
+                session.runtime.current_iteration = self.iteration;
+                session.runtime.iteration_count = self.iteration;
+            }
+            self.agent.events.emit(AgentEvent::IterationStarted {
+                iteration: self.iteration,
+                max_iterations: self.max_iterations,
+            });
+            self.transition(AgentState::Assistant);
+            if let Err(problem) = check_invariants(&self.run_messages) {
+                tracing::error!(%problem, "history invariant broken before a request; cleaning");
+                run_cleanup_loop(&mut self.run_messages);
+            }
+            let request = self.model_request();
+            let client = self
+                .agent
+                .clients
+                .get(&self.agent.provider)
+                .map_err(Interrupt::Failed)?;
+            let streamed = stream_response(
+                client.as_ref(),
+                request,
+                &self.cancel,
+                &self.agent.events,
+                &mut self.shown,
+            )
+            .await
+            .map_err(|stop| match stop {
+                StreamStop::Cancelled => Interrupt::Cancelled,
+                StreamStop::Failed(e) => Interrupt::Failed(e),
+            })?;
+            self.shown.clear();
+            if let Some(reason) = self.process_node(streamed).await? {
+                return Ok(reason);
+            }
+        }
+    }
+
+    /// The tools offered now: all of them, or in plan mode the read-only ones and the plan tools; none
+    /// for the final summary.
+    fn offered_tools(&self) -> ToolSet {
+        if self.final_summary {
+            return ToolSet::new();
+        }
+        if !self.agent.session.lock().plan_mode {
+            return self.agent.tools.clone();
+        }
+        let mut tools = self
+            .agent
+            .tools
+            .filtered(|t| t.kind() == ToolKind::ReadOnly);
+        tools.add(Arc::new(PresentPlan {
+            approver: self.agent.approver.clone(),
+            session: self.agent.session.clone(),
+            events: self.agent.events.clone(),
+        }));
+        tools.add(Arc::new(ExitPlanMode {
+            session: self.agent.session.clone(),
+            events: self.agent.events.clone(),
+        }));
+        tools
+    }
+
+    /// The system prompt for this call: the composed prompt, plus plan mode and the current todos.
+    fn system_prompt(&self) -> String {
+        let mut system = self.agent.options.system_prompt.clone();
+        let session = self.agent.session.lock();
+        if session.plan_mode {
+            system.push_str(PLAN_MODE_PROMPT);
+        }
+        if let Some(todos) = session.todos.render() {
+            system.push_str(&format!("\n\n# Current todos\n{todos}\n"));
+        }
+        system
+    }
+
+    /// The request for this iteration. From the third iteration on (while the task is open) the last
+    /// request also asks the model to assess its progress (seed 003 §7): in the same call, not stored.
+    fn model_request(&self) -> ModelRequest {
+        let options = &self.agent.options;
+        let mut messages = self.run_messages.clone();
+        if options.guidance.self_evaluation
+            && self.iteration >= SELF_EVALUATION_FROM
+            && !self.state.task_completed
+            && !self.final_summary
+            && let Some(last) = messages.last_mut().filter(|m| m.is_request())
+        {
+            last.parts.push(Part::user_prompt(self_evaluation_prompt()));
+            if options.guidance.show_thoughts {
+                self.agent.events.emit(AgentEvent::Notice {
+                    level: NoticeLevel::Info,
+                    message: "Self-evaluation: asking the agent whether the task is complete."
+                        .into(),
+                });
+            }
+        }
+        ModelRequest {
+            model: options.provider_model.clone(),
+            system: self.system_prompt(),
+            messages,
+            tools: self.offered_tools().specs(),
+            max_output_tokens: options.max_output_tokens,
+            temperature: None,
+            reasoning: options.reasoning_effort.clone(),
+        }
+    }
+
+    fn transition(&mut self, to: AgentState) {
+        if let Err(e) = self.state.transition_to(to) {
+            tracing::error!(error = %e, "response state");
+        }
+    }
+}
+
+/// Added to the system prompt in plan mode.
+const PLAN_MODE_PROMPT: &str = "\n\n# Plan mode\nYou are in plan mode: investigate with the read-only \
+    tools, then call `present_plan` with a complete implementation plan in markdown. Do not try to write \
+    files or run commands: they are refused until the user approves the plan. Call `exit_plan_mode` if the \
+    task needs no plan.";
+
+/// The first 8 hex chars of a UUID4 (seed 000 §3.2).
+pub(crate) fn new_request_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn request_ids_are_8_hex_chars_and_differ() {
+        let a = super::new_request_id();
+        assert_eq!(a.len(), 8);
+        assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, super::new_request_id());
+    }
+}

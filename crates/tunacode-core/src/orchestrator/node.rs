@@ -1,0 +1,231 @@
+//! Processing one model response (seed 000 §1.2 `process_node`): usage and thoughts, the completion
+//! marker, structured or text tool calls, empty responses and the no-progress alert, tool dispatch.
+
+use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part};
+use tunacode_tools::ToolContext;
+
+use super::{Interrupt, RequestRun};
+use crate::completion::COMPLETION_MARKER;
+use crate::dispatch::ToolDispatcher;
+use crate::fallback_parse::parse_tool_calls_from_text;
+use crate::guidance::{NO_PROGRESS_THRESHOLD, no_progress_alert};
+use crate::response_state::AgentState;
+use crate::streaming::Streamed;
+
+impl RequestRun<'_> {
+    /// Returns the finish reason when the request is over.
+    pub(super) async fn process_node(
+        &mut self,
+        streamed: Streamed,
+    ) -> Result<Option<FinishReason>, Interrupt> {
+        let mut response = streamed.message;
+        self.record_usage_and_thoughts(streamed.usage, &response);
+        if streamed.completed {
+            self.state.task_completed = true;
+        }
+        let mut calls: Vec<_> = response.tool_calls().cloned().collect();
+        if calls.is_empty() && !self.final_summary {
+            calls = self.fallback_calls(&mut response);
+        }
+        if response.is_empty_response() {
+            self.count_unproductive();
+            self.handle_empty_response();
+            self.transition(AgentState::Response);
+            return Ok(self.final_summary.then_some(FinishReason::IterationLimit));
+        }
+        self.agent
+            .session
+            .lock()
+            .runtime
+            .consecutive_empty_responses = 0;
+        let text = response.text();
+        if !text.trim().is_empty() {
+            self.state.has_user_response = true;
+            self.last_text = text;
+        }
+        self.run_messages.push(response);
+        if self.final_summary {
+            self.transition(AgentState::Response);
+            return Ok(Some(FinishReason::IterationLimit));
+        }
+        if calls.is_empty() {
+            self.count_unproductive();
+            self.transition(AgentState::Response);
+            let reason = if self.state.task_completed {
+                FinishReason::Completed
+            } else {
+                FinishReason::Answered
+            };
+            return Ok(Some(reason));
+        }
+        self.unproductive = 0;
+        self.last_productive = self.iteration;
+        self.transition(AgentState::ToolExecution);
+        let todos_before = self.agent.session.lock().todos.items();
+        let answers = self.dispatcher().dispatch(&calls).await;
+        self.run_messages.push(Message::request(answers));
+        self.transition(AgentState::Response);
+        let (todos_after, presented) = {
+            let session = self.agent.session.lock();
+            (
+                session.todos.items(),
+                session.runtime.plan_awaiting_approval.clone(),
+            )
+        };
+        if todos_after != todos_before {
+            self.agent
+                .events
+                .emit(AgentEvent::TodosUpdated { items: todos_after });
+        }
+        if self.cancel.is_cancelled() {
+            return Err(Interrupt::Cancelled);
+        }
+        if let Some(plan) = presented {
+            self.last_text = plan;
+            return Ok(Some(FinishReason::PlanPresented));
+        }
+        Ok(self.state.task_completed.then_some(FinishReason::Completed))
+    }
+
+    fn count_unproductive(&mut self) {
+        if !self.state.task_completed {
+            self.unproductive += 1;
+        }
+    }
+
+    fn record_usage_and_thoughts(
+        &self,
+        usage: Option<tunacode_protocol::Usage>,
+        response: &Message,
+    ) {
+        let mut session = self.agent.session.lock();
+        for part in &response.parts {
+            if let Part::Thinking(t) = part
+                && !t.content.trim().is_empty()
+            {
+                session
+                    .thoughts
+                    .push(serde_json::Value::String(t.content.clone()));
+            }
+        }
+        if let Some(mut usage) = usage {
+            if usage.cost == 0.0
+                && let Some(pricing) = self.agent.options.pricing.filter(|p| p.is_known())
+            {
+                usage.cost = pricing.cost(&usage);
+            }
+            session.usage.last_call = usage;
+            session.usage.session_total.add(&usage);
+            self.agent.events.emit(AgentEvent::UsageUpdated {
+                last_call: usage,
+                session_total: session.usage.session_total,
+            });
+        }
+    }
+
+    /// Tool calls written as text become structured calls in the response, so they pair with answers.
+    fn fallback_calls(&self, response: &mut Message) -> Vec<tunacode_protocol::ToolCallPart> {
+        let text = response.text();
+        let found = parse_tool_calls_from_text(&text, |name| self.agent.tools.get(name).is_some());
+        let mut calls = Vec::new();
+        for (n, call) in found.into_iter().enumerate() {
+            let id = format!("fallback_{}_{n}", self.request_id);
+            // Malformed arguments stay text: dispatch answers the model with what is wrong.
+            let args = match call.args {
+                Ok(map) => serde_json::Value::Object(map),
+                Err(raw) => serde_json::Value::String(raw),
+            };
+            let part = Part::tool_call(id, call.tool_name, args);
+            if let Part::ToolCall(c) = &part {
+                calls.push(c.clone());
+            }
+            response.parts.push(part);
+        }
+        if !calls.is_empty() {
+            tracing::info!(count = calls.len(), "tool calls parsed from text");
+        }
+        calls
+    }
+
+    /// Seed 004 "Empty Response Recovery": a notice, and an intervention message to the model; after
+    /// several tool-less iterations in a row, seed 004's no-progress alert instead.
+    fn handle_empty_response(&mut self) {
+        let count = {
+            let mut session = self.agent.session.lock();
+            session.runtime.consecutive_empty_responses += 1;
+            session.runtime.consecutive_empty_responses
+        };
+        if self.agent.options.guidance.no_progress_alert
+            && self.unproductive >= NO_PROGRESS_THRESHOLD
+        {
+            self.agent.events.emit(AgentEvent::Notice {
+                level: NoticeLevel::Warning,
+                message: format!(
+                    "No tool calls for {} iterations; alerting the model.",
+                    self.unproductive
+                ),
+            });
+            let alert = no_progress_alert(
+                self.unproductive,
+                self.last_productive,
+                self.iteration,
+                self.max_iterations,
+                &self.message,
+            );
+            self.add_user_prompt(alert);
+            return;
+        }
+        self.agent.events.emit(AgentEvent::Notice {
+            level: NoticeLevel::Warning,
+            message: format!(
+                "The model returned an empty response (iteration {}, {count} in a row); asking it to act.",
+                self.iteration
+            ),
+        });
+        let intervention = format!(
+            "Your previous response was empty: no text and no tool call (iteration {}). The task is \
+             still open:\n\n{}\n\nAct now: call a tool to make progress, or, if the task is complete, \
+             reply starting with `{COMPLETION_MARKER}` followed by a summary. If you are blocked, say \
+             exactly what blocks you.",
+            self.iteration, self.message
+        );
+        self.add_user_prompt(intervention);
+    }
+
+    fn dispatcher(&self) -> ToolDispatcher {
+        let plan_mode = self.agent.session.lock().plan_mode;
+        ToolDispatcher {
+            tools: self.offered_tools_for_dispatch(),
+            ctx: ToolContext {
+                workspace: self.agent.workspace.clone(),
+                cancel: self.cancel.clone(),
+            },
+            approver: self.agent.approver.clone(),
+            events: self.agent.events.clone(),
+            session: self.agent.session.clone(),
+            max_parallel: self.agent.options.max_parallel,
+            tool_max_retries: self.agent.options.tool_max_retries,
+            no_approval: self.agent.no_approval(),
+            read_only_reason: plan_mode.then(|| PLAN_MODE_REFUSAL.to_string()),
+        }
+    }
+
+    /// Every tool the model may legitimately call now, so a refused write in plan mode is answered
+    /// as refused rather than as unknown.
+    fn offered_tools_for_dispatch(&self) -> tunacode_tools::ToolSet {
+        let mut tools = self.agent.tools.clone();
+        for extra in self.offered_tools().names() {
+            if tools.get(extra).is_none()
+                && let Some(t) = self.offered_tools().get(extra)
+            {
+                tools.add(t);
+            }
+        }
+        tools
+    }
+}
+
+/// Told to the model when it calls a write or command in plan mode.
+const PLAN_MODE_REFUSAL: &str = "Refused: plan mode is read-only. Investigate with the read-only tools, \
+    then present your plan with `present_plan`; writes and commands become available once the user \
+    approves it.";

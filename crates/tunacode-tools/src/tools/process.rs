@@ -1,0 +1,211 @@
+//! Running a program for a tool: in its own process group (so a timeout or an abort kills everything it
+//! started), stdin empty, stdout and stderr captured with their start and end kept, a timeout, and
+//! cancellation. Shared by `bash` and `run_command`.
+
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::tool::ToolError;
+use crate::truncate::HeadTail;
+
+/// Bytes kept from the start and from the end of each stream.
+pub(crate) const HEAD_BYTES: usize = 15 * 1024;
+pub(crate) const TAIL_BYTES: usize = 15 * 1024;
+/// How long to wait for the pipes to close after the group was killed.
+const DRAIN_AFTER_KILL: Duration = Duration::from_secs(1);
+
+/// Kills the whole process group when dropped while armed (e.g. when the call's future is dropped).
+struct GroupGuard {
+    pgid: Pid,
+    armed: bool,
+}
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.kill();
+        }
+    }
+}
+
+type Capture = Arc<Mutex<HeadTail>>;
+
+pub(crate) fn new_capture() -> Capture {
+    Arc::new(Mutex::new(HeadTail::new(HEAD_BYTES, TAIL_BYTES)))
+}
+
+/// Copies a stream into its capture until EOF.
+fn pump<R: AsyncRead + Unpin + Send + 'static>(mut reader: R, capture: Capture) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 16 * 1024];
+        loop {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => capture
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(&buf[..n]),
+            }
+        }
+    })
+}
+
+/// Waits (at most `limit`) for both pumps to finish; aborts them otherwise. Returns whether they finished.
+async fn drain(pumps: &mut [JoinHandle<()>; 2], limit: Duration) -> bool {
+    let finished = tokio::time::timeout(limit, async {
+        for pump in pumps.iter_mut() {
+            let _ = pump.await;
+        }
+    })
+    .await
+    .is_ok();
+    if !finished {
+        pumps.iter().for_each(JoinHandle::abort);
+    }
+    finished
+}
+
+fn render(head: &[String], out: &Capture, err: &Capture) -> String {
+    let mut text = head.join("\n");
+    for (name, capture) in [("stdout", out), ("stderr", err)] {
+        let capture = capture.lock().unwrap_or_else(|e| e.into_inner());
+        if capture.total() == 0 {
+            continue;
+        }
+        let body = capture.render();
+        text.push_str(&format!("\n{name}:\n{}", body.trim_end_matches('\n')));
+    }
+    if out.lock().unwrap_or_else(|e| e.into_inner()).total() == 0
+        && err.lock().unwrap_or_else(|e| e.into_inner()).total() == 0
+    {
+        text.push_str("\n(no output)");
+    }
+    text
+}
+
+fn exit_line(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code: {code}"),
+        (None, Some(signal)) => format!("exit code: none (terminated by signal {signal})"),
+        (None, None) => "exit code: unknown".into(),
+    }
+}
+
+enum Outcome {
+    Exited(std::io::Result<ExitStatus>),
+    TimedOut,
+    Cancelled,
+}
+
+/// Runs `cmd` to its end (or its timeout) and renders the exit code and output. `label` names the
+/// program in errors. `grace` is how long to keep reading after it exits while background processes
+/// hold its output open.
+pub(crate) async fn run_captured(
+    mut cmd: tokio::process::Command,
+    label: &str,
+    timeout_secs: u64,
+    grace: Duration,
+    cancel: &CancellationToken,
+) -> Result<String, ToolError> {
+    if cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ToolError::Retry(format!("could not start `{label}`: {e}")))?;
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .ok_or_else(|| ToolError::Fatal(format!("`{label}` exited before it could be tracked")))?;
+    let mut guard = GroupGuard {
+        pgid: Pid::from_raw(pid),
+        armed: true,
+    };
+    let (out, err) = (new_capture(), new_capture());
+    let mut pumps = [
+        pump(
+            child
+                .stdout
+                .take()
+                .ok_or_else(|| ToolError::Fatal("no stdout pipe".into()))?,
+            out.clone(),
+        ),
+        pump(
+            child
+                .stderr
+                .take()
+                .ok_or_else(|| ToolError::Fatal("no stderr pipe".into()))?,
+            err.clone(),
+        ),
+    ];
+
+    let outcome = tokio::select! {
+        status = child.wait() => Outcome::Exited(status),
+        _ = tokio::time::sleep(Duration::from_secs(timeout_secs)) => Outcome::TimedOut,
+        _ = cancel.cancelled() => Outcome::Cancelled,
+    };
+
+    let mut head = Vec::new();
+    match outcome {
+        Outcome::Exited(status) => {
+            let status =
+                status.map_err(|e| ToolError::Transient(format!("waiting for `{label}`: {e}")))?;
+            head.push(exit_line(status));
+            // Background processes may still hold the pipes: read on for a grace period only.
+            let [a, b] = &mut pumps;
+            let drained = tokio::select! {
+                _ = async { let _ = a.await; let _ = b.await; } => true,
+                _ = tokio::time::sleep(grace) => false,
+                _ = cancel.cancelled() => return Err(ToolError::Cancelled),
+            };
+            if drained {
+                // The command finished cleanly; leave processes it detached alone.
+                guard.armed = false;
+            } else {
+                guard.kill();
+                drain(&mut pumps, DRAIN_AFTER_KILL).await;
+                head.push(format!(
+                    "note: background processes kept the output open after the command exited; \
+                     they were killed after {} ms",
+                    grace.as_millis()
+                ));
+            }
+        }
+        Outcome::TimedOut => {
+            guard.kill();
+            let _ = child.wait().await;
+            drain(&mut pumps, DRAIN_AFTER_KILL).await;
+            head.push("exit code: unknown".into());
+            head.push(format!(
+                "timed out after {timeout_secs} s; the command and its process group were killed. \
+                 Output so far:"
+            ));
+        }
+        Outcome::Cancelled => {
+            guard.kill();
+            let _ = child.wait().await;
+            pumps.iter().for_each(JoinHandle::abort);
+            return Err(ToolError::Cancelled);
+        }
+    }
+    Ok(render(&head, &out, &err))
+}

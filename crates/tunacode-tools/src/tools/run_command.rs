@@ -1,0 +1,189 @@
+//! `run_command`: runs one program with its arguments, without a shell (no expansion, pipes or
+//! redirection), which makes what the user approves exactly what runs. Same process-group, timeout,
+//! cancellation and output handling as `bash`.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::args::parse;
+use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tools::process::run_captured;
+
+const NAME: &str = "run_command";
+const DEFAULT_TIMEOUT_SECS: u64 = 120;
+const MAX_TIMEOUT_SECS: u64 = 600;
+
+/// Runs a program with arguments in the workspace root.
+#[derive(Debug, Clone, Default)]
+pub struct RunCommand;
+
+#[derive(Deserialize)]
+struct Args {
+    command: String,
+    #[serde(default)]
+    args: Vec<String>,
+    timeout: Option<u64>,
+}
+
+/// The command line as the user sees it, each argument quoted when needed.
+fn display(args: &Args) -> String {
+    std::iter::once(&args.command)
+        .chain(args.args.iter())
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[async_trait]
+impl Tool for RunCommand {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Run one program with a list of arguments in the workspace root, without a shell: no pipes, \
+         redirection, globbing or variable expansion (use `bash` for those). Safer to approve, since what \
+         is shown is exactly what runs. Returns the exit code, stdout and stderr. Default timeout 120 s, \
+         max 600 s."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "The program, e.g. `cargo` or `./scripts/test.sh`."},
+                "args": {"type": "array", "items": {"type": "string"},
+                         "description": "Its arguments, each one a separate string."},
+                "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_SECS,
+                            "description": "Timeout in seconds (default 120, max 600)."}
+            },
+            "required": ["command"]
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Execute
+    }
+
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse(NAME, &args)?;
+        if args.command.trim().is_empty() {
+            return Err(ToolError::Retry(
+                "invalid arguments for run_command: `command` is empty".into(),
+            ));
+        }
+        let timeout = args
+            .timeout
+            .unwrap_or(DEFAULT_TIMEOUT_SECS)
+            .clamp(1, MAX_TIMEOUT_SECS);
+        let mut cmd = tokio::process::Command::new(&args.command);
+        cmd.args(&args.args).current_dir(ctx.workspace.root());
+        let text = run_captured(
+            cmd,
+            &args.command,
+            timeout,
+            Duration::from_secs(2),
+            &ctx.cancel,
+        )
+        .await?;
+        Ok(ToolOutput::text(format!("$ {}\n{text}", display(&args))))
+    }
+
+    async fn preview(
+        &self,
+        args: &Map<String, Value>,
+        _ctx: &ToolContext,
+    ) -> Result<Option<String>, ToolError> {
+        let args: Args = parse(NAME, args)?;
+        Ok(Some(display(&args)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{args, ctx};
+
+    #[tokio::test]
+    async fn runs_a_program_with_arguments_and_no_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = RunCommand
+            .call(
+                args(json!({"command": "echo", "args": ["a b", "$HOME", "*"]})),
+                &ctx(dir.path()),
+            )
+            .await
+            .unwrap()
+            .content;
+        assert_eq!(
+            out,
+            "$ echo 'a b' '$HOME' '*'\nexit code: 0\nstdout:\na b $HOME *"
+        );
+    }
+
+    #[tokio::test]
+    async fn reports_exit_codes_and_a_missing_program_to_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = RunCommand
+            .call(
+                args(json!({"command": "sh", "args": ["-c", "echo oops >&2; exit 3"]})),
+                &ctx(dir.path()),
+            )
+            .await
+            .unwrap()
+            .content;
+        assert!(
+            out.contains("exit code: 3") && out.contains("stderr:\noops"),
+            "{out}"
+        );
+        let err = RunCommand
+            .call(
+                args(json!({"command": "no-such-program-xyz"})),
+                &ctx(dir.path()),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Retry(m) if m.contains("could not start `no-such-program-xyz`")),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn runs_in_the_workspace_and_previews_the_exact_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path());
+        let out = RunCommand
+            .call(args(json!({"command": "pwd"})), &ctx)
+            .await
+            .unwrap()
+            .content;
+        assert!(
+            out.contains(&ctx.workspace.root().display().to_string()),
+            "{out}"
+        );
+        let preview = RunCommand
+            .preview(
+                &args(json!({"command": "git", "args": ["commit", "-m", "x y"]})),
+                &ctx,
+            )
+            .await;
+        assert_eq!(preview.unwrap().as_deref(), Some("git commit -m 'x y'"));
+    }
+}

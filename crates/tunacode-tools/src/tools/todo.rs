@@ -1,0 +1,244 @@
+//! `todo`: the agent's task list for the session (add, update status, list, clear). The list lives in a
+//! shared [`TodoList`] that the engine saves with the session, puts into the system prompt of every
+//! request, and front ends show. It touches no file, so it needs no approval.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tunacode_protocol::{TodoItem, TodoStatus};
+
+use crate::args::parse;
+use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+
+const NAME: &str = "todo";
+
+/// The session's todo list, shared between the tool, the engine and front ends.
+#[derive(Debug, Clone, Default)]
+pub struct TodoList(Arc<Mutex<Vec<TodoItem>>>);
+
+impl TodoList {
+    /// A list holding `items`.
+    pub fn from_items(items: Vec<TodoItem>) -> Self {
+        TodoList(Arc::new(Mutex::new(items)))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<TodoItem>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The items as they are now.
+    pub fn items(&self) -> Vec<TodoItem> {
+        self.lock().clone()
+    }
+
+    /// The list as text for the model and the user (`None` when empty).
+    pub fn render(&self) -> Option<String> {
+        let items = self.lock();
+        if items.is_empty() {
+            return None;
+        }
+        let lines: Vec<String> = items
+            .iter()
+            .map(|t| {
+                let mark = match t.status {
+                    TodoStatus::Pending => "[ ]",
+                    TodoStatus::InProgress => "[~]",
+                    TodoStatus::Completed => "[x]",
+                };
+                format!("{mark} {}. {}", t.id, t.content)
+            })
+            .collect();
+        Some(lines.join("\n"))
+    }
+}
+
+/// The `todo` tool.
+#[derive(Debug, Clone, Default)]
+pub struct Todo {
+    list: TodoList,
+}
+
+impl Todo {
+    /// The tool working on `list`.
+    pub fn new(list: TodoList) -> Self {
+        Todo { list }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Action {
+    Add,
+    Update,
+    List,
+    Clear,
+}
+
+#[derive(Deserialize)]
+struct Args {
+    action: Action,
+    content: Option<String>,
+    #[serde(default)]
+    items: Vec<String>,
+    id: Option<u32>,
+    status: Option<TodoStatus>,
+}
+
+#[async_trait]
+impl Tool for Todo {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn description(&self) -> &'static str {
+        "Keep a todo list for multi-step work. Actions: `add` (`content`, or several `items`), `update` \
+         (`id` and `status`: pending, in_progress or completed), `list`, `clear`. Plan steps up front, \
+         mark one in_progress while you work on it, and completed when done. The current list is shown \
+         to you at every turn."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["add", "update", "list", "clear"],
+                           "description": "What to do with the list."},
+                "content": {"type": "string", "description": "The todo to add."},
+                "items": {"type": "array", "items": {"type": "string"}, "description": "Several todos to add."},
+                "id": {"type": "integer", "description": "The todo to update."},
+                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"],
+                           "description": "The todo's new status."}
+            },
+            "required": ["action"]
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::ReadOnly
+    }
+
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        _ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let args: Args = parse(NAME, &args)?;
+        let mut items = self.list.lock();
+        match args.action {
+            Action::Add => {
+                let new: Vec<String> = args
+                    .content
+                    .into_iter()
+                    .chain(args.items)
+                    .filter(|c| !c.trim().is_empty())
+                    .collect();
+                if new.is_empty() {
+                    return Err(ToolError::Retry(
+                        "todo add needs `content` or `items`".into(),
+                    ));
+                }
+                let first = items.iter().map(|t| t.id).max().unwrap_or(0) + 1;
+                for (id, content) in (first..).zip(new) {
+                    items.push(TodoItem {
+                        id,
+                        content: content.trim().to_string(),
+                        status: TodoStatus::Pending,
+                    });
+                }
+            }
+            Action::Update => {
+                let (Some(id), Some(status)) = (args.id, args.status) else {
+                    return Err(ToolError::Retry(
+                        "todo update needs `id` and `status`".into(),
+                    ));
+                };
+                let ids: Vec<u32> = items.iter().map(|t| t.id).collect();
+                let item = items.iter_mut().find(|t| t.id == id).ok_or_else(|| {
+                    ToolError::Retry(format!("there is no todo {id}; the ids are {ids:?}"))
+                })?;
+                item.status = status;
+            }
+            Action::List => {}
+            Action::Clear => items.clear(),
+        }
+        drop(items);
+        Ok(ToolOutput::text(
+            self.list
+                .render()
+                .unwrap_or_else(|| "The todo list is empty.".into()),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{args, ctx};
+
+    #[tokio::test]
+    async fn add_update_list_and_clear() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path());
+        let list = TodoList::default();
+        let tool = Todo::new(list.clone());
+        let out = tool
+            .call(
+                args(json!({"action": "add", "items": ["read code", "fix bug"]})),
+                &ctx,
+            )
+            .await
+            .unwrap();
+        assert_eq!(out.content, "[ ] 1. read code\n[ ] 2. fix bug");
+        tool.call(
+            args(json!({"action": "update", "id": 1, "status": "completed"})),
+            &ctx,
+        )
+        .await
+        .unwrap();
+        tool.call(
+            args(json!({"action": "update", "id": 2, "status": "in_progress"})),
+            &ctx,
+        )
+        .await
+        .unwrap();
+        tool.call(args(json!({"action": "add", "content": "run tests"})), &ctx)
+            .await
+            .unwrap();
+        assert_eq!(
+            list.render().unwrap(),
+            "[x] 1. read code\n[~] 2. fix bug\n[ ] 3. run tests"
+        );
+        let listed = tool
+            .call(args(json!({"action": "list"})), &ctx)
+            .await
+            .unwrap();
+        assert_eq!(listed.content, list.render().unwrap());
+        tool.call(args(json!({"action": "clear"})), &ctx)
+            .await
+            .unwrap();
+        assert_eq!(list.render(), None);
+    }
+
+    #[tokio::test]
+    async fn mistakes_go_back_to_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path());
+        let tool = Todo::default();
+        for bad in [
+            json!({"action": "add"}),
+            json!({"action": "update", "id": 9, "status": "completed"}),
+            json!({"action": "update", "id": 1}),
+            json!({"action": "explode"}),
+        ] {
+            assert!(
+                matches!(
+                    tool.call(args(bad.clone()), &ctx).await,
+                    Err(ToolError::Retry(_))
+                ),
+                "{bad}"
+            );
+        }
+    }
+}
