@@ -8,9 +8,30 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Debug, Parser)]
 #[command(name = "tunacode", version, about, propagate_version = true)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (none: the interactive UI).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Interactive UI: open the provider setup screen first.
+    #[arg(long)]
+    pub setup: bool,
+    /// Interactive UI: model as provider:model.
+    #[arg(short, long, env = "TUNACODE_MODEL")]
+    pub model: Option<String>,
+    /// Interactive UI: base URL of the provider.
+    #[arg(long, env = "TUNACODE_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Interactive UI: color theme (dark, light, plain; NO_COLOR forces plain).
+    #[arg(long, default_value = "dark")]
+    pub theme: String,
+    /// Interactive UI: continue this directory's most recent session.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_last: bool,
+    /// Interactive UI: continue a saved session by id.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    pub session: Option<String>,
+    /// Interactive UI: work in this directory.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
 }
 
 /// Subcommands.

@@ -9,6 +9,7 @@ mod output;
 mod resolve;
 mod run_cmd;
 mod sessions_cmd;
+mod tui_cmd;
 
 use std::process::ExitCode;
 
@@ -17,7 +18,7 @@ use clap::Parser;
 use crate::args::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -26,16 +27,11 @@ fn main() -> ExitCode {
         Err(e) => return fail(&anyhow::anyhow!("cannot start the async runtime: {e}")),
     };
     let result = runtime.block_on(async {
-        match cli.command {
+        match cli.command.take() {
             Some(Command::Run(args)) => run_cmd::run(args).await,
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
-            None => {
-                use clap::CommandFactory;
-                let mut cmd = Cli::command();
-                let _ = cmd.print_help();
-                Ok(run_cmd::EXIT_USAGE)
-            }
+            None => tui_cmd::run(cli).await,
         }
     });
     match result {

@@ -287,6 +287,7 @@ mod tests {
             result: "x".into(),
             duration_ms: 3,
             status: ToolStatus::Completed,
+            diff: None,
         });
         r.finish(result("answered"));
         assert_eq!(String::from_utf8(out).unwrap(), "Reading\n");

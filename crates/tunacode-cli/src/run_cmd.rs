@@ -26,8 +26,6 @@ use crate::resolve::{Resolved, resolve};
 pub const EXIT_OK: u8 = 0;
 /// Something failed.
 pub const EXIT_ERROR: u8 = 1;
-/// The command line was wrong.
-pub const EXIT_USAGE: u8 = 2;
 /// The iteration limit stopped the task.
 pub const EXIT_ITERATION_LIMIT: u8 = 3;
 /// The time limit stopped the task.

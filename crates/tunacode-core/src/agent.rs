@@ -67,7 +67,7 @@ pub struct RunOutcome {
 pub struct Agent {
     pub(crate) options: AgentOptions,
     pub(crate) provider: ProviderSettings,
-    pub(crate) clients: ClientCache,
+    pub(crate) clients: Arc<ClientCache>,
     pub(crate) tools: ToolSet,
     pub(crate) workspace: Workspace,
     pub(crate) approver: Arc<dyn Approver>,
@@ -103,7 +103,7 @@ impl Agent {
         Agent {
             options,
             provider,
-            clients,
+            clients: Arc::new(clients),
             tools,
             workspace,
             approver,
@@ -121,6 +121,52 @@ impl Agent {
     /// The options in force.
     pub fn options(&self) -> &AgentOptions {
         &self.options
+    }
+
+    /// The provider settings in use.
+    pub fn provider(&self) -> &ProviderSettings {
+        &self.provider
+    }
+
+    /// The same agent speaking to another model (same session, tools, approver, store, events and
+    /// client cache). For switching models between requests.
+    pub fn with_model(&self, options: AgentOptions, provider: ProviderSettings) -> Agent {
+        Agent {
+            options,
+            provider,
+            clients: self.clients.clone(),
+            tools: self.tools.clone(),
+            workspace: self.workspace.clone(),
+            approver: self.approver.clone(),
+            session: self.session.clone(),
+            store: self.store.clone(),
+            events: self.events.clone(),
+        }
+    }
+
+    /// The same agent working on another session, with tools bound to that session (its todo list).
+    pub fn with_session(&self, session: SessionHandle, tools: ToolSet) -> Agent {
+        Agent {
+            options: self.options.clone(),
+            provider: self.provider.clone(),
+            clients: self.clients.clone(),
+            tools,
+            workspace: self.workspace.clone(),
+            approver: self.approver.clone(),
+            session,
+            store: self.store.clone(),
+            events: self.events.clone(),
+        }
+    }
+
+    /// The store sessions are saved in.
+    pub fn store(&self) -> Option<&SessionStore> {
+        self.store.as_ref()
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
     }
 
     /// Switches plan mode on or off (only read-only tools and the plan tools while on).

@@ -137,6 +137,9 @@ pub enum AgentEvent {
         duration_ms: u64,
         /// How it ended.
         status: ToolStatus,
+        /// A unified diff of the file change it made, for display.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
     },
     /// Something the user should know (an empty response, a retry, a refused command, …).
     Notice {
@@ -229,6 +232,7 @@ mod tests {
             result: "none".into(),
             duration_ms: 3,
             status: ToolStatus::Completed,
+            diff: None,
         };
         let value = serde_json::to_value(&event).unwrap();
         assert_eq!(value["type"], "tool_call_finished");

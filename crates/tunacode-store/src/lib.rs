@@ -2,12 +2,14 @@
 //! the XDG data dir, grouped by project, written atomically), and where they live.
 
 mod config;
+mod config_write;
 mod error;
 mod paths;
 mod session_file;
 mod session_store;
 
 pub use config::{CustomProvider, Settings, UserConfig};
+pub use config_write::{SetupUpdate, save_setup};
 pub use error::StoreError;
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};

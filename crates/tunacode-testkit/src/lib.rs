@@ -11,6 +11,7 @@ mod recorded;
 mod script;
 mod server;
 mod test_env;
+mod tmux;
 mod wire;
 
 pub use anthropic::AnthropicMessages;
@@ -22,4 +23,5 @@ pub use recorded::RecordedRequest;
 pub use script::{Ending, Reply, ScriptedToolCall, ScriptedUsage, Turn};
 pub use server::{FakeOptions, FakeProvider};
 pub use test_env::{LineReader, TestEnv, wait_with_timeout};
+pub use tmux::Tmux;
 pub use wire::{RenderContext, SseReply, WireFormat, split_chars};

@@ -58,19 +58,31 @@ impl Theme {
             text: Style::default().fg(Color::Gray),
             muted: Style::default().fg(Color::DarkGray),
             accent: Style::default().fg(Color::Cyan),
-            user: Style::default().fg(Color::White).add_modifier(Modifier::BOLD),
-            thinking: Style::default().fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
+            user: Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+            thinking: Style::default()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC),
             error: Style::default().fg(Color::Red),
             warning: Style::default().fg(Color::Yellow),
             success: Style::default().fg(Color::Green),
-            heading: Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            heading: Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
             inline_code: Style::default().fg(Color::LightYellow),
-            link: Style::default().fg(Color::LightBlue).add_modifier(Modifier::UNDERLINED),
-            quote: Style::default().fg(Color::DarkGray).add_modifier(Modifier::ITALIC),
+            link: Style::default()
+                .fg(Color::LightBlue)
+                .add_modifier(Modifier::UNDERLINED),
+            quote: Style::default()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::ITALIC),
             diff_add: Style::default().fg(Color::Green),
             diff_remove: Style::default().fg(Color::Red),
             diff_hunk: Style::default().fg(Color::Cyan),
-            diff_header: Style::default().fg(Color::White).add_modifier(Modifier::BOLD),
+            diff_header: Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
             border: Style::default().fg(Color::DarkGray),
             selected: Style::default().fg(Color::Black).bg(Color::Cyan),
             status: Style::default().fg(Color::Gray).bg(Color::Rgb(30, 30, 46)),
@@ -85,22 +97,36 @@ impl Theme {
             text: Style::default().fg(Color::Black),
             muted: Style::default().fg(Color::Gray),
             accent: Style::default().fg(Color::Blue),
-            user: Style::default().fg(Color::Black).add_modifier(Modifier::BOLD),
-            thinking: Style::default().fg(Color::Gray).add_modifier(Modifier::ITALIC),
+            user: Style::default()
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+            thinking: Style::default()
+                .fg(Color::Gray)
+                .add_modifier(Modifier::ITALIC),
             error: Style::default().fg(Color::Red),
             warning: Style::default().fg(Color::Rgb(160, 100, 0)),
             success: Style::default().fg(Color::Rgb(0, 120, 0)),
-            heading: Style::default().fg(Color::Blue).add_modifier(Modifier::BOLD),
+            heading: Style::default()
+                .fg(Color::Blue)
+                .add_modifier(Modifier::BOLD),
             inline_code: Style::default().fg(Color::Magenta),
-            link: Style::default().fg(Color::Blue).add_modifier(Modifier::UNDERLINED),
-            quote: Style::default().fg(Color::Gray).add_modifier(Modifier::ITALIC),
+            link: Style::default()
+                .fg(Color::Blue)
+                .add_modifier(Modifier::UNDERLINED),
+            quote: Style::default()
+                .fg(Color::Gray)
+                .add_modifier(Modifier::ITALIC),
             diff_add: Style::default().fg(Color::Rgb(0, 120, 0)),
             diff_remove: Style::default().fg(Color::Red),
             diff_hunk: Style::default().fg(Color::Blue),
-            diff_header: Style::default().fg(Color::Black).add_modifier(Modifier::BOLD),
+            diff_header: Style::default()
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
             border: Style::default().fg(Color::Gray),
             selected: Style::default().fg(Color::White).bg(Color::Blue),
-            status: Style::default().fg(Color::Black).bg(Color::Rgb(225, 225, 235)),
+            status: Style::default()
+                .fg(Color::Black)
+                .bg(Color::Rgb(225, 225, 235)),
             syntax_theme: Some("InspiredGitHub"),
         }
     }
@@ -156,7 +182,14 @@ mod tests {
     #[test]
     fn plain_theme_has_no_colors_and_names_resolve() {
         let plain = Theme::plain();
-        for style in [plain.text, plain.error, plain.diff_add, plain.diff_remove, plain.selected, plain.status] {
+        for style in [
+            plain.text,
+            plain.error,
+            plain.diff_add,
+            plain.diff_remove,
+            plain.selected,
+            plain.status,
+        ] {
             assert_eq!((style.fg, style.bg), (None, None));
         }
         assert_eq!(plain.syntax_theme, None);

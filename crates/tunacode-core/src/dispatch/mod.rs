@@ -39,6 +39,7 @@ struct Answer {
     part: Part,
     status: ToolStatus,
     text: String,
+    diff: Option<String>,
 }
 
 impl ToolDispatcher {
@@ -119,6 +120,7 @@ impl ToolDispatcher {
             result: answer.text,
             duration_ms: started.elapsed().as_millis() as u64,
             status: answer.status,
+            diff: answer.diff,
         });
         answer.part
     }
@@ -169,6 +171,7 @@ impl ToolDispatcher {
                 text: out.content.clone(),
                 part: Part::tool_return(id, name, out.content),
                 status: ToolStatus::Completed,
+                diff: out.diff,
             },
             Err(ToolError::Retry(msg)) => Answer::retry(id, name, msg),
             Err(ToolError::Transient(msg) | ToolError::Fatal(msg)) => {
@@ -232,6 +235,7 @@ impl Answer {
             part: Part::retry_prompt(id, name, msg.clone()),
             status: ToolStatus::Failed,
             text: msg,
+            diff: None,
         }
     }
 
@@ -240,6 +244,7 @@ impl Answer {
             part: Part::tool_return(id, name, text.clone()),
             status: ToolStatus::Failed,
             text,
+            diff: None,
         }
     }
 
@@ -248,6 +253,7 @@ impl Answer {
             part: Part::tool_return(id, name, CANCELLED_ANSWER),
             status: ToolStatus::Cancelled,
             text: CANCELLED_ANSWER.to_string(),
+            diff: None,
         }
     }
 }

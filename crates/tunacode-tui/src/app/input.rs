@@ -1,0 +1,314 @@
+//! Keys and mouse: the editor (Enter sends, Shift+Enter or Alt+Enter or Ctrl+J adds a line, paste keeps
+//! newlines), history (Up/Down at the first/last line), `@` and `/` completion, Esc interrupts, Ctrl+C
+//! clears the input and twice quits, PgUp/PgDn/wheel/Home/End scroll, Ctrl+O expands tool output.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use ratatui_textarea::{CursorMove, TextArea};
+
+use crate::app::dialogs::DialogOutcome;
+use crate::app::picker::PickerKind;
+use crate::app::state::{App, AppMsg, Screen};
+use crate::complete::{
+    CompletionContext, CompletionPopup, apply_completion, complete_commands, completion_context,
+};
+use crate::setup::{KeyPromptAction, SetupAction, check_choice, setup_update};
+
+/// How long a first Ctrl+C waits for the second.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+impl App {
+    /// Handles one terminal event. Returns whether the screen needs a redraw.
+    pub fn on_terminal_event(&mut self, event: Event) -> bool {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.on_key(key);
+                true
+            }
+            Event::Paste(text) => {
+                if let Screen::Setup(screen) = &mut self.screen {
+                    screen.handle_paste(&text);
+                } else if let Some((prompt, _)) = &mut self.key_prompt {
+                    prompt.handle_paste(&text);
+                } else if self.dialog.is_none() && self.picker.is_none() {
+                    self.input
+                        .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+                    self.update_completion();
+                }
+                true
+            }
+            Event::Mouse(mouse) => match mouse.kind {
+                MouseEventKind::ScrollUp => {
+                    self.transcript.scroll(3);
+                    true
+                }
+                MouseEventKind::ScrollDown => {
+                    self.transcript.scroll(-3);
+                    true
+                }
+                _ => false,
+            },
+            Event::Resize(_, _) => true,
+            _ => false,
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && key.code == KeyCode::Char('c') && self.on_ctrl_c() {
+            return;
+        }
+        if let Screen::Setup(screen) = &mut self.screen {
+            match screen.handle_key(key) {
+                SetupAction::None => {}
+                SetupAction::Quit => self.should_quit = true,
+                SetupAction::Check(choice) => {
+                    let tx = self.msgs.clone();
+                    tokio::spawn(async move {
+                        let result = check_choice(&choice).await;
+                        let _ = tx.send(AppMsg::SetupChecked(result));
+                    });
+                }
+                SetupAction::Save(choice) => self.finish_setup(&choice, setup_update(&choice)),
+            }
+            return;
+        }
+        if let Some(dialog) = &mut self.dialog {
+            match dialog.handle_key(key) {
+                DialogOutcome::Open => {}
+                DialogOutcome::Closed => self.close_dialog(),
+                DialogOutcome::AlwaysAllow(tool) => {
+                    self.approver.allow_always(&tool);
+                    self.close_dialog();
+                }
+            }
+            return;
+        }
+        if let Some((prompt, _)) = &mut self.key_prompt {
+            match prompt.handle_key(key) {
+                KeyPromptAction::None => {}
+                KeyPromptAction::Cancel => self.key_prompt = None,
+                KeyPromptAction::Submit(k) => self.submit_key(k),
+            }
+            return;
+        }
+        if self.picker.is_some() {
+            self.on_picker_key(key);
+            return;
+        }
+        self.on_editor_key(key);
+    }
+
+    /// Ctrl+C: closes what is open, else clears the input, else arms quitting; a second press quits.
+    /// Returns whether it was handled.
+    fn on_ctrl_c(&mut self) -> bool {
+        if let Some(mut d) = self.dialog.take() {
+            d.cancel();
+            self.close_dialog();
+            return true;
+        }
+        if self.picker.take().is_some()
+            || self.key_prompt.take().is_some()
+            || self.popup.take().is_some()
+        {
+            return true;
+        }
+        if matches!(self.screen, Screen::Chat) && !self.input.is_empty() {
+            self.input = new_editor(&self.theme);
+            return true;
+        }
+        match self.quit_armed {
+            Some(at) if at.elapsed() < QUIT_WINDOW => self.should_quit = true,
+            _ => {
+                self.quit_armed = Some(Instant::now());
+                self.hint = Some("press Ctrl+C again to quit".into());
+            }
+        }
+        true
+    }
+
+    fn close_dialog(&mut self) {
+        self.dialog = None;
+        if self.busy() {
+            self.status
+                .set_activity(crate::app::status::Activity::Thinking);
+        }
+    }
+
+    fn on_picker_key(&mut self, key: KeyEvent) {
+        let Some(picker) = &mut self.picker else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => self.picker = None,
+            KeyCode::Up => picker.move_by(-1),
+            KeyCode::Down | KeyCode::Tab => picker.move_by(1),
+            KeyCode::PageUp => picker.move_by(-10),
+            KeyCode::PageDown => picker.move_by(10),
+            KeyCode::Backspace => picker.backspace(),
+            KeyCode::Enter => {
+                let kind = picker.kind;
+                let chosen = picker.current().map(|i| i.id.clone()).or_else(|| {
+                    (kind == PickerKind::Model && picker.filter.contains(':'))
+                        .then(|| picker.filter.clone())
+                });
+                self.picker = None;
+                if let Some(id) = chosen {
+                    match kind {
+                        PickerKind::Model => self.switch_model(&id),
+                        PickerKind::Resume => self.resume_session(&id),
+                        PickerKind::Theme => self.set_theme(&id),
+                    }
+                }
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                picker.type_char(c)
+            }
+            _ => {}
+        }
+    }
+
+    fn on_editor_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        self.quit_armed = None;
+        if self.popup.is_some() && self.on_popup_key(key) {
+            return;
+        }
+        match key.code {
+            KeyCode::Enter if shift || alt => self.input.insert_newline(),
+            KeyCode::Char('j') if ctrl => self.input.insert_newline(),
+            KeyCode::Enter => {
+                let text = self.input.lines().join("\n");
+                self.input = new_editor(&self.theme);
+                self.popup = None;
+                self.hint = None;
+                self.submit(text);
+            }
+            KeyCode::Esc => {
+                if self.busy() {
+                    self.interrupt();
+                    self.hint = Some("stopping…".into());
+                }
+            }
+            KeyCode::Char('o') if ctrl => {
+                self.expand_tools = !self.expand_tools;
+            }
+            KeyCode::Char('l') if ctrl => {}
+            KeyCode::PageUp => self.transcript.scroll(10),
+            KeyCode::PageDown => self.transcript.scroll(-10),
+            KeyCode::Home if self.input.is_empty() || ctrl => self.transcript.scroll_to_top(),
+            KeyCode::End if self.input.is_empty() || ctrl => self.transcript.scroll_to_bottom(),
+            KeyCode::Up if self.input.cursor().0 == 0 => {
+                let draft = self.input.lines().join("\n");
+                if let Some(entry) = self.history.up(&draft).map(str::to_string) {
+                    self.set_input(&entry);
+                }
+            }
+            KeyCode::Down if self.input.cursor().0 + 1 >= self.input.lines().len() => {
+                if let Some(entry) = self.history.down() {
+                    self.set_input(&entry);
+                }
+            }
+            _ => {
+                self.input.input(key);
+                self.update_completion();
+            }
+        }
+    }
+
+    /// Keys while the completion popup is open. Returns whether the key was used.
+    fn on_popup_key(&mut self, key: KeyEvent) -> bool {
+        let Some((popup, ctx)) = &mut self.popup else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Up => popup.select_prev(),
+            KeyCode::Down => popup.select_next(),
+            KeyCode::Esc => self.popup = None,
+            KeyCode::Tab | KeyCode::Enter => {
+                let chosen = popup.selected_item().map(|i| i.value.clone());
+                let ctx = ctx.clone();
+                self.popup = None;
+                if let Some(value) = chosen {
+                    let text = self.input.lines().join("\n");
+                    let (new_text, cursor) = apply_completion(&text, &ctx, &value);
+                    self.set_input_with_cursor(&new_text, cursor);
+                    self.update_completion();
+                    if key.code == KeyCode::Enter
+                        && matches!(ctx, CompletionContext::Command { .. })
+                        && !new_text.trim_end().contains(' ')
+                    {
+                        let text = self.input.lines().join("\n");
+                        self.input = new_editor(&self.theme);
+                        self.submit(text);
+                    }
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Opens, updates or closes the completion popup from the text before the cursor.
+    pub fn update_completion(&mut self) {
+        let text = self.input.lines().join("\n");
+        let cursor = cursor_byte(&self.input);
+        let Some(ctx) = completion_context(&text, cursor) else {
+            self.popup = None;
+            return;
+        };
+        let popup = match &ctx {
+            CompletionContext::Command { query, .. } => CompletionPopup::from_commands(
+                &complete_commands(crate::app::commands::COMMANDS, query),
+            ),
+            CompletionContext::File { query, .. } => match self.files.get() {
+                Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
+                None => CompletionPopup::new(Vec::new()),
+            },
+        };
+        self.popup = (!popup.is_empty()).then_some((popup, ctx));
+    }
+
+    fn set_input(&mut self, text: &str) {
+        self.input = new_editor(&self.theme);
+        self.input.insert_str(text);
+    }
+
+    fn set_input_with_cursor(&mut self, text: &str, cursor: usize) {
+        self.input = new_editor(&self.theme);
+        self.input.insert_str(&text[..cursor.min(text.len())]);
+        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
+        self.input.insert_str(&text[cursor.min(text.len())..]);
+        self.input
+            .move_cursor(CursorMove::Jump(row as u16, col as u16));
+    }
+}
+
+/// The byte offset of the editor's cursor in its text joined with `\n`.
+fn cursor_byte(input: &TextArea) -> usize {
+    let ratatui_textarea::DataCursor(row, col) = input.cursor();
+    let lines = input.lines();
+    let mut offset = 0;
+    for line in lines.iter().take(row) {
+        offset += line.len() + 1;
+    }
+    offset
+        + lines
+            .get(row)
+            .map(|l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i))
+            .unwrap_or(0)
+}
+
+/// A fresh, empty editor.
+pub fn new_editor(theme: &crate::theme::Theme) -> TextArea<'static> {
+    let mut t = TextArea::default();
+    t.set_placeholder_text("Ask TunaCode…  (@ file · / commands · ! shell · Shift+Enter new line)");
+    t.set_placeholder_style(theme.muted);
+    t.set_cursor_line_style(ratatui::style::Style::default());
+    t.set_style(theme.text);
+    t.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    t
+}

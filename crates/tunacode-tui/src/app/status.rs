@@ -1,0 +1,289 @@
+//! The status line: model, context used against the model's window (a gauge), tokens in/out, cost,
+//! session, working directory and git branch, modes (yolo, plan), and what the agent is doing right now
+//! with a spinner and the elapsed time. Segments drop from the right when the terminal is narrow.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ratatui::text::{Line, Span};
+use tunacode_protocol::Usage;
+use unicode_width::UnicodeWidthStr;
+
+use crate::theme::Theme;
+
+/// Spinner frames.
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// What the agent is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Activity {
+    /// Nothing: waiting for the user.
+    Idle,
+    /// Waiting for the model.
+    Thinking,
+    /// Running a tool.
+    Tool(String),
+    /// Waiting for the user to answer a dialog.
+    WaitingForUser,
+}
+
+/// Everything the status line shows.
+#[derive(Debug, Clone)]
+pub struct StatusState {
+    /// `provider:model`.
+    pub model: String,
+    /// The model's context window, when known.
+    pub context_window: Option<u64>,
+    /// Input tokens of the last call (what the context holds now).
+    pub context_used: u64,
+    /// Session usage.
+    pub usage: Usage,
+    /// The session id.
+    pub session_id: String,
+    /// The working directory, shortened with `~`.
+    pub cwd: String,
+    /// The git branch, if any.
+    pub branch: Option<String>,
+    /// `/yolo` is on.
+    pub yolo: bool,
+    /// Plan mode is on.
+    pub plan_mode: bool,
+    /// What the agent is doing.
+    pub activity: Activity,
+    /// When the current activity began.
+    pub since: Instant,
+    /// Spinner frame.
+    pub frame: usize,
+}
+
+impl StatusState {
+    /// A status for a session in `cwd`.
+    pub fn new(model: &str, session_id: &str, cwd: &Path) -> Self {
+        StatusState {
+            model: model.to_string(),
+            context_window: None,
+            context_used: 0,
+            usage: Usage::default(),
+            session_id: session_id.to_string(),
+            cwd: short_path(cwd),
+            branch: git_branch(cwd),
+            yolo: false,
+            plan_mode: false,
+            activity: Activity::Idle,
+            since: Instant::now(),
+            frame: 0,
+        }
+    }
+
+    /// Sets the activity and restarts its clock when it changes.
+    pub fn set_activity(&mut self, activity: Activity) {
+        if self.activity != activity {
+            self.activity = activity;
+            self.since = Instant::now();
+        }
+    }
+
+    /// The line, fitted to `width`.
+    pub fn line(&self, width: u16, theme: &Theme, now: Instant) -> Line<'static> {
+        let mut left: Vec<Vec<Span<'static>>> = Vec::new();
+        left.push(vec![Span::styled(format!(" {}", self.model), theme.accent)]);
+        if let Some(window) = self.context_window.filter(|w| *w > 0) {
+            let pct = (self.context_used as f64 / window as f64 * 100.0).min(100.0);
+            let filled = ((pct / 100.0) * 8.0).round() as usize;
+            let style = if pct > 85.0 {
+                theme.error
+            } else if pct > 60.0 {
+                theme.warning
+            } else {
+                theme.success
+            };
+            left.push(vec![
+                Span::raw(format!("ctx {pct:.0}% ")),
+                Span::styled("█".repeat(filled), style),
+                Span::styled("░".repeat(8 - filled), theme.muted),
+            ]);
+        }
+        left.push(vec![Span::raw(format!(
+            "↑{} ↓{}",
+            human_tokens(self.usage.request_tokens),
+            human_tokens(self.usage.response_tokens)
+        ))]);
+        if self.usage.cost > 0.0 {
+            left.push(vec![Span::raw(format!("${:.4}", self.usage.cost))]);
+        }
+        if self.yolo {
+            left.push(vec![Span::styled("YOLO", theme.warning)]);
+        }
+        if self.plan_mode {
+            left.push(vec![Span::styled("PLAN", theme.accent)]);
+        }
+        let short_id: String = self.session_id.chars().take(8).collect();
+        left.push(vec![Span::styled(
+            format!("session {short_id}"),
+            theme.muted,
+        )]);
+        let place = match &self.branch {
+            Some(b) => format!("{} ({b})", self.cwd),
+            None => self.cwd.clone(),
+        };
+        left.push(vec![Span::styled(place, theme.muted)]);
+
+        let right = self.activity_spans(theme, now);
+        let right_width: usize = right.iter().map(|s| s.content.width()).sum();
+        let sep = " │ ";
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut used = right_width + 1;
+        for (i, segment) in left.into_iter().enumerate() {
+            let w: usize = segment.iter().map(|s| s.content.width()).sum::<usize>()
+                + if i > 0 { sep.len() - 2 } else { 0 };
+            if used + w > width as usize {
+                break;
+            }
+            if i > 0 {
+                spans.push(Span::styled(sep, theme.muted));
+            }
+            spans.extend(segment);
+            used += w;
+        }
+        let pad = (width as usize)
+            .saturating_sub(spans.iter().map(|s| s.content.width()).sum::<usize>() + right_width);
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.extend(right);
+        Line::from(spans).style(theme.status)
+    }
+
+    fn activity_spans(&self, theme: &Theme, now: Instant) -> Vec<Span<'static>> {
+        let elapsed = now.saturating_duration_since(self.since);
+        let spin = SPINNER[self.frame % SPINNER.len()];
+        let text = match &self.activity {
+            Activity::Idle => return vec![Span::styled("ready ", theme.muted)],
+            Activity::Thinking => format!("{spin} thinking {} ", seconds(elapsed)),
+            Activity::Tool(name) => format!("{spin} calling {name} {} ", seconds(elapsed)),
+            Activity::WaitingForUser => "⏸ waiting for approval ".to_string(),
+        };
+        vec![Span::styled(text, theme.accent)]
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}
+
+/// `1234` → `1.2k`, `1234567` → `1.2M`.
+pub fn human_tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+/// The path with the home directory written as `~`.
+pub fn short_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    match std::env::var("HOME") {
+        Ok(home) if !home.is_empty() && text.starts_with(&home) => {
+            format!("~{}", &text[home.len()..])
+        }
+        _ => text,
+    }
+}
+
+/// The current git branch of the repository containing `dir` (from `.git/HEAD`), if any.
+pub fn git_branch(dir: &Path) -> Option<String> {
+    let mut current = Some(dir);
+    while let Some(d) = current {
+        let head = d.join(".git").join("HEAD");
+        if let Ok(text) = std::fs::read_to_string(&head) {
+            let text = text.trim();
+            return Some(match text.strip_prefix("ref: refs/heads/") {
+                Some(branch) => branch.to_string(),
+                None => text.chars().take(8).collect(),
+            });
+        }
+        current = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> StatusState {
+        let mut s = StatusState::new(
+            "anthropic:claude-sonnet-4-5",
+            "1a2b3c4d-5555",
+            Path::new("/work/proj"),
+        );
+        s.branch = Some("main".into());
+        s.context_window = Some(200_000);
+        s.context_used = 50_000;
+        s.usage = Usage {
+            request_tokens: 123_456,
+            response_tokens: 2_345,
+            cost: 0.0123,
+            ..Usage::default()
+        };
+        s
+    }
+
+    fn text(line: &Line) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn shows_every_segment_when_wide_and_drops_from_the_right_when_narrow() {
+        let theme = Theme::plain();
+        let mut s = state();
+        s.activity = Activity::Tool("grep".into());
+        let now = s.since + Duration::from_millis(3200);
+        let wide = text(&s.line(160, &theme, now));
+        assert!(
+            wide.starts_with(
+                " anthropic:claude-sonnet-4-5 │ ctx 25% ██░░░░░░ │ ↑123.5k ↓2.3k │ $0.0123"
+            ),
+            "{wide}"
+        );
+        assert!(
+            wide.contains("session 1a2b3c4d │ /work/proj (main)")
+                && wide.ends_with("⠋ calling grep 3.2s "),
+            "{wide}"
+        );
+        assert_eq!(wide.width(), 160);
+        let narrow = text(&s.line(60, &theme, now));
+        assert_eq!(narrow.width(), 60);
+        assert!(
+            narrow.contains("calling grep") && !narrow.contains("session"),
+            "{narrow}"
+        );
+    }
+
+    #[test]
+    fn modes_and_waiting_show() {
+        let theme = Theme::plain();
+        let mut s = state();
+        s.yolo = true;
+        s.plan_mode = true;
+        s.activity = Activity::WaitingForUser;
+        let line = text(&s.line(200, &theme, Instant::now()));
+        assert!(
+            line.contains("YOLO") && line.contains("PLAN") && line.contains("waiting for approval"),
+            "{line}"
+        );
+        assert_eq!(human_tokens(999), "999");
+        assert_eq!(human_tokens(2_500_000), "2.5M");
+    }
+
+    #[test]
+    fn reads_the_git_branch_from_head() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert_eq!(
+            git_branch(&dir.path().join("sub")).as_deref(),
+            Some("feature/x")
+        );
+    }
+}

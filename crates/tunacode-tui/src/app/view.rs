@@ -1,0 +1,150 @@
+//! Drawing a frame: transcript, todo panel, completion popup, input, status line, and whatever dialog,
+//! picker or setup screen is open. Drawing reads the state; it changes nothing but render caches.
+
+use std::time::Instant;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use tunacode_protocol::TodoStatus;
+
+use crate::app::state::{App, Screen};
+use crate::app::transcript::ViewFlags;
+
+/// Most lines the input grows to.
+const MAX_INPUT_LINES: u16 = 8;
+
+impl App {
+    /// Draws the whole screen.
+    pub fn draw(&mut self, frame: &mut Frame) {
+        let area = frame.area();
+        if let Screen::Setup(screen) = &self.screen {
+            screen.render(frame, area, &self.theme);
+            return;
+        }
+        let input_lines = (self.input.lines().len() as u16).clamp(1, MAX_INPUT_LINES);
+        let todo_height = if self.todos.is_empty() {
+            0
+        } else {
+            (self.todos.len() as u16).min(6) + 1
+        };
+        let chunks = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([
+                Constraint::Min(3),
+                Constraint::Length(todo_height),
+                Constraint::Length(input_lines + 2),
+                Constraint::Length(1),
+            ])
+            .split(area);
+        let (main, todo_area, input_area, status_area) =
+            (chunks[0], chunks[1], chunks[2], chunks[3]);
+
+        let flags = ViewFlags {
+            show_thoughts: self.show_thoughts,
+            expand_tools: self.expand_tools,
+            frame: self.status.frame,
+        };
+        let lines = self
+            .transcript
+            .visible(main.width, main.height, &self.theme, flags);
+        frame.render_widget(Paragraph::new(lines).style(self.theme.text), main);
+        if self.transcript.scroll_back > 0 {
+            let note = format!(" ↓ {} more lines (End) ", self.transcript.scroll_back);
+            let w = note.chars().count() as u16;
+            let r = Rect {
+                x: main.x + main.width.saturating_sub(w + 1),
+                y: main.y + main.height.saturating_sub(1),
+                width: w.min(main.width),
+                height: 1,
+            };
+            frame.render_widget(Paragraph::new(Line::styled(note, self.theme.selected)), r);
+        }
+
+        if todo_height > 0 {
+            self.draw_todos(frame, todo_area);
+        }
+
+        let title = match (&self.hint, self.queue.len()) {
+            (Some(h), _) => format!(" {h} "),
+            (None, n) if n > 0 => format!(" {n} queued "),
+            _ => String::new(),
+        };
+        let block = Block::default()
+            .borders(Borders::TOP | Borders::BOTTOM)
+            .border_style(if self.busy() {
+                self.theme.border
+            } else {
+                self.theme.accent
+            })
+            .title(Span::styled(title, self.theme.warning));
+        let inner = block.inner(input_area);
+        frame.render_widget(block, input_area);
+        let marker = Rect {
+            width: 2.min(inner.width),
+            ..inner
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled("› ", self.theme.accent)),
+            marker,
+        );
+        let editor = Rect {
+            x: inner.x + 2,
+            width: inner.width.saturating_sub(2),
+            ..inner
+        };
+        frame.render_widget(&self.input, editor);
+
+        if let Some((popup, _)) = &self.popup {
+            let h = popup.height().min(main.height);
+            let w = popup.preferred_width().clamp(20, main.width);
+            let r = Rect {
+                x: main.x + 2.min(main.width),
+                y: input_area.y.saturating_sub(h),
+                width: w.min(main.width.saturating_sub(2)),
+                height: h,
+            };
+            frame.render_widget(Clear, r);
+            popup.render(r, frame.buffer_mut(), &self.theme);
+        }
+
+        frame.render_widget(
+            Paragraph::new(
+                self.status
+                    .line(status_area.width, &self.theme, Instant::now()),
+            ),
+            status_area,
+        );
+
+        if let Some(picker) = &self.picker {
+            picker.render(frame, area, &self.theme);
+        }
+        if let Some((prompt, _)) = &self.key_prompt {
+            prompt.render(frame, area, &self.theme);
+        }
+        if let Some(dialog) = &self.dialog {
+            dialog.render(frame, area, &self.theme);
+        }
+    }
+
+    fn draw_todos(&self, frame: &mut Frame, area: Rect) {
+        let mut lines = vec![Line::styled("todo", self.theme.muted)];
+        for t in self
+            .todos
+            .iter()
+            .take(area.height.saturating_sub(1) as usize)
+        {
+            let (mark, style) = match t.status {
+                TodoStatus::Pending => ("[ ]", self.theme.text),
+                TodoStatus::InProgress => ("[~]", self.theme.accent),
+                TodoStatus::Completed => ("[x]", self.theme.muted),
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {mark} "), style),
+                Span::styled(t.content.clone(), style),
+            ]));
+        }
+        frame.render_widget(Paragraph::new(lines), area);
+    }
+}

@@ -1,0 +1,169 @@
+//! `/` command completion: prefix matches first (in the app's order), then fuzzy matches.
+
+use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+/// A slash command as the app defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandInfo {
+    /// The name without the slash (`model`).
+    pub name: &'static str,
+    /// The argument synopsis (`[name]`), empty if none.
+    pub args: &'static str,
+    /// One line saying what it does.
+    pub description: &'static str,
+}
+
+/// One command matching a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandMatch {
+    /// The command.
+    pub command: CommandInfo,
+    /// Whether the name starts with the query (prefix matches come first).
+    pub prefix: bool,
+    /// The fuzzy score (higher is better; 0 for an empty query).
+    pub score: u32,
+    /// Positions (in chars) of the matched characters in `command.name`, ascending.
+    pub indices: Vec<u32>,
+}
+
+/// The commands matching `query` (with or without the leading `/`): an exact name first, then the other
+/// names starting with the query in list order, then fuzzy matches by score (ties in list order). An
+/// empty query lists every command in list order. Case-insensitive.
+pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMatch> {
+    let query = query.strip_prefix('/').unwrap_or(query).trim();
+    if query.is_empty() {
+        return commands
+            .iter()
+            .map(|command| CommandMatch {
+                command: *command,
+                prefix: true,
+                score: 0,
+                indices: Vec::new(),
+            })
+            .collect();
+    }
+    let lower = query.to_lowercase();
+    let pattern = Pattern::new(
+        query,
+        CaseMatching::Ignore,
+        Normalization::Smart,
+        AtomKind::Fuzzy,
+    );
+    let mut matcher = Matcher::new(Config::DEFAULT);
+    let mut buf = Vec::new();
+    // (exact, prefix, position) decide the order of prefix matches; fuzzy ones go by score.
+    let mut found: Vec<(bool, usize, CommandMatch)> = Vec::new();
+    for (position, command) in commands.iter().enumerate() {
+        let name = command.name.to_lowercase();
+        if name.starts_with(&lower) {
+            let count = query.chars().count();
+            found.push((
+                name == lower,
+                position,
+                CommandMatch {
+                    command: *command,
+                    prefix: true,
+                    score: 0,
+                    indices: (0..count).filter_map(|i| u32::try_from(i).ok()).collect(),
+                },
+            ));
+            continue;
+        }
+        let mut indices = Vec::new();
+        let haystack = Utf32Str::new(command.name, &mut buf);
+        if let Some(score) = pattern.indices(haystack, &mut matcher, &mut indices) {
+            indices.sort_unstable();
+            indices.dedup();
+            found.push((
+                false,
+                position,
+                CommandMatch {
+                    command: *command,
+                    prefix: false,
+                    score,
+                    indices,
+                },
+            ));
+        }
+    }
+    found.sort_by(|(exact_a, pos_a, a), (exact_b, pos_b, b)| {
+        b.prefix
+            .cmp(&a.prefix)
+            .then_with(|| exact_b.cmp(exact_a))
+            .then_with(|| b.score.cmp(&a.score))
+            .then_with(|| pos_a.cmp(pos_b))
+    });
+    found.into_iter().map(|(_, _, m)| m).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    const fn cmd(name: &'static str, args: &'static str, description: &'static str) -> CommandInfo {
+        CommandInfo {
+            name,
+            args,
+            description,
+        }
+    }
+
+    const SAMPLE: [CommandInfo; 11] = [
+        cmd("help", "", "Show the commands"),
+        cmd("clear", "", "Clear the transcript"),
+        cmd("model", "[name]", "Show or switch the model"),
+        cmd("resume", "[id]", "Resume a session"),
+        cmd("thoughts", "", "Toggle reasoning display"),
+        cmd("theme", "[name]", "Switch the theme"),
+        cmd("yolo", "", "Approve every tool call"),
+        cmd("cost", "", "Show the session's cost"),
+        cmd("init", "", "Write AGENTS.md for this project"),
+        cmd("exit", "", "Quit"),
+        cmd("plan", "", "Toggle plan mode"),
+    ];
+
+    fn names(matches: &[CommandMatch]) -> Vec<&str> {
+        matches.iter().map(|m| m.command.name).collect()
+    }
+
+    #[test]
+    fn empty_query_lists_all_in_order() {
+        assert_eq!(names(&complete_commands(&SAMPLE, "")).len(), 11);
+        assert_eq!(
+            names(&complete_commands(&SAMPLE, "/"))[..3],
+            ["help", "clear", "model"]
+        );
+    }
+
+    #[test]
+    fn prefix_matches_come_first_in_list_order() {
+        let got = complete_commands(&SAMPLE, "th");
+        assert_eq!(names(&got)[..2], ["thoughts", "theme"]);
+        assert!(got[0].prefix && got[1].prefix);
+        assert_eq!(got[0].indices, [0, 1]);
+        assert!(got[2..].iter().all(|m| !m.prefix));
+    }
+
+    #[test]
+    fn exact_name_wins_and_case_is_ignored() {
+        let list = [cmd("planner", "", ""), cmd("plan", "", "")];
+        assert_eq!(
+            names(&complete_commands(&list, "/Plan")),
+            ["plan", "planner"]
+        );
+    }
+
+    #[test]
+    fn fuzzy_matches_follow_prefix_matches() {
+        let got = complete_commands(&SAMPLE, "/e");
+        assert_eq!(names(&got)[0], "exit");
+        assert!(names(&got).contains(&"help"));
+        let fuzzy = complete_commands(&SAMPLE, "mdl");
+        assert_eq!(names(&fuzzy), ["model"]);
+        assert_eq!(fuzzy[0].indices, [0, 2, 4]);
+        assert!(!fuzzy[0].prefix);
+        assert_eq!(complete_commands(&SAMPLE, "xyz"), []);
+    }
+}

@@ -1,0 +1,15 @@
+//! [`TuiError`]: what can stop the terminal UI.
+
+/// A failure of the terminal UI itself (not of a request: those are shown in the transcript).
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal could not be set up or drawn to.
+    #[error("terminal error: {0}")]
+    Terminal(#[from] std::io::Error),
+    /// Settings could not be resolved.
+    #[error("{0}")]
+    Settings(String),
+    /// A file of TunaCode could not be read or written.
+    #[error(transparent)]
+    Store(#[from] tunacode_store::StoreError),
+}
