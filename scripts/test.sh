@@ -9,6 +9,11 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi
 
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "tmux not found (the TUI end-to-end tests drive the UI under it); installing it" >&2
+  apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null
+fi
+
 echo "== format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked --features tunacode-cli/real-server-tests -- -D warnings

@@ -12,6 +12,8 @@ use crate::TestkitError;
 #[derive(Debug)]
 pub struct Tmux {
     socket: String,
+    /// Holds the file the command's exit code is written to (tmux does not always report it).
+    status_dir: tempfile::TempDir,
 }
 
 impl Tmux {
@@ -25,7 +27,11 @@ impl Tmux {
         cwd: &Path,
     ) -> Result<Self, TestkitError> {
         let socket = format!("tunacode-test-{}-{}", std::process::id(), unique());
-        let tmux = Tmux { socket };
+        let tmux = Tmux {
+            socket,
+            status_dir: tempfile::tempdir()?,
+        };
+        let status_file = tmux.status_dir.path().join("exit");
         let mut args: Vec<String> = vec![
             "new-session".into(),
             "-d".into(),
@@ -42,7 +48,7 @@ impl Tmux {
             args.push("-e".into());
             args.push(format!("{k}={v}"));
         }
-        args.push(command.to_string());
+        args.push(format!("{command}; echo $? > {}", status_file.display()));
         tmux.run(&args)?;
         tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"])?;
         Ok(tmux)
@@ -118,20 +124,10 @@ impl Tmux {
         self.wait_for(&format!("{text:?}"), timeout, |s| s.contains(text))
     }
 
-    /// Whether the command has exited (the pane is dead), with its exit status when it has.
+    /// The command's exit status once it has exited (128 + N when killed by signal N).
     pub fn exit_status(&self) -> Result<Option<i32>, TestkitError> {
-        let out = self.run(&[
-            "display-message",
-            "-p",
-            "-t",
-            "t",
-            "#{pane_dead} #{pane_dead_status}",
-        ])?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let mut parts = text.split_whitespace();
-        match (parts.next(), parts.next()) {
-            (Some("1"), Some(code)) => Ok(code.parse().ok()),
-            (Some("1"), None) => Ok(Some(-1)),
+        match std::fs::read_to_string(self.status_dir.path().join("exit")) {
+            Ok(text) if text.ends_with('\n') => Ok(text.trim().parse().ok()),
             _ => Ok(None),
         }
     }

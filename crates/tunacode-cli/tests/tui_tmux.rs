@@ -1,0 +1,196 @@
+//! End-to-end: the real `tunacode` TUI under tmux against the fake provider — first-run setup with a
+//! base URL and a key, a task with an approved write and its diff, Esc interrupting a second request,
+//! quitting, and `/resume` in a new process; and continuing past the iteration limit from its dialog.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use serde_json::Value;
+use tunacode_testkit::{Ending, FakeProvider, Reply, TestEnv, Tmux, Turn};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn start(env: &TestEnv) -> Tmux {
+    let dir = env.workspace();
+    let home = dir.parent().unwrap().to_path_buf();
+    let vars = [
+        ("HOME", home.display().to_string()),
+        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
+        ("XDG_DATA_HOME", home.join("data").display().to_string()),
+        ("XDG_STATE_HOME", home.join("state").display().to_string()),
+        ("TERM", "xterm-256color".to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let command = format!(
+        "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL -u NO_COLOR {}",
+        common::bin().display()
+    );
+    Tmux::start(&command, 100, 30, &vars, &dir).unwrap()
+}
+
+#[test]
+fn setup_task_approval_interrupt_quit_and_resume() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::text("pong"),
+        Turn::Reply(Reply {
+            text: Some("Creating it.".into()),
+            tool_calls: Turn::tool_calls(&[(
+                "c1",
+                "write_file",
+                r#"{"file_path": "hello.txt", "content": "hi there\n"}"#,
+            )])
+            .calls(),
+            ..Reply::default()
+        }),
+        Turn::text("TUNACODE DONE: Created hello.txt."),
+        Turn::Reply(Reply {
+            text: Some("Working on the second thing".into()),
+            ending: Ending::Stall { after_events: 4 },
+            ..Reply::default()
+        }),
+        Turn::text("Resumed fine."),
+    ]);
+    let tmux = start(&env);
+
+    // First run: no configuration, so the setup screen opens.
+    tmux.wait_for_text("OpenAI-compatible server", WAIT)
+        .unwrap();
+    tmux.keys(&["5"]).unwrap(); // a digit picks and confirms
+    tmux.wait_for_text("http://localhost:11434/v1", WAIT)
+        .unwrap();
+    tmux.keys(&["End", "C-u"]).unwrap();
+    tmux.type_text(&fake.base_url()).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("local", WAIT).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.type_text("sk-test-secret-123").unwrap();
+    let screen = tmux.screen().unwrap();
+    assert!(
+        !screen.contains("sk-test-secret-123"),
+        "the key was echoed:\n{screen}"
+    );
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.type_text("test-model").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("OK: test-model answered", WAIT).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Ready: local:test-model", WAIT).unwrap();
+    let config_path = env.config_file();
+    let mode = std::fs::metadata(&config_path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    assert_eq!(config["default_model"], "local:test-model");
+    assert_eq!(config["providers"]["local"]["base_url"], fake.base_url());
+    assert_eq!(config["env"]["LOCAL_API_KEY"], "sk-test-secret-123");
+    assert_eq!(
+        fake.requests()[0].header("authorization"),
+        Some("Bearer sk-test-secret-123")
+    );
+
+    // A task: the write asks for approval and shows the diff; approving writes the file.
+    tmux.type_text("create hello.txt").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    let dialog = tmux.wait_for_text("Allow write_file?", WAIT).unwrap();
+    assert!(
+        dialog.contains("+++ b/hello.txt") && dialog.contains("+hi there"),
+        "{dialog}"
+    );
+    tmux.keys(&["y"]).unwrap();
+    let done = tmux.wait_for_text("Created hello.txt.", WAIT).unwrap();
+    assert!(
+        done.contains("✓ write_file hello.txt") && !done.contains("TUNACODE DONE"),
+        "{done}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("hello.txt")).unwrap(),
+        "hi there\n"
+    );
+
+    // A second request streams, then Esc interrupts it through the engine's abort path.
+    tmux.type_text("now the second thing").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Working on", WAIT).unwrap();
+    tmux.keys(&["Escape"]).unwrap();
+    tmux.wait_for_text("Interrupted", WAIT).unwrap();
+
+    // Ctrl+C twice quits.
+    tmux.keys(&["C-c"]).unwrap();
+    tmux.wait_for_text("press Ctrl+C again to quit", WAIT)
+        .unwrap();
+    tmux.keys(&["C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+    let session = env.only_session();
+    let text = serde_json::to_string(&session["messages"]).unwrap();
+    assert!(
+        text.contains("[INTERRUPTED]") && text.contains("create hello.txt"),
+        "{text}"
+    );
+    drop(tmux);
+
+    // A new process: /resume picks the session and shows its history.
+    let tmux = start(&env);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("/resume").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Resume a session", WAIT).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    let resumed = tmux.wait_for_text("Resumed session", WAIT).unwrap();
+    assert!(
+        resumed.contains("create hello.txt") && resumed.contains("Created hello.txt."),
+        "{resumed}"
+    );
+    tmux.type_text("and now?").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Resumed fine.", WAIT).unwrap();
+    let last = fake.requests().last().unwrap().body.clone();
+    let history = serde_json::to_string(&last["messages"]).unwrap();
+    assert!(
+        history.contains("create hello.txt") && history.contains("[INTERRUPTED]"),
+        "{history}"
+    );
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}
+
+#[test]
+fn continuing_past_the_iteration_limit_from_its_dialog() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("a", "list_dir", "{}")]),
+        Turn::tool_calls(&[("b", "list_dir", "{}")]),
+        Turn::text("Finished after continuing."),
+    ]);
+    let config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}},
+        "settings": {"max_iterations": 2}
+    });
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let tmux = start(&env);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("look around").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    let dialog = tmux.wait_for_text("Iteration limit reached", WAIT).unwrap();
+    assert!(
+        dialog.contains("Original request: look around") && dialog.contains("list_dir: 2"),
+        "{dialog}"
+    );
+    tmux.keys(&["1"]).unwrap();
+    let screen = tmux
+        .wait_for_text("Finished after continuing.", WAIT)
+        .unwrap();
+    assert!(screen.contains("the iteration limit is now 7"), "{screen}");
+    assert_eq!(fake.requests().len(), 3);
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}
