@@ -14,6 +14,8 @@ pub mod transcript;
 mod view;
 
 #[cfg(test)]
+mod behaviour_tests;
+#[cfg(test)]
 mod tests_support;
 #[cfg(test)]
 mod view_tests;
