@@ -3,6 +3,8 @@
 #   1. start-up time of `tunacode --version`
 #   2. wall time, CPU time and peak RSS of a 30-turn scripted `tunacode run` against the fake provider
 #   3. the grep tool against ripgrep on a large tree (default: the cargo registry sources)
+#   4. TUI rendering, @-completion and key-to-frame latency in process
+#   5. TUI in tmux: start-up, idle CPU and memory, key-to-screen latency while an answer streams
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,3 +66,13 @@ hyperfine -N --warmup 2 --runs 10 \
   -n "tunacode grep tool" "$root/target/release/examples/grep_tool '$pattern' $tree" \
   -n "ripgrep" "rg --no-config '$pattern' $tree" \
   --export-json "$out/grep.json" | grep -E "Time|Range|±|faster"
+
+echo "== 4. TUI: rendering, @-completion and key-to-frame in process"
+cargo build --release --locked -q -p tunacode-tui --example tui_bench
+"$root/target/release/examples/tui_bench"
+
+echo "== 5. TUI in a real terminal (tmux): start-up, idle CPU, key-to-screen while streaming"
+need tmux tmux
+tuiwork=$(mktemp -d)
+python3 "$root/bench/tui_terminal.py" "$bin" "$fake" "$tuiwork"
+rm -rf "$tuiwork"

@@ -1,6 +1,7 @@
 //! The application: state, input, actions, drawing, and the event loop that ties the terminal, the
-//! engine's events and questions, and background work together. Drawing is event-driven and capped at
-//! one frame per [`FRAME`]: nothing is drawn while nothing happens.
+//! engine's events and questions, and background work together. Drawing is event-driven: nothing is
+//! drawn while nothing happens; streamed output is drawn at most once per [`FRAME`]; input is drawn at
+//! once.
 
 mod actions;
 pub mod bridge;
@@ -171,9 +172,12 @@ async fn event_loop(
     let mut spinner = tokio::time::interval(SPINNER_TICK);
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
+    // Input draws at once; only streamed output is held to the frame cap.
+    let mut urgent = false;
     let mut last_draw = Instant::now() - FRAME;
     loop {
-        if dirty && last_draw.elapsed() >= FRAME {
+        if dirty && (urgent || last_draw.elapsed() >= FRAME) {
+            urgent = false;
             terminal.draw(|f| app.draw(f))?;
             last_draw = Instant::now();
             dirty = false;
@@ -191,7 +195,11 @@ async fn event_loop(
         let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         tokio::select! {
             event = input.next() => match event {
-                Some(Ok(event)) => dirty |= app.on_terminal_event(event),
+                Some(Ok(event)) => {
+                    let changed = app.on_terminal_event(event);
+                    dirty |= changed;
+                    urgent |= changed;
+                }
                 Some(Err(e)) => return Err(TuiError::Terminal(e)),
                 None => break,
             },

@@ -1,0 +1,162 @@
+//! In-process TUI measurements for `bench/run.sh`: markdown rendering (whole and streamed), fuzzy file
+//! search over 50,000 paths, and key-to-frame latency while an answer streams fast (event handling plus
+//! drawing a 120×40 frame; terminal I/O excluded — `bench/run.sh` measures that under tmux).
+
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use tunacode_core::{AgentOptions, PruneConfig};
+use tunacode_llm::models::ModelRegistry;
+use tunacode_llm::{ModelId, ProviderSettings};
+use tunacode_protocol::AgentEvent;
+use tunacode_tui::complete::FileIndex;
+use tunacode_tui::render::{StreamingMarkdown, render_markdown};
+use tunacode_tui::{RunSettings, Theme, TuiConfig};
+
+const DOC: &str = "## Section\n\nSome *emphasis*, `code` and a [link](https://example.com).\n\n- item one\n- item two\n  - nested\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n";
+
+fn percentile(mut v: Vec<Duration>, p: f64) -> Duration {
+    v.sort();
+    v[((v.len() as f64 - 1.0) * p).round() as usize]
+}
+
+#[tokio::main]
+async fn main() {
+    let theme = Theme::dark();
+    // 1. Markdown.
+    let mut doc = String::new();
+    while doc.lines().count() < 2000 {
+        doc.push_str(DOC);
+    }
+    let _ = render_markdown(DOC, 100, &theme);
+    let start = Instant::now();
+    let lines = render_markdown(&doc, 100, &theme);
+    let whole = start.elapsed();
+    let mut stream = StreamingMarkdown::new();
+    let mut frames = 0u32;
+    let start = Instant::now();
+    for chunk in doc.as_bytes().chunks(64) {
+        stream.push(std::str::from_utf8(chunk).unwrap_or_default());
+        let _ = stream.lines(100, &theme);
+        frames += 1;
+    }
+    let streamed = start.elapsed();
+    println!(
+        "markdown: 2000-line document -> {} lines rendered whole in {whole:.2?}; streamed in {frames} frames, {:.1?}/frame",
+        lines.len(),
+        streamed / frames
+    );
+
+    // 2. Fuzzy file completion.
+    let index = FileIndex::from_entries((0..50_000).map(|i| {
+        format!(
+            "crates/module_{}/src/sub_{}/file_{i}_handler.rs",
+            i % 97,
+            i % 13
+        )
+    }));
+    let mut times = Vec::new();
+    for q in [
+        "handler",
+        "mod5sub3",
+        "f123",
+        "zzzz",
+        "crates/module_12/src/",
+    ] {
+        let start = Instant::now();
+        let _ = index.fuzzy(q, 50);
+        times.push(start.elapsed());
+    }
+    println!(
+        "fuzzy @-completion over 50,000 paths: median {:.2?}, max {:.2?}",
+        percentile(times.clone(), 0.5),
+        percentile(times, 1.0)
+    );
+
+    // 3. Key-to-frame while an answer streams.
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("ws");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let resolve = Arc::new(|_m: Option<&str>| {
+        let id = ModelId::parse("openai:gpt-4.1").map_err(|e| e.to_string())?;
+        let provider = ProviderSettings::for_model(&id, Some("http://127.0.0.1:9/v1".into()), None)
+            .map_err(|e| e.to_string())?;
+        let options = AgentOptions {
+            model: id.to_string(),
+            provider_model: id.model.clone(),
+            max_iterations: 10,
+            request_timeout: None,
+            tool_max_retries: 1,
+            max_parallel: 2,
+            prune: PruneConfig {
+                protect_tokens: 40_000,
+                minimum_tokens: 20_000,
+            },
+            system_prompt: String::new(),
+            tool_ignore: vec![],
+            max_output_tokens: None,
+            reasoning_effort: None,
+            pricing: None,
+            guidance: Default::default(),
+        };
+        Ok(RunSettings {
+            options,
+            provider,
+            context_window: Some(128_000),
+        })
+    });
+    let config = TuiConfig {
+        cwd: cwd.clone(),
+        paths: tunacode_store::Paths {
+            config_file: dir.path().join("tunacode.json"),
+            sessions_dir: dir.path().join("sessions"),
+            log_dir: dir.path().join("log"),
+            models_cache: dir.path().join("models.json"),
+        },
+        resolve,
+        registry: ModelRegistry::bundled(),
+        session: None,
+        theme: "dark".into(),
+        force_setup: false,
+        tool_ignore: vec![],
+        show_thoughts: false,
+    };
+    let (mut app, _ch) = tunacode_tui::app::build_app(config);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let key = Event::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
+    let mut latencies = Vec::new();
+    let mut draws = Vec::new();
+    let mut tokens = 0usize;
+    for round in 0..400 {
+        // Five deltas (~40 chars each) arrive between two keypresses: a fast stream.
+        for _ in 0..5 {
+            let text = if round % 7 == 0 {
+                "\n\n```rust\nlet x = 1;\n```\n\n".to_string()
+            } else {
+                format!("word{round} and more streamed text, ")
+            };
+            tokens += text.len() / 4;
+            app.on_agent_event(AgentEvent::TextDelta { text });
+        }
+        let start = Instant::now();
+        app.on_terminal_event(key.clone());
+        terminal.draw(|f| app.draw(f)).unwrap();
+        latencies.push(start.elapsed());
+        let start = Instant::now();
+        terminal.draw(|f| app.draw(f)).unwrap();
+        draws.push(start.elapsed());
+    }
+    println!(
+        "key-to-frame while streaming ({tokens} tokens streamed): p50 {:.2?}, p99 {:.2?}, max {:.2?}; a frame alone: p50 {:.2?}, p99 {:.2?}",
+        percentile(latencies.clone(), 0.5),
+        percentile(latencies.clone(), 0.99),
+        percentile(latencies, 1.0),
+        percentile(draws.clone(), 0.5),
+        percentile(draws, 0.99)
+    );
+}
