@@ -134,34 +134,7 @@ fn multi_step_task_over_the_native_gemini_api() {
         FakeOptions::default(),
     );
     let run = run_gemini(&env, &fake, "summarize notes.txt into out/summary.txt");
-    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
-    assert_eq!(
-        std::fs::read_to_string(env.workspace().join("out/summary.txt")).unwrap(),
-        "2 lines: alpha, beta\n"
-    );
-    let result = run.result();
-    assert_eq!(result["status"], "completed");
-    assert_eq!(result["iterations"], 4);
-    assert_eq!(result["response"], "Wrote out/summary.txt.");
-    assert_eq!(result["usage"]["request_tokens"], 420);
-    let finished: Vec<(&str, &str)> = run
-        .of_type("tool_call_finished")
-        .iter()
-        .map(|e| {
-            (
-                e["tool_name"].as_str().unwrap(),
-                e["status"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        finished,
-        [
-            ("list_dir", "completed"),
-            ("read_file", "completed"),
-            ("write_file", "completed")
-        ]
-    );
+    assert_summary_task_done(&env, &run, 420);
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 4);

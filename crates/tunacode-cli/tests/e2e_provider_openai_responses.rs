@@ -8,7 +8,7 @@ mod common;
 use std::process::Stdio;
 use std::sync::Arc;
 
-use common::{Run, bin, finish};
+use common::{Run, assert_summary_task_done, bin, finish};
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tunacode_testkit::{
@@ -94,38 +94,7 @@ fn multi_step_tool_task_over_responses_carries_reasoning_forward() {
         FakeOptions::default(),
     );
     let run = run_responses(&env, &fake, "summarize notes.txt into out/summary.txt");
-    assert_eq!(
-        run.code, 0,
-        "stdout: {}\nstderr: {}",
-        run.stdout, run.stderr
-    );
-    assert_eq!(
-        std::fs::read_to_string(env.workspace().join("out/summary.txt")).unwrap(),
-        "2 lines: alpha, beta\n"
-    );
-    let result = run.result();
-    assert_eq!(result["status"], "completed");
-    assert_eq!(result["iterations"], 4);
-    assert_eq!(result["response"], "Wrote out/summary.txt.");
-    assert_eq!(result["usage"]["request_tokens"], 300);
-    let finished: Vec<(&str, &str)> = run
-        .of_type("tool_call_finished")
-        .iter()
-        .map(|e| {
-            (
-                e["tool_name"].as_str().unwrap(),
-                e["status"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        finished,
-        [
-            ("list_dir", "completed"),
-            ("read_file", "completed"),
-            ("write_file", "completed")
-        ]
-    );
+    assert_summary_task_done(&env, &run, 300);
 
     let requests = fake.requests();
     assert_eq!(requests.len(), 4);

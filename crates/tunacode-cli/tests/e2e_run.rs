@@ -46,34 +46,7 @@ fn multi_step_task_lists_reads_writes_and_saves_a_valid_session() {
         &fake,
         &["--yes", "summarize notes.txt into out/summary.txt"],
     );
-    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
-    assert_eq!(
-        std::fs::read_to_string(env.workspace().join("out/summary.txt")).unwrap(),
-        "2 lines: alpha, beta\n"
-    );
-    let result = run.result();
-    assert_eq!(result["status"], "completed");
-    assert_eq!(result["iterations"], 4);
-    assert_eq!(result["response"], "Wrote out/summary.txt.");
-    assert_eq!(result["usage"]["request_tokens"], 420);
-    let finished: Vec<(&str, &str)> = run
-        .of_type("tool_call_finished")
-        .iter()
-        .map(|e| {
-            (
-                e["tool_name"].as_str().unwrap(),
-                e["status"].as_str().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        finished,
-        [
-            ("list_dir", "completed"),
-            ("read_file", "completed"),
-            ("write_file", "completed")
-        ]
-    );
+    assert_summary_task_done(&env, &run, 420);
     let text: String = run
         .of_type("text_delta")
         .iter()
@@ -185,7 +158,7 @@ fn multi_step_task_lists_reads_writes_and_saves_a_valid_session() {
             "messages"
         ]
     );
-    assert_eq!(session["session_id"], result["session_id"]);
+    assert_eq!(session["session_id"], run.result()["session_id"]);
     assert_eq!(session["current_model"], "openai:test-model");
     assert_eq!(session["session_total_usage"]["request_tokens"], 420);
     let msgs = session["messages"].as_array().unwrap();

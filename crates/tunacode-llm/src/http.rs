@@ -210,3 +210,23 @@ pub(crate) fn with_key_hint(stream: ModelStream, hint: Option<String>) -> ModelS
         })
     }))
 }
+
+/// Puts the API key (if any) into `headers` under `name`, as `{prefix}{key}` (e.g. `Bearer `), marked
+/// sensitive so it never shows in logs or debug output.
+pub(crate) fn insert_key_header(
+    headers: &mut HeaderMap,
+    name: reqwest::header::HeaderName,
+    prefix: &str,
+    key: Option<&str>,
+) -> Result<(), LlmError> {
+    let Some(key) = key else { return Ok(()) };
+    let mut value =
+        reqwest::header::HeaderValue::from_str(&format!("{prefix}{key}")).map_err(|_| {
+            LlmError::Config {
+                message: "the API key contains characters that cannot be sent in a header".into(),
+            }
+        })?;
+    value.set_sensitive(true);
+    headers.insert(name, value);
+    Ok(())
+}

@@ -141,3 +141,41 @@ pub fn assert_tool_pairing(body: &Value) {
         }
     }
 }
+
+/// Checks the outcome of the shared multi-step task (list → read notes.txt → write out/summary.txt →
+/// done): the file written, the result line (with the session's input tokens), and the three tools
+/// finished in order.
+pub fn assert_summary_task_done(env: &tunacode_testkit::TestEnv, run: &Run, request_tokens: u64) {
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("out/summary.txt")).unwrap(),
+        "2 lines: alpha, beta\n"
+    );
+    let result = run.result();
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["iterations"], 4);
+    assert_eq!(result["response"], "Wrote out/summary.txt.");
+    assert_eq!(result["usage"]["request_tokens"], request_tokens);
+    let finished: Vec<(&str, &str)> = run
+        .of_type("tool_call_finished")
+        .iter()
+        .map(|e| {
+            (
+                e["tool_name"].as_str().unwrap(),
+                e["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [
+            ("list_dir", "completed"),
+            ("read_file", "completed"),
+            ("write_file", "completed")
+        ]
+    );
+}

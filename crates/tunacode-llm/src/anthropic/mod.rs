@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, shared_http_client, with_key_hint};
+use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::AnthropicStreamDecoder;
@@ -40,13 +40,12 @@ impl AnthropicClient {
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(API_VERSION),
         );
-        if let Some(key) = &settings.api_key {
-            let mut value = HeaderValue::from_str(key).map_err(|_| LlmError::Config {
-                message: "the API key contains characters that cannot be sent in a header".into(),
-            })?;
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static("x-api-key"), value);
-        }
+        insert_key_header(
+            &mut headers,
+            HeaderName::from_static("x-api-key"),
+            "",
+            settings.api_key.as_deref(),
+        )?;
         Ok(AnthropicClient {
             http: shared_http_client()?,
             settings,

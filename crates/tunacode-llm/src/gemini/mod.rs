@@ -5,12 +5,12 @@
 mod decode;
 mod request;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, shared_http_client, with_key_hint};
+use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::GeminiStreamDecoder;
@@ -31,13 +31,12 @@ impl GeminiClient {
     /// A client with the given settings (uses the shared, pooled HTTP client).
     pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
         let mut headers = HeaderMap::new();
-        if let Some(key) = &settings.api_key {
-            let mut value = HeaderValue::from_str(key).map_err(|_| LlmError::Config {
-                message: "the API key contains characters that cannot be sent in a header".into(),
-            })?;
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static(KEY_HEADER), value);
-        }
+        insert_key_header(
+            &mut headers,
+            HeaderName::from_static(KEY_HEADER),
+            "",
+            settings.api_key.as_deref(),
+        )?;
         Ok(GeminiClient {
             http: shared_http_client()?,
             settings,

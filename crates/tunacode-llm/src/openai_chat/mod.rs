@@ -5,12 +5,12 @@ mod decode;
 mod reasoning_details;
 mod request;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, shared_http_client, with_key_hint};
+use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
@@ -30,15 +30,12 @@ impl OpenAiChatClient {
     /// A client with the given settings (uses the shared, pooled HTTP client).
     pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
         let mut headers = HeaderMap::new();
-        if let Some(key) = &settings.api_key {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
-                    message: "the API key contains characters that cannot be sent in a header"
-                        .into(),
-                })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
+        insert_key_header(
+            &mut headers,
+            AUTHORIZATION,
+            "Bearer ",
+            settings.api_key.as_deref(),
+        )?;
         Ok(OpenAiChatClient {
             http: shared_http_client()?,
             settings,

@@ -5,12 +5,12 @@
 mod decode;
 mod request;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, shared_http_client, with_key_hint};
+use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
 use crate::openai_chat::classify_error;
 use crate::provider::ProviderSettings;
 
@@ -29,15 +29,12 @@ impl OpenAiResponsesClient {
     /// A client with the given settings (uses the shared, pooled HTTP client).
     pub fn new(settings: ProviderSettings) -> Result<Self, LlmError> {
         let mut headers = HeaderMap::new();
-        if let Some(key) = &settings.api_key {
-            let mut value =
-                HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
-                    message: "the API key contains characters that cannot be sent in a header"
-                        .into(),
-                })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
+        insert_key_header(
+            &mut headers,
+            AUTHORIZATION,
+            "Bearer ",
+            settings.api_key.as_deref(),
+        )?;
         Ok(OpenAiResponsesClient {
             http: shared_http_client()?,
             settings,
