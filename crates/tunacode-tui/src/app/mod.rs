@@ -9,6 +9,7 @@ pub mod commands;
 pub mod dialogs;
 mod input;
 pub mod picker;
+mod sessions;
 pub mod state;
 pub mod status;
 pub mod transcript;
