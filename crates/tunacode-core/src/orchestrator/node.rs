@@ -214,9 +214,10 @@ impl RequestRun<'_> {
     /// as refused rather than as unknown.
     fn offered_tools_for_dispatch(&self) -> tunacode_tools::ToolSet {
         let mut tools = self.agent.tools.clone();
-        for extra in self.offered_tools().names() {
-            if tools.get(extra).is_none()
-                && let Some(t) = self.offered_tools().get(extra)
+        let offered = self.offered_tools();
+        for name in offered.names() {
+            if tools.get(name).is_none()
+                && let Some(t) = offered.get(name)
             {
                 tools.add(t);
             }

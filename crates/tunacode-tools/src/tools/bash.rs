@@ -8,13 +8,9 @@ use serde_json::{Map, Value, json};
 
 use crate::args::parse;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::tools::process::run_captured;
+use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
 
 const NAME: &str = "bash";
-/// Timeout when none is given, in seconds.
-const DEFAULT_TIMEOUT_SECS: u64 = 120;
-/// Longest timeout allowed, in seconds.
-const MAX_TIMEOUT_SECS: u64 = 600;
 
 /// Runs `bash -c <command>` in the workspace root.
 #[derive(Debug, Clone)]
@@ -92,15 +88,12 @@ impl Tool for Bash {
                 "invalid arguments for bash: `command` is empty".into(),
             ));
         }
-        let timeout_secs = args
-            .timeout
-            .unwrap_or(DEFAULT_TIMEOUT_SECS)
-            .clamp(1, MAX_TIMEOUT_SECS);
+        let timeout = timeout_secs(args.timeout);
         let mut cmd = tokio::process::Command::new("bash");
         cmd.arg("-c")
             .arg(&args.command)
             .current_dir(ctx.workspace.root());
-        let text = run_captured(cmd, "bash", timeout_secs, self.grace, &ctx.cancel).await?;
+        let text = run_captured(cmd, "bash", timeout, self.grace, &ctx.cancel).await?;
         Ok(ToolOutput::text(text))
     }
 

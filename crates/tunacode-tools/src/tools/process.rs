@@ -15,6 +15,18 @@ use tokio_util::sync::CancellationToken;
 use crate::tool::ToolError;
 use crate::truncate::HeadTail;
 
+/// A command's timeout when none is given, in seconds.
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// The longest timeout a command may ask for, in seconds.
+pub(crate) const MAX_TIMEOUT_SECS: u64 = 600;
+
+/// The timeout to use for a command that asked for `requested` seconds.
+pub(crate) fn timeout_secs(requested: Option<u64>) -> u64 {
+    requested
+        .unwrap_or(DEFAULT_TIMEOUT_SECS)
+        .clamp(1, MAX_TIMEOUT_SECS)
+}
+
 /// Bytes kept from the start and from the end of each stream.
 pub(crate) const HEAD_BYTES: usize = 15 * 1024;
 pub(crate) const TAIL_BYTES: usize = 15 * 1024;

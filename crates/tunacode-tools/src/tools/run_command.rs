@@ -10,11 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::args::parse;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::tools::process::run_captured;
+use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
 
 const NAME: &str = "run_command";
-const DEFAULT_TIMEOUT_SECS: u64 = 120;
-const MAX_TIMEOUT_SECS: u64 = 600;
 
 /// Runs a program with arguments in the workspace root.
 #[derive(Debug, Clone, Default)]
@@ -88,10 +86,7 @@ impl Tool for RunCommand {
                 "invalid arguments for run_command: `command` is empty".into(),
             ));
         }
-        let timeout = args
-            .timeout
-            .unwrap_or(DEFAULT_TIMEOUT_SECS)
-            .clamp(1, MAX_TIMEOUT_SECS);
+        let timeout = timeout_secs(args.timeout);
         let mut cmd = tokio::process::Command::new(&args.command);
         cmd.args(&args.args).current_dir(ctx.workspace.root());
         let text = run_captured(
