@@ -1,12 +1,16 @@
-//! Asking the user at the terminal before a write or command runs (`tunacode run` without `--yes`).
+//! Answering the runtime's questions at the terminal (`tunacode run` without `--yes`, with a
+//! terminal): approvals, the iteration-limit choice and plan review, read from `/dev/tty` so it works
+//! whatever stdout is piped to. The read runs on a blocking thread; Ctrl+C shuts the runtime down and
+//! the process exits without waiting for it.
 
 use std::io::{BufRead, Write};
 
 use tunacode_core::{
-    ApprovalDecision, ApprovalRequest, Approver, LimitDecision, PlanDecision, ProgressReport,
+    Answer, ApprovalAnswer, LimitDecision, PlanDecision, Question, QuestionKind,
+    runtime::ApprovalQuestion,
 };
 
-/// Prompts on the controlling terminal (`/dev/tty`), so it works whatever stdout is piped to.
+/// Whether a terminal is there to ask on.
 #[derive(Debug, Clone, Copy)]
 pub struct TtyApprover;
 
@@ -18,57 +22,85 @@ impl TtyApprover {
     }
 }
 
-#[tunacode_core::async_trait]
-impl Approver for TtyApprover {
-    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
-        let request = request.clone();
-        tokio::task::spawn_blocking(move || approve_blocking(&request))
-            .await
-            .unwrap_or(ApprovalDecision::Deny {
-                reason: "the approval prompt failed".into(),
+/// Asks the question at the terminal and returns the answer (a refusal / stop when nothing could be
+/// read).
+pub async fn answer_at_tty(question: &Question) -> Answer {
+    let kind = question.kind.clone();
+    tokio::task::spawn_blocking(move || answer_blocking(&kind))
+        .await
+        .unwrap_or(Answer::Approval(ApprovalAnswer::Deny {
+            note: Some("the approval prompt failed".into()),
+        }))
+}
+
+fn answer_blocking(kind: &QuestionKind) -> Answer {
+    match kind {
+        QuestionKind::Approval(a) => Answer::Approval(approval(a)),
+        QuestionKind::IterationLimit(report) => {
+            let question = format!(
+                "\n{}\nChoose [1/2/3], anything else stops: ",
+                report.summary
+            );
+            Answer::Limit(match ask(&question).as_deref().map(str::trim) {
+                Some("1") => LimitDecision::Continue,
+                Some("2") => LimitDecision::Summarize,
+                Some("3") => LimitDecision::TryAnotherApproach,
+                _ => LimitDecision::Stop,
             })
-    }
-
-    async fn on_iteration_limit(&self, report: &ProgressReport) -> LimitDecision {
-        let question = format!(
-            "\n{}\nChoose [1/2/3], anything else stops: ",
-            report.summary
-        );
-        let answer = tokio::task::spawn_blocking(move || ask(&question))
-            .await
-            .ok()
-            .flatten();
-        match answer.as_deref().map(str::trim) {
-            Some("1") => LimitDecision::Continue,
-            Some("2") => LimitDecision::Summarize,
-            Some("3") => LimitDecision::TryAnotherApproach,
-            _ => LimitDecision::Stop,
         }
+        QuestionKind::PlanReview { plan } => Answer::Plan(plan_review(plan)),
     }
+}
 
-    async fn review_plan(&self, plan: &str) -> PlanDecision {
-        let question =
-            format!("\n── plan ──\n{plan}\n\nApprove the plan? [y/N, or type feedback] ");
-        let answer = tokio::task::spawn_blocking(move || ask(&question))
-            .await
-            .ok()
-            .flatten();
-        match answer.as_deref().map(str::trim) {
-            Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
-                PlanDecision::Approve
-            }
-            Some(a)
-                if a.is_empty() || a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") =>
-            {
-                PlanDecision::Reject {
-                    feedback: "the user did not approve the plan".into(),
-                }
-            }
-            Some(feedback) => PlanDecision::Reject {
-                feedback: feedback.to_string(),
-            },
-            None => PlanDecision::Stop,
+fn approval(question: &ApprovalQuestion) -> ApprovalAnswer {
+    let detail = question
+        .preview
+        .clone()
+        .unwrap_or_else(|| question.args.to_string());
+    let prompt = format!(
+        "\n── {} wants to run ({}) ──\n{}\nAllow? [y]es, [a]lways: {} this session, [N]o (or type a \
+         note for the agent): ",
+        question.tool_name,
+        question.reason,
+        detail.trim_end(),
+        question.scope
+    );
+    let Some(line) = ask(&prompt) else {
+        return ApprovalAnswer::Deny {
+            note: Some("no terminal to ask for approval on".into()),
+        };
+    };
+    match line.trim() {
+        a if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+            ApprovalAnswer::AllowOnce
         }
+        a if a.eq_ignore_ascii_case("a") || a.eq_ignore_ascii_case("always") => {
+            ApprovalAnswer::AllowSession
+        }
+        a if a.is_empty() || a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => {
+            ApprovalAnswer::Deny { note: None }
+        }
+        note => ApprovalAnswer::Deny {
+            note: Some(note.to_string()),
+        },
+    }
+}
+
+fn plan_review(plan: &str) -> PlanDecision {
+    let question = format!("\n── plan ──\n{plan}\n\nApprove the plan? [y/N, or type feedback] ");
+    match ask(&question).as_deref().map(str::trim) {
+        Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+            PlanDecision::Approve
+        }
+        Some(a) if a.is_empty() || a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => {
+            PlanDecision::Reject {
+                feedback: "the user did not approve the plan".into(),
+            }
+        }
+        Some(feedback) => PlanDecision::Reject {
+            feedback: feedback.to_string(),
+        },
+        None => PlanDecision::Stop,
     }
 }
 
@@ -84,39 +116,4 @@ fn ask(question: &str) -> Option<String> {
     let mut line = String::new();
     std::io::BufReader::new(tty_in).read_line(&mut line).ok()?;
     Some(line)
-}
-
-/// Shows the request and reads y/n from the terminal.
-fn approve_blocking(request: &ApprovalRequest) -> ApprovalDecision {
-    let deny = |reason: &str| ApprovalDecision::Deny {
-        reason: reason.to_string(),
-    };
-    let Ok(mut tty_out) = std::fs::OpenOptions::new().write(true).open("/dev/tty") else {
-        return deny("no terminal to ask for approval on");
-    };
-    let Ok(tty_in) = std::fs::File::open("/dev/tty") else {
-        return deny("no terminal to ask for approval on");
-    };
-    let detail = request
-        .preview
-        .clone()
-        .unwrap_or_else(|| request.args.to_string());
-    let _ = write!(
-        tty_out,
-        "\n── {} wants to run ──\n{}\nAllow? [y/N] ",
-        request.tool_name,
-        detail.trim_end()
-    );
-    let _ = tty_out.flush();
-    let mut line = String::new();
-    if std::io::BufReader::new(tty_in)
-        .read_line(&mut line)
-        .is_err()
-    {
-        return deny("could not read the answer");
-    }
-    match line.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => ApprovalDecision::Approve,
-        _ => deny("the user declined"),
-    }
 }

@@ -70,6 +70,15 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// How `run` reads its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// The task from the arguments or stdin.
+    Text,
+    /// Operations from stdin, one JSON object a line (needs `--output stream-json`).
+    StreamJson,
+}
+
 /// Arguments of `tunacode run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -88,6 +97,10 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    /// Input format: `stream-json` reads user messages, approvals and interrupts from stdin, one JSON
+    /// object a line, until stdin closes (a PROMPT, if given, is the first message).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
     /// Model calls allowed for this task (default: settings.max_iterations, 40).
     #[arg(long)]
     pub max_iterations: Option<u32>,

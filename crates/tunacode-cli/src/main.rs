@@ -3,11 +3,12 @@
 
 mod approval_prompt;
 mod args;
+mod input;
 mod logging;
 mod models_cmd;
 mod output;
-mod resolve;
 mod run_cmd;
+mod schema;
 mod sessions_cmd;
 mod tui_cmd;
 
@@ -34,6 +35,8 @@ fn main() -> ExitCode {
             None => tui_cmd::run(cli).await,
         }
     });
+    // A terminal prompt may still be blocked reading /dev/tty after Ctrl+C: do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => fail(&e),

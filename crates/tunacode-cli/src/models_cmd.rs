@@ -8,7 +8,7 @@ use tunacode_llm::models::{MODELS_DEV_URL, ModelRegistry, RegistrySource, refres
 use tunacode_store::{Paths, UserConfig};
 
 use crate::args::ModelsArgs;
-use crate::resolve::registry;
+use tunacode_core::settings::load_registry as registry;
 
 /// Lists models; returns the exit code.
 pub async fn run(args: ModelsArgs) -> anyhow::Result<u8> {

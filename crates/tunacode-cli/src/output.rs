@@ -1,13 +1,27 @@
-//! Rendering the event stream of `tunacode run`: `text` (answer on stdout, activity on stderr), `json`
-//! (one result object), `stream-json` (every event as a JSON line, then the result line).
+//! Rendering the runtime's events for `tunacode run`: `text` (answer on stdout, activity on stderr),
+//! `json` (one result object), `stream-json` (every event as a line of the public schema in
+//! `schema.rs`, and a `result` line after each request).
 
 use std::io::Write;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus, Usage};
+use tunacode_core::{RequestEnd, RequestError, RuntimeEvent};
+use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::args::OutputFormat;
+use crate::schema::{self, Line, UsageOut};
+
+/// The task finished.
+pub const EXIT_OK: u8 = 0;
+/// Something failed.
+pub const EXIT_ERROR: u8 = 1;
+/// The iteration limit stopped the task.
+pub const EXIT_ITERATION_LIMIT: u8 = 3;
+/// The time limit stopped the task.
+pub const EXIT_TIMEOUT: u8 = 4;
+/// The user interrupted.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// One tool call in the result summary.
 #[derive(Debug, Clone, Serialize)]
@@ -36,7 +50,7 @@ pub struct RunResult {
     /// The final answer (marker stripped).
     pub response: String,
     /// Session usage.
-    pub usage: Usage,
+    pub usage: UsageOut,
     /// The error, when the run failed.
     pub error: Option<Value>,
     /// The progress summary, when the iteration limit stopped the run.
@@ -50,7 +64,6 @@ pub struct Renderer<O: Write, E: Write> {
     err: E,
     out_mid_line: bool,
     tools: Vec<ToolSummary>,
-    usage: Usage,
     limit_summary: Option<String>,
 }
 
@@ -63,7 +76,6 @@ impl<O: Write, E: Write> Renderer<O, E> {
             err,
             out_mid_line: false,
             tools: Vec::new(),
-            usage: Usage::default(),
             limit_summary: None,
         }
     }
@@ -76,8 +88,55 @@ impl<O: Write, E: Write> Renderer<O, E> {
         }
     }
 
-    /// Handles one event.
-    pub fn event(&mut self, event: &AgentEvent) {
+    /// Handles one runtime event (`RequestEnded` is rendered by [`Renderer::finish`]).
+    pub fn runtime_event(&mut self, event: &RuntimeEvent) {
+        if let RuntimeEvent::Agent(e) = event {
+            self.record(e);
+        }
+        match self.format {
+            OutputFormat::StreamJson => {
+                if let Some(line) = schema::from_runtime(event) {
+                    self.line(&Line::new(line));
+                }
+            }
+            OutputFormat::Text => match event {
+                RuntimeEvent::Agent(e) => self.text_event(e),
+                RuntimeEvent::UserMessage { attached, .. } if !attached.is_empty() => {
+                    self.note(&format!("note: attached {}", attached.join(", ")))
+                }
+                RuntimeEvent::SessionOpened(view) => {
+                    if let Some(notice) = &view.notice {
+                        self.note(&format!("note: {notice}"));
+                    }
+                }
+                RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
+                _ => {}
+            },
+            OutputFormat::Json => {}
+        }
+    }
+
+    /// Reports a line of input that could not be used (stream-json input).
+    pub fn input_error(&mut self, message: &str) {
+        match self.format {
+            OutputFormat::StreamJson => self.line(&Line::new(schema::OutputEvent::Error {
+                message: message.to_string(),
+            })),
+            _ => {
+                let _ = writeln!(self.err, "error: {message}");
+            }
+        }
+    }
+
+    fn line<T: Serialize>(&mut self, line: &T) {
+        if let Ok(text) = serde_json::to_string(line) {
+            let _ = writeln!(self.out, "{text}");
+            let _ = self.out.flush();
+        }
+    }
+
+    /// Keeps what the result line reports.
+    fn record(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::ToolCallFinished {
                 tool_call_id,
@@ -91,21 +150,10 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 status: *status,
                 duration_ms: *duration_ms,
             }),
-            AgentEvent::UsageUpdated { session_total, .. } => self.usage = *session_total,
             AgentEvent::IterationLimitReached { summary, .. } => {
                 self.limit_summary = Some(summary.clone())
             }
             _ => {}
-        }
-        match self.format {
-            OutputFormat::StreamJson => {
-                if let Ok(line) = serde_json::to_string(event) {
-                    let _ = writeln!(self.out, "{line}");
-                    let _ = self.out.flush();
-                }
-            }
-            OutputFormat::Text => self.text_event(event),
-            OutputFormat::Json => {}
         }
     }
 
@@ -188,19 +236,18 @@ impl<O: Write, E: Write> Renderer<O, E> {
         }
     }
 
-    /// Writes the end of the run.
-    pub fn finish(&mut self, mut result: RunResult) {
-        if result.usage == Usage::default() {
-            result.usage = self.usage;
+    /// Writes the end of one request (the `result` line / object); returns its exit code.
+    pub fn finish(&mut self, end: &RequestEnd) -> u8 {
+        let mut result = run_result(end);
+        if result.status == "iteration_limit" {
+            result.limit_summary = self.limit_summary.take();
         }
-        if result.limit_summary.is_none() && result.status == "iteration_limit" {
-            result.limit_summary = self.limit_summary.clone();
-        }
+        let code = result.exit_code;
         let mut value = match serde_json::to_value(&result) {
             Ok(v) => v,
-            Err(_) => return,
+            Err(_) => return code,
         };
-        value["tool_calls"] = json!(self.tools);
+        value["tool_calls"] = json!(std::mem::take(&mut self.tools));
         match self.format {
             OutputFormat::Text => {
                 self.end_out_line();
@@ -221,12 +268,52 @@ impl<O: Write, E: Write> Renderer<O, E> {
             }
             OutputFormat::StreamJson => {
                 value["type"] = json!("result");
+                value["schema_version"] = json!(schema::SCHEMA_VERSION);
                 let _ = writeln!(self.out, "{value}");
             }
         }
         let _ = self.out.flush();
         let _ = self.err.flush();
+        code
     }
+}
+
+/// The result of one request, and its exit code.
+fn run_result(end: &RequestEnd) -> RunResult {
+    let mut result = RunResult {
+        status: String::new(),
+        exit_code: EXIT_OK,
+        session_id: end.session_id.clone(),
+        request_id: end.request_id.clone(),
+        model: end.model.clone(),
+        iterations: 0,
+        response: String::new(),
+        usage: (&end.usage).into(),
+        error: None,
+        limit_summary: None,
+    };
+    let (status, code) = match &end.outcome {
+        Ok(outcome) => {
+            result.iterations = outcome.iterations;
+            result.response = outcome.response.clone();
+            match outcome.reason {
+                tunacode_protocol::FinishReason::IterationLimit => {
+                    ("iteration_limit", EXIT_ITERATION_LIMIT)
+                }
+                reason => (schema::finish_reason(reason), EXIT_OK),
+            }
+        }
+        Err(err) => {
+            result.error = Some(json!({"kind": err.kind(), "message": err.to_string()}));
+            match err {
+                RequestError::Aborted => ("aborted", EXIT_INTERRUPTED),
+                RequestError::TimedOut(_) => ("timeout", EXIT_TIMEOUT),
+                _ => ("error", EXIT_ERROR),
+            }
+        }
+    };
+    (result.status, result.exit_code) = (status.to_string(), code);
+    result
 }
 
 /// The argument worth showing for a tool call (a path, a pattern, a command), shortened.
@@ -252,35 +339,41 @@ fn first_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tunacode_core::RunOutcome;
+    use tunacode_protocol::{FinishReason, Usage};
 
-    fn result(status: &str) -> RunResult {
-        RunResult {
-            status: status.into(),
-            exit_code: 0,
-            session_id: "s".into(),
+    fn end(reason: FinishReason) -> RequestEnd {
+        RequestEnd {
             request_id: "r".into(),
+            session_id: "s".into(),
             model: "m".into(),
-            iterations: 2,
-            response: "hi".into(),
+            outcome: Ok(RunOutcome {
+                reason,
+                iterations: 2,
+                response: "hi".into(),
+                request_id: "r".into(),
+            }),
             usage: Usage::default(),
-            error: None,
-            limit_summary: None,
         }
+    }
+
+    fn agent(e: AgentEvent) -> RuntimeEvent {
+        RuntimeEvent::Agent(e)
     }
 
     #[test]
     fn text_mode_streams_answer_to_stdout_and_activity_to_stderr() {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let mut r = Renderer::new(OutputFormat::Text, &mut out, &mut err);
-        r.event(&AgentEvent::TextDelta {
+        r.runtime_event(&agent(AgentEvent::TextDelta {
             text: "Reading".into(),
-        });
-        r.event(&AgentEvent::ToolCallStarted {
+        }));
+        r.runtime_event(&agent(AgentEvent::ToolCallStarted {
             tool_call_id: "c".into(),
             tool_name: "read_file".into(),
             args: json!({"file_path": "src/main.rs"}),
-        });
-        r.event(&AgentEvent::ToolCallFinished {
+        }));
+        r.runtime_event(&agent(AgentEvent::ToolCallFinished {
             tool_call_id: "c".into(),
             tool_name: "read_file".into(),
             args: json!({}),
@@ -288,8 +381,8 @@ mod tests {
             duration_ms: 3,
             status: ToolStatus::Completed,
             diff: None,
-        });
-        r.finish(result("answered"));
+        }));
+        assert_eq!(r.finish(&end(FinishReason::Answered)), EXIT_OK);
         assert_eq!(String::from_utf8(out).unwrap(), "Reading\n");
         assert_eq!(
             String::from_utf8(err).unwrap(),
@@ -298,19 +391,39 @@ mod tests {
     }
 
     #[test]
-    fn stream_json_prints_every_event_and_a_result_line() {
+    fn stream_json_lines_carry_the_schema_version_and_each_request_its_result() {
         let mut out = Vec::new();
         let mut r = Renderer::new(OutputFormat::StreamJson, &mut out, Vec::new());
-        r.event(&AgentEvent::TextDelta { text: "a".into() });
-        r.finish(result("completed"));
+        r.runtime_event(&agent(AgentEvent::TextDelta { text: "a".into() }));
+        r.runtime_event(&agent(AgentEvent::ToolCallFinished {
+            tool_call_id: "c".into(),
+            tool_name: "grep".into(),
+            args: json!({}),
+            result: "x".into(),
+            duration_ms: 1,
+            status: ToolStatus::Completed,
+            diff: None,
+        }));
+        assert_eq!(r.finish(&end(FinishReason::Completed)), EXIT_OK);
+        assert_eq!(
+            r.finish(&end(FinishReason::IterationLimit)),
+            EXIT_ITERATION_LIMIT
+        );
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<Value> = text
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(lines[0], json!({"type": "text_delta", "text": "a"}));
-        assert_eq!(lines[1]["type"], "result");
-        assert_eq!(lines[1]["status"], "completed");
-        assert_eq!(lines[1]["tool_calls"], json!([]));
+        assert_eq!(
+            lines[0],
+            json!({"schema_version": 1, "type": "text_delta", "text": "a"})
+        );
+        assert_eq!(lines[2]["type"], "result");
+        assert_eq!(lines[2]["schema_version"], 1);
+        assert_eq!(lines[2]["status"], "completed");
+        assert_eq!(lines[2]["tool_calls"][0]["tool_name"], "grep");
+        assert_eq!(lines[3]["status"], "iteration_limit");
+        assert_eq!(lines[3]["tool_calls"], json!([]));
+        assert!(lines.iter().all(|l| l["schema_version"] == 1));
     }
 }

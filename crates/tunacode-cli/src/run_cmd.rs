@@ -1,113 +1,120 @@
-//! `tunacode run`: one task, headless. Builds the agent from the resolved settings, renders its event
-//! stream, turns Ctrl+C / SIGTERM into an abort through the engine's cancellation path, and maps how the
-//! request ended to the exit code.
+//! `tunacode run`: a thin front end over the core's runtime. It resolves settings through the core,
+//! starts a runtime, submits the task (or, with `--input-format stream-json`, every operation read from
+//! stdin), renders the runtime's events, answers questions at the terminal when there is one, turns
+//! Ctrl+C / SIGTERM into a shutdown through the engine's cancellation path, and exits with the last
+//! request's code.
 
 use std::io::{IsTerminal, Read};
-use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use serde_json::json;
-use tokio_util::sync::CancellationToken;
-use tunacode_core::mentions::expand_mentions;
+use tokio::sync::mpsc;
 use tunacode_core::{
-    Agent, Approver, AutoApprove, ClientCache, DenyAll, EventSink, RequestError, RunOutcome,
-    Session, SessionHandle,
+    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SessionChoice,
+    SettingsFlags,
 };
-use tunacode_protocol::FinishReason;
-use tunacode_store::{SessionStore, project_id};
-use tunacode_tools::{ToolSet, Workspace};
+use tunacode_store::Paths;
 
-use crate::approval_prompt::TtyApprover;
-use crate::args::RunArgs;
-use crate::output::{Renderer, RunResult};
-use crate::resolve::{Resolved, resolve};
+use crate::approval_prompt::{TtyApprover, answer_at_tty};
+use crate::args::{InputFormat, OutputFormat, RunArgs};
+use crate::input::feed_stdin;
+use crate::output::{EXIT_INTERRUPTED, EXIT_OK, Renderer};
 
-/// The task finished.
-pub const EXIT_OK: u8 = 0;
-/// Something failed.
-pub const EXIT_ERROR: u8 = 1;
-/// The iteration limit stopped the task.
-pub const EXIT_ITERATION_LIMIT: u8 = 3;
-/// The time limit stopped the task.
-pub const EXIT_TIMEOUT: u8 = 4;
-/// The user interrupted.
-pub const EXIT_INTERRUPTED: u8 = 130;
-
-/// Told to the model when it may not write or run commands.
-const NO_APPROVAL_REASON: &str = "this run is non-interactive and was not started with --yes, so \
-    writes and commands are not allowed. Do not retry them; explain what you would change or run instead.";
+pub use crate::output::EXIT_ERROR;
 
 /// Runs `tunacode run`; returns the exit code.
 pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
-    let prompt = read_prompt(&args.prompt)?;
-    let resolved = resolve(
-        args.model.as_deref(),
-        args.base_url.as_deref(),
-        args.wire_api.as_deref(),
-        args.cwd.as_deref(),
-        args.max_iterations,
-        args.timeout,
-    )?;
-    crate::logging::init(&resolved.paths.log_dir);
-    let store = SessionStore::new(&resolved.paths.sessions_dir);
-    let session = open_session(&store, &resolved, &args)?;
-    let session_id = session.id.clone();
-    let (events, mut rx) = EventSink::channel();
+    let streaming_input = args.input_format == InputFormat::StreamJson;
+    if streaming_input && args.output != OutputFormat::StreamJson {
+        bail!("--input-format stream-json needs --output stream-json");
+    }
+    let prompt = match streaming_input {
+        true if args.prompt.is_empty() => None,
+        true => Some(args.prompt.join(" ")),
+        false => Some(read_prompt(&args.prompt)?),
+    };
+    let paths = Paths::from_env()?;
+    let settings = RuntimeSettings::resolve(&paths, &flags(&args))?;
+    crate::logging::init(&paths.log_dir);
     let mut renderer = Renderer::new(args.output, std::io::stdout(), std::io::stderr());
-    let approver: Arc<dyn Approver> = if args.yes {
-        Arc::new(AutoApprove)
-    } else if TtyApprover::available() {
-        Arc::new(TtyApprover)
-    } else {
+    let tty = !streaming_input && !args.yes && TtyApprover::available();
+    if !streaming_input && !args.yes && !tty {
         renderer.note(
             "note: writes and commands will be refused (no terminal; pass --yes to allow them)",
         );
-        Arc::new(DenyAll {
-            reason: NO_APPROVAL_REASON.into(),
-        })
-    };
-    let workspace = Workspace::new(&resolved.cwd);
-    let prompt = expand_mentions(&prompt, &workspace);
-    if !prompt.attached.is_empty() {
-        renderer.note(&format!("note: attached {}", prompt.attached.join(", ")));
     }
-    let prompt = prompt.text;
-    let tools = ToolSet::builtin_with_todos(&session.todos);
-    let agent = Arc::new(Agent::new(
-        resolved.options.clone(),
-        resolved.provider.clone(),
-        ClientCache::default(),
-        tools,
-        workspace,
-        approver,
-        SessionHandle::new(session),
-        Some(store),
-        events,
-    ));
-    if args.plan {
-        agent.set_plan_mode(true);
-    }
-    let cancel = CancellationToken::new();
-    let signals = tokio::spawn(watch_signals(cancel.clone()));
-    let mut task = {
-        let (agent, cancel) = (agent.clone(), cancel.clone());
-        tokio::spawn(async move { agent.process_request(&prompt, cancel).await })
+    let mut config = RuntimeConfig::new(settings);
+    config.session = match (&args.session, args.continue_last) {
+        (Some(id), _) => SessionChoice::Resume(id.clone()),
+        (None, true) => SessionChoice::ContinueLatest,
+        (None, false) => SessionChoice::New,
     };
-    let outcome = loop {
-        tokio::select! {
-            Some(event) = rx.recv() => renderer.event(&event),
-            joined = &mut task => break joined.context("the agent task failed")?,
-        }
-    };
-    while let Ok(event) = rx.try_recv() {
-        renderer.event(&event);
+    config.interactive = streaming_input || tty;
+    config.yolo = args.yes;
+    config.plan_mode = args.plan;
+    let (runtime, events) = Runtime::start(config).await?;
+    if let Some(prompt) = prompt {
+        runtime.submit(Op::UserMessage { text: prompt });
     }
+    let (input_errors_tx, input_errors) = mpsc::unbounded_channel();
+    if streaming_input {
+        tokio::spawn(feed_stdin(runtime.clone(), input_errors_tx));
+    } else {
+        drop(input_errors_tx);
+        runtime.submit(Op::Finish);
+    }
+    let signals = tokio::spawn(watch_signals(runtime.clone()));
+    let code = drive(&runtime, events, input_errors, &mut renderer, tty).await;
+    let interrupted = signals.is_finished();
     signals.abort();
-    let request_id = agent.session().lock().runtime.request_id.clone();
-    let result = run_result(outcome, session_id, request_id, resolved.model.to_string());
-    let code = result.exit_code;
-    renderer.finish(result);
-    Ok(code)
+    Ok(if interrupted { EXIT_INTERRUPTED } else { code })
+}
+
+fn flags(args: &RunArgs) -> SettingsFlags {
+    SettingsFlags {
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        wire_api: args.wire_api.clone(),
+        cwd: args.cwd.clone(),
+        max_iterations: args.max_iterations,
+        timeout: args.timeout,
+    }
+}
+
+/// Renders events until the runtime stops; returns the last request's exit code.
+async fn drive(
+    runtime: &RuntimeHandle,
+    mut events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    mut input_errors: mpsc::UnboundedReceiver<String>,
+    renderer: &mut Renderer<std::io::Stdout, std::io::Stderr>,
+    tty: bool,
+) -> u8 {
+    let mut code = EXIT_OK;
+    loop {
+        let event = tokio::select! {
+            Some(message) = input_errors.recv() => {
+                renderer.input_error(&message);
+                continue;
+            }
+            event = events.recv() => event,
+        };
+        match event {
+            None | Some(RuntimeEvent::Stopped) => break,
+            Some(RuntimeEvent::RequestEnded(end)) => code = renderer.finish(&end),
+            Some(RuntimeEvent::Question(question)) if tty => {
+                renderer.runtime_event(&RuntimeEvent::Question(question.clone()));
+                let runtime = runtime.clone();
+                tokio::spawn(async move {
+                    let answer = answer_at_tty(&question).await;
+                    runtime.submit(Op::Answer {
+                        id: question.id,
+                        answer,
+                    });
+                });
+            }
+            Some(event) => renderer.runtime_event(&event),
+        }
+    }
+    code
 }
 
 /// The prompt from the arguments, or from stdin for `-` or when stdin is piped.
@@ -128,34 +135,9 @@ fn read_prompt(words: &[String]) -> anyhow::Result<String> {
     Ok(prompt)
 }
 
-fn open_session(
-    store: &SessionStore,
-    resolved: &Resolved,
-    args: &RunArgs,
-) -> anyhow::Result<Session> {
-    let project = project_id(&resolved.cwd);
-    let id = match (&args.session, args.continue_last) {
-        (Some(id), _) => Some(id.clone()),
-        (None, true) => {
-            let (sessions, _) = store.list(&project)?;
-            let latest = sessions.first().with_context(|| {
-                format!(
-                    "no saved session to continue for {}",
-                    resolved.cwd.display()
-                )
-            })?;
-            Some(latest.session_id.clone())
-        }
-        (None, false) => None,
-    };
-    match id {
-        Some(id) => Ok(Session::from_file(store.load(&project, &id)?)),
-        None => Ok(Session::new(&resolved.cwd, &resolved.model.to_string())),
-    }
-}
-
-/// Ctrl+C or SIGTERM aborts the request through the engine; a second Ctrl+C exits at once.
-async fn watch_signals(cancel: CancellationToken) {
+/// Ctrl+C or SIGTERM shuts the runtime down through the engine (the running request is interrupted
+/// and saved); a second Ctrl+C exits at once. Returns after the first signal.
+async fn watch_signals(runtime: RuntimeHandle) {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let terminated = async {
         match term.as_mut() {
@@ -169,51 +151,10 @@ async fn watch_signals(cancel: CancellationToken) {
         _ = tokio::signal::ctrl_c() => {}
         _ = terminated => {}
     }
-    cancel.cancel();
-    if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(i32::from(EXIT_INTERRUPTED));
-    }
-}
-
-fn run_result(
-    outcome: Result<RunOutcome, RequestError>,
-    session_id: String,
-    request_id: String,
-    model: String,
-) -> RunResult {
-    let mut result = RunResult {
-        status: String::new(),
-        exit_code: EXIT_OK,
-        session_id,
-        request_id,
-        model,
-        iterations: 0,
-        response: String::new(),
-        usage: Default::default(),
-        error: None,
-        limit_summary: None,
-    };
-    match outcome {
-        Ok(outcome) => {
-            result.iterations = outcome.iterations;
-            result.response = outcome.response;
-            let (status, code) = match outcome.reason {
-                FinishReason::Completed => ("completed", EXIT_OK),
-                FinishReason::Answered => ("answered", EXIT_OK),
-                FinishReason::IterationLimit => ("iteration_limit", EXIT_ITERATION_LIMIT),
-                FinishReason::PlanPresented => ("plan_presented", EXIT_OK),
-            };
-            (result.status, result.exit_code) = (status.to_string(), code);
+    runtime.submit(Op::Shutdown);
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
         }
-        Err(err) => {
-            let (status, code) = match &err {
-                RequestError::Aborted => ("aborted", EXIT_INTERRUPTED),
-                RequestError::TimedOut(_) => ("timeout", EXIT_TIMEOUT),
-                _ => ("error", EXIT_ERROR),
-            };
-            (result.status, result.exit_code) = (status.to_string(), code);
-            result.error = Some(json!({"kind": err.kind(), "message": err.to_string()}));
-        }
-    }
-    result
+    });
 }

@@ -1,7 +1,6 @@
 //! [`Agent`]: the engine's public face. One agent serves one session; front ends call
 //! [`Agent::process_request`] per user message and read the event stream.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,8 +37,6 @@ pub struct AgentOptions {
     pub prune: PruneConfig,
     /// The system prompt.
     pub system_prompt: String,
-    /// Tools that never ask for approval.
-    pub tool_ignore: Vec<String>,
     /// Upper bound on output tokens per call.
     pub max_output_tokens: Option<u32>,
     /// Reasoning effort (`low`, `medium`, `high`) for reasoning models; `None`: the provider's default.
@@ -61,6 +58,29 @@ pub struct RunOutcome {
     pub response: String,
     /// The request's id.
     pub request_id: String,
+}
+
+/// What an [`Agent`] is built from. Front ends never build one: the runtime
+/// ([`crate::Runtime`]) does; engine tests may.
+pub struct AgentParts {
+    /// How the engine runs requests.
+    pub options: AgentOptions,
+    /// How to reach the provider.
+    pub provider: ProviderSettings,
+    /// Model clients, shared across agents of one runtime.
+    pub clients: Arc<ClientCache>,
+    /// The tools offered to the model.
+    pub tools: ToolSet,
+    /// The directory the tools work in.
+    pub workspace: Workspace,
+    /// Who approves writes and commands.
+    pub approver: Arc<dyn Approver>,
+    /// The session worked on.
+    pub session: SessionHandle,
+    /// Where the session is saved after every request (`None`: not saved).
+    pub store: Option<SessionStore>,
+    /// Where events go.
+    pub events: EventSink,
 }
 
 /// The agent engine for one session.
@@ -86,30 +106,18 @@ impl std::fmt::Debug for Agent {
 }
 
 impl Agent {
-    /// An agent speaking to `provider`. `store` is where the session is saved after every request
-    /// (`None`: not saved).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        options: AgentOptions,
-        provider: ProviderSettings,
-        clients: ClientCache,
-        tools: ToolSet,
-        workspace: Workspace,
-        approver: Arc<dyn Approver>,
-        session: SessionHandle,
-        store: Option<SessionStore>,
-        events: EventSink,
-    ) -> Self {
+    /// An engine from its parts.
+    pub fn new(parts: AgentParts) -> Self {
         Agent {
-            options,
-            provider,
-            clients: Arc::new(clients),
-            tools,
-            workspace,
-            approver,
-            session,
-            store,
-            events,
+            options: parts.options,
+            provider: parts.provider,
+            clients: parts.clients,
+            tools: parts.tools,
+            workspace: parts.workspace,
+            approver: parts.approver,
+            session: parts.session,
+            store: parts.store,
+            events: parts.events,
         }
     }
 
@@ -174,11 +182,6 @@ impl Agent {
         self.session.lock().plan_mode = active;
         self.events
             .emit(tunacode_protocol::AgentEvent::PlanModeChanged { active });
-    }
-
-    /// Tools that never ask for approval.
-    pub(crate) fn no_approval(&self) -> HashSet<String> {
-        self.options.tool_ignore.iter().cloned().collect()
     }
 
     /// Processes one user message (seed 000 §1.1 `process_request`). Cancelling `cancel` aborts the

@@ -30,16 +30,17 @@ impl Segment<'_> {
     }
 }
 
-/// Splits calls into segments. `kind_of` gives a tool's kind (`None` for an unknown tool, which is
-/// answered without running and so may share a parallel segment).
+/// Splits calls into segments. `kind_of` gives what one call may do (a tool's kind, refined by its
+/// arguments: a `bash` call running `ls` only reads); `None` for an unknown tool, which is answered
+/// without running and so may share a parallel segment.
 pub fn plan_segments<'a>(
     calls: &'a [ToolCallPart],
-    kind_of: impl Fn(&str) -> Option<ToolKind>,
+    kind_of: impl Fn(&ToolCallPart) -> Option<ToolKind>,
 ) -> Vec<Segment<'a>> {
     let mut segments = Vec::new();
     let mut reads: Vec<&ToolCallPart> = Vec::new();
     for call in calls {
-        match kind_of(&call.tool_name) {
+        match kind_of(call) {
             Some(ToolKind::Write | ToolKind::Execute) => {
                 if !reads.is_empty() {
                     segments.push(Segment::Parallel(std::mem::take(&mut reads)));
@@ -83,8 +84,8 @@ mod tests {
             .collect()
     }
 
-    fn kind(name: &str) -> Option<ToolKind> {
-        match name {
+    fn kind(call: &ToolCallPart) -> Option<ToolKind> {
+        match call.tool_name.as_str() {
             "read_file" | "grep" => Some(ToolKind::ReadOnly),
             "write_file" => Some(ToolKind::Write),
             "bash" => Some(ToolKind::Execute),

@@ -20,6 +20,9 @@ pub enum RequestError {
     /// The session could not be saved.
     #[error("could not save the session: {0}")]
     Store(#[from] StoreError),
+    /// Something inside TunaCode failed (a panic); the session keeps what it had before the request.
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl RequestError {
@@ -30,6 +33,7 @@ impl RequestError {
             RequestError::TimedOut(_) => "timeout",
             RequestError::Llm(e) => e.kind(),
             RequestError::Store(_) => "store",
+            RequestError::Internal(_) => "internal",
         }
     }
 }

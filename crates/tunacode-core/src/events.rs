@@ -1,19 +1,22 @@
-//! [`EventSink`]: where the engine sends [`AgentEvent`]s. Nothing in core prints; front ends read the
-//! receiving end.
+//! [`EventSink`]: where the engine and the runtime send what happens. Nothing in core prints; front ends
+//! read the receiving end. One channel carries both the engine's [`AgentEvent`]s and the runtime's own
+//! events, so their order is the order they happened in.
 
 use tokio::sync::mpsc;
 use tunacode_protocol::AgentEvent;
+
+use crate::runtime::RuntimeEvent;
 
 /// The sending side of the event stream. Sending never blocks and never fails the request: when no one
 /// listens, events are dropped.
 #[derive(Debug, Clone)]
 pub struct EventSink {
-    tx: Option<mpsc::UnboundedSender<AgentEvent>>,
+    tx: Option<mpsc::UnboundedSender<RuntimeEvent>>,
 }
 
 impl EventSink {
     /// A sink and the receiver that front ends consume.
-    pub fn channel() -> (Self, mpsc::UnboundedReceiver<AgentEvent>) {
+    pub fn channel() -> (Self, mpsc::UnboundedReceiver<RuntimeEvent>) {
         let (tx, rx) = mpsc::unbounded_channel();
         (EventSink { tx: Some(tx) }, rx)
     }
@@ -23,8 +26,13 @@ impl EventSink {
         EventSink { tx: None }
     }
 
-    /// Sends one event.
+    /// Sends one engine event.
     pub fn emit(&self, event: AgentEvent) {
+        self.send(RuntimeEvent::Agent(event));
+    }
+
+    /// Sends one runtime event.
+    pub fn send(&self, event: RuntimeEvent) {
         if let Some(tx) = &self.tx {
             let _ = tx.send(event);
         }

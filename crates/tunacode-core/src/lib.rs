@@ -1,6 +1,8 @@
 //! The TunaCode agent engine: the request loop of seed 000/001 ([`Agent::process_request`]), node
 //! processing, tool dispatch and its concurrency policy, the [`ToolCallRegistry`], [`ResponseState`],
-//! history preparation, and the [`tunacode_protocol::AgentEvent`] stream. Nothing here prints.
+//! history preparation, and the [`tunacode_protocol::AgentEvent`] stream; and the conversation
+//! [`Runtime`] that front ends drive with operations, built from [`RuntimeSettings`]. Nothing here
+//! prints.
 
 mod agent;
 mod approval;
@@ -19,10 +21,12 @@ mod plan_tools;
 pub mod prompt;
 pub mod registry;
 pub mod response_state;
+pub mod runtime;
 mod session;
+pub mod settings;
 mod streaming;
 
-pub use agent::{Agent, AgentOptions, RunOutcome};
+pub use agent::{Agent, AgentOptions, AgentParts, RunOutcome};
 pub use approval::{
     ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, LimitDecision, PlanDecision,
     ProgressReport,
@@ -38,4 +42,9 @@ pub use history::PruneConfig;
 pub use plan_tools::PLAN_FILE;
 pub use registry::{ToolCallRegistry, ToolCallStatus};
 pub use response_state::{AgentState, ResponseState};
+pub use runtime::{
+    Answer, ApprovalAnswer, Op, Question, QuestionKind, RequestEnd, Runtime, RuntimeConfig,
+    RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionScope, SessionView,
+};
 pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};
+pub use settings::{ModelSettings, RuntimeSettings, SettingsError, SettingsFlags};

@@ -24,11 +24,11 @@ pub(crate) struct PresentPlan {
 
 #[async_trait]
 impl Tool for PresentPlan {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "present_plan"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Plan mode only: present your implementation plan to the user for approval, as markdown (goal, \
          files to change, steps, how to verify). If approved, it is saved to PLAN.md and every tool \
          becomes available; if rejected, you get the user's feedback to revise it."
@@ -99,11 +99,11 @@ pub(crate) struct ExitPlanMode {
 
 #[async_trait]
 impl Tool for ExitPlanMode {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "exit_plan_mode"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Plan mode only: leave plan mode without presenting a plan (for example when the task needs no \
          plan). Every tool becomes available again."
     }

@@ -11,6 +11,7 @@ use pretty_assertions::assert_eq;
 use tokio_util::sync::CancellationToken;
 use tunacode_core::{
     ApprovalDecision, ApprovalRequest, Approver, EventSink, LimitDecision, ProgressReport,
+    RuntimeEvent,
 };
 use tunacode_protocol::{AgentEvent, FinishReason};
 use tunacode_testkit::{FakeProvider, Turn};
@@ -85,7 +86,7 @@ async fn continue_grows_the_limit_by_five() {
     assert_eq!(reports[0].original_query, "keep going");
     let mut limits = Vec::new();
     while let Ok(e) = rx.try_recv() {
-        if let AgentEvent::IterationStarted { max_iterations, .. } = e {
+        if let RuntimeEvent::Agent(AgentEvent::IterationStarted { max_iterations, .. }) = e {
             limits.push(max_iterations);
         }
     }

@@ -2,6 +2,7 @@
 //! request body and how to turn SSE events into [`ModelEvent`]s; this module owns the retry loop, the
 //! idle timeout, cancellation, and the rule that nothing is retried once output has reached the caller.
 
+use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelEvent, ModelStream};
 use crate::error::LlmError;
+use crate::provider::ProviderSettings;
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::{SseEvent, SseReader};
 
@@ -194,21 +196,33 @@ async fn read_bounded_text(response: reqwest::Response, limit: usize) -> String 
     String::from_utf8_lossy(&body).into_owned()
 }
 
-/// Makes auth errors of a stream say which variable or config key to set (`hint`, e.g.
-/// `OPENAI_API_KEY`).
-pub(crate) fn with_key_hint(stream: ModelStream, hint: Option<String>) -> ModelStream {
-    let Some(hint) = hint else { return stream };
+/// Makes auth errors of a stream say which variable or config key to set (the settings' `key_hint`,
+/// e.g. `OPENAI_API_KEY`) and in which config file (`config_file`).
+pub(crate) fn with_key_hint(stream: ModelStream, settings: &ProviderSettings) -> ModelStream {
+    let Some(hint) = settings.key_hint.clone() else {
+        return stream;
+    };
+    let config_file = settings.config_file.clone();
     Box::pin(stream.map(move |item| {
         item.map_err(|err| match err {
             LlmError::Auth { status, message } => LlmError::Auth {
                 status,
-                message: format!(
-                    "{message} (set {hint} in the environment or under \"env\" in ~/.config/tunacode.json)"
-                ),
+                message: format!("{message} {}", key_hint_text(&hint, config_file.as_deref())),
             },
             other => other,
         })
     }))
+}
+
+/// `(set {hint} in the environment or under "env" in {config file})`.
+fn key_hint_text(hint: &str, config_file: Option<&Path>) -> String {
+    match config_file {
+        Some(path) => format!(
+            "(set {hint} in the environment or under \"env\" in {})",
+            path.display()
+        ),
+        None => format!("(set {hint} in the environment or under \"env\" in your config file)"),
+    }
 }
 
 /// Puts the API key (if any) into `headers` under `name`, as `{prefix}{key}` (e.g. `Bearer `), marked
@@ -229,4 +243,25 @@ pub(crate) fn insert_key_header(
     value.set_sensitive(true);
     headers.insert(name, value);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_hint_names_the_config_file_in_use() {
+        assert_eq!(
+            key_hint_text(
+                "OPENAI_API_KEY",
+                Some(Path::new("/srv/conf/tunacode-custom.json"))
+            ),
+            "(set OPENAI_API_KEY in the environment or under \"env\" in \
+             /srv/conf/tunacode-custom.json)"
+        );
+        assert_eq!(
+            key_hint_text("OPENAI_API_KEY", None),
+            "(set OPENAI_API_KEY in the environment or under \"env\" in your config file)"
+        );
+    }
 }

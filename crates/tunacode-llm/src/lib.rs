@@ -22,5 +22,6 @@ pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget}
 pub use error::LlmError;
 pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,
+    known_provider_names,
 };
 pub use retry::{RetryPolicy, parse_retry_after};

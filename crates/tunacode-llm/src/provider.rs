@@ -1,5 +1,6 @@
 //! Model ids (`provider:model`), the table of known providers, and [`create_client`].
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -151,8 +152,13 @@ pub fn known_provider(name: &str) -> Option<&'static KnownProvider> {
     PROVIDERS.iter().find(|p| p.name == name)
 }
 
-/// How to reach a provider for one model.
-#[derive(Debug, Clone, PartialEq)]
+/// The names of the providers TunaCode knows, in table order.
+pub fn known_provider_names() -> Vec<&'static str> {
+    PROVIDERS.iter().map(|p| p.name).collect()
+}
+
+/// How to reach a provider for one model. Its `Debug` output never shows the API key.
+#[derive(Clone, PartialEq)]
 pub struct ProviderSettings {
     /// The provider's name (`openai`, `openrouter`, a custom name, …).
     pub provider: String,
@@ -168,6 +174,24 @@ pub struct ProviderSettings {
     pub retry: RetryPolicy,
     /// Longest silence allowed inside a stream.
     pub idle_timeout: Duration,
+    /// The user's config file, named in the hint of an authentication error (`None`: the hint says
+    /// "in your config file").
+    pub config_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for ProviderSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderSettings")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("key_hint", &self.key_hint)
+            .field("wire", &self.wire)
+            .field("retry", &self.retry)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("config_file", &self.config_file)
+            .finish()
+    }
 }
 
 impl ProviderSettings {
@@ -222,6 +246,7 @@ impl ProviderSettings {
             }),
             retry: RetryPolicy::default(),
             idle_timeout: Duration::from_secs(120),
+            config_file: None,
         })
     }
 }
@@ -296,5 +321,26 @@ mod tests {
             WireApi::OpenAiResponses
         );
         assert!(WireApi::parse("soap").is_err());
+    }
+
+    #[test]
+    fn debug_output_redacts_the_api_key() {
+        let id = ModelId::parse("openai:gpt-4.1").unwrap();
+        let with_key =
+            ProviderSettings::for_model(&id, None, Some("sk-live-0123456789abcdef".into()))
+                .unwrap();
+        let text = format!("{with_key:?}");
+        assert!(!text.contains("sk-live-0123456789abcdef"), "{text}");
+        assert!(text.contains(r#"api_key: Some("<redacted>")"#), "{text}");
+        assert!(
+            text.contains(r#"base_url: "https://api.openai.com/v1""#)
+                && text.contains(r#"key_hint: Some("OPENAI_API_KEY")"#)
+                && text.contains("config_file: None"),
+            "{text}"
+        );
+        let pretty = format!("{with_key:#?}");
+        assert!(!pretty.contains("sk-live"), "{pretty}");
+        let without = ProviderSettings::for_model(&id, None, None).unwrap();
+        assert!(format!("{without:?}").contains("api_key: None"));
     }
 }

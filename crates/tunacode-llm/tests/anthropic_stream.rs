@@ -35,6 +35,8 @@ fn client(fake: &FakeProvider, key: Option<&str>) -> Arc<dyn ModelClient> {
         ..RetryPolicy::default()
     };
     s.idle_timeout = Duration::from_secs(5);
+    // Not the default location: the auth hint must name the file actually in use.
+    s.config_file = Some("/srv/conf/tunacode-custom.json".into());
     create_client(&s).unwrap()
 }
 
@@ -351,7 +353,7 @@ async fn auth_and_context_errors_are_not_retried_and_keep_the_message() {
         result.unwrap_err(),
         LlmError::Auth {
             status: 401,
-            message: "invalid x-api-key (set ANTHROPIC_API_KEY in the environment or under \"env\" in ~/.config/tunacode.json)".into()
+            message: "invalid x-api-key (set ANTHROPIC_API_KEY in the environment or under \"env\" in /srv/conf/tunacode-custom.json)".into()
         }
     );
     let (_, result) = run(&fake).await;

@@ -33,6 +33,8 @@ fn client(fake: &FakeProvider) -> Arc<dyn ModelClient> {
         ..RetryPolicy::default()
     };
     s.idle_timeout = Duration::from_secs(5);
+    // Not the default location: the auth hint must name the file actually in use.
+    s.config_file = Some("/srv/conf/tunacode-custom.json".into());
     create_client(&s).unwrap()
 }
 
@@ -288,7 +290,7 @@ async fn http_errors_keep_the_message_and_map_to_kinds() {
         LlmError::Auth {
             status: 400,
             message: "API key not valid. Please pass a valid API key. (set GEMINI_API_KEY in the \
-                      environment or under \"env\" in ~/.config/tunacode.json)"
+                      environment or under \"env\" in /srv/conf/tunacode-custom.json)"
                 .into()
         }
     );

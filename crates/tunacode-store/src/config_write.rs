@@ -33,6 +33,15 @@ pub fn save_setup(path: &Path, update: &SetupUpdate) -> Result<(), StoreError> {
     write_atomic(&target, &Value::Object(root))
 }
 
+/// The config as it would read after [`save_setup`] with `update`, without writing anything (so a key
+/// can be checked with exactly the settings the saved config will give).
+pub fn config_with_setup(path: &Path, update: &SetupUpdate) -> Result<UserConfig, StoreError> {
+    let target = write_target(path);
+    let mut root = read_raw(&target)?;
+    merge(&target, &mut root, update)?;
+    serde_json::from_value(Value::Object(root)).map_err(|e| StoreError::malformed(&target, &e))
+}
+
 /// The file to replace: the target of `path` when it is a symlink (so the link is kept), else `path`.
 fn write_target(path: &Path) -> PathBuf {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
@@ -208,6 +217,29 @@ mod tests {
         assert_eq!(local.wire_api.as_deref(), Some("openai-chat"));
         assert_eq!(local.key_env.as_deref(), Some("LOCAL_API_KEY"));
         assert!(cfg.other.contains_key("mcpServers"));
+    }
+
+    #[test]
+    fn config_with_setup_reads_like_the_saved_file_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tunacode.json");
+        std::fs::write(&path, r#"{"env": {"OTHER": "x"}, "default_model": "a:b"}"#).unwrap();
+        let update = SetupUpdate {
+            default_model: Some("openai:gpt-5".into()),
+            env: vec![("OPENAI_API_KEY".into(), "sk-1".into())],
+            provider: None,
+        };
+        let config = config_with_setup(&path, &update).unwrap();
+        assert_eq!(config.default_model.as_deref(), Some("openai:gpt-5"));
+        assert_eq!(
+            config.env.get("OPENAI_API_KEY").map(String::as_str),
+            Some("sk-1")
+        );
+        assert_eq!(config.env.get("OTHER").map(String::as_str), Some("x"));
+        let before = std::fs::read_to_string(&path).unwrap();
+        assert!(!before.contains("sk-1"));
+        save_setup(&path, &update).unwrap();
+        assert_eq!(UserConfig::load(&path).unwrap(), config);
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod session_file;
 mod session_store;
 
 pub use config::{CustomProvider, Settings, UserConfig};
-pub use config_write::{SetupUpdate, save_setup};
+pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};

@@ -7,6 +7,8 @@
 mod args;
 mod diff;
 mod fsutil;
+mod schema;
+pub mod shell;
 #[cfg(test)]
 mod testutil;
 mod tool;

@@ -68,14 +68,21 @@ pub enum ToolError {
 /// A tool the model can call.
 #[async_trait]
 pub trait Tool: Send + Sync {
-    /// The name the model calls it by.
-    fn name(&self) -> &'static str;
+    /// The name the model calls it by. Borrowed from the tool, so a tool built at run time (from an MCP
+    /// server, say) can own it.
+    fn name(&self) -> &str;
     /// What it does and when to use it (sent to the model).
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
     /// JSON schema of its arguments (an object schema).
     fn parameters(&self) -> Value;
-    /// What it may do.
+    /// What it may do: the most any call of it may do.
     fn kind(&self) -> ToolKind;
+    /// What THIS call may do, which may be less than [`Tool::kind`] (a `bash` call running a known
+    /// read-only command is [`ToolKind::ReadOnly`]). Drives approval and parallelism of the call. By
+    /// default, the tool's kind.
+    fn classify(&self, _args: &Map<String, Value>) -> ToolKind {
+        self.kind()
+    }
     /// Runs the tool.
     async fn call(
         &self,
@@ -153,18 +160,109 @@ impl ToolSet {
         self.tools.push(tool);
     }
 
+    /// Removes the tool called `name`; returns whether there was one.
+    pub fn remove(&mut self, name: &str) -> bool {
+        let before = self.tools.len();
+        self.tools.retain(|t| t.name() != name);
+        self.tools.len() != before
+    }
+
     /// Finds a tool by name.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.name() == name).cloned()
     }
 
+    /// How many tools the set holds.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the set holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
     /// The names, in order.
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name()).collect()
     }
 
     /// The specs offered to the model, in order.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(|t| t.spec()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool known only at run time: it owns its name and description.
+    struct Dynamic {
+        name: String,
+        description: String,
+    }
+
+    #[async_trait]
+    impl Tool for Dynamic {
+        fn name(&self) -> &str {
+            &self.name
+        }
+        fn description(&self) -> &str {
+            &self.description
+        }
+        fn parameters(&self) -> Value {
+            serde_json::json!({"type": "object", "properties": {}, "required": []})
+        }
+        fn kind(&self) -> ToolKind {
+            ToolKind::Execute
+        }
+        async fn call(
+            &self,
+            _args: Map<String, Value>,
+            _ctx: &ToolContext,
+        ) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(self.description.clone()))
+        }
+    }
+
+    fn dynamic(name: &str, description: &str) -> Arc<dyn Tool> {
+        Arc::new(Dynamic {
+            name: format!("mcp__{name}"),
+            description: description.to_string(),
+        })
+    }
+
+    #[test]
+    fn run_time_tools_are_added_replaced_and_removed_by_name() {
+        let mut set = ToolSet::builtin();
+        assert_eq!(set.len(), 9);
+        set.add(dynamic("search", "first"));
+        set.add(dynamic("search", "second"));
+        assert_eq!(set.len(), 10);
+        let tool = set.get("mcp__search").expect("added");
+        assert_eq!(tool.description(), "second");
+        assert_eq!(tool.spec().name, "mcp__search");
+        assert_eq!(set.names().last(), Some(&"mcp__search"));
+
+        assert!(set.remove("mcp__search"));
+        assert!(!set.remove("mcp__search"));
+        assert!(set.get("mcp__search").is_none());
+        assert!(set.remove("bash"));
+        assert_eq!(set.len(), 8);
+        assert!(!set.names().contains(&"bash"));
+
+        let empty = ToolSet::new();
+        assert!(empty.is_empty() && empty.names().is_empty());
+        assert!(!set.is_empty());
+    }
+
+    #[test]
+    fn a_call_is_classified_as_its_tool_kind_by_default() {
+        let tool = dynamic("x", "y");
+        assert_eq!(tool.classify(&Map::new()), ToolKind::Execute);
+        for tool in crate::builtin_tools(&crate::TodoList::default()) {
+            assert_eq!(tool.classify(&Map::new()), tool.kind(), "{}", tool.name());
+        }
     }
 }

@@ -4,19 +4,17 @@
 
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tunacode_core::{AgentOptions, PruneConfig};
+use tunacode_core::{SessionChoice, SettingsFlags};
 use tunacode_llm::models::ModelRegistry;
-use tunacode_llm::{ModelId, ProviderSettings};
 use tunacode_protocol::AgentEvent;
 use tunacode_tui::complete::FileIndex;
 use tunacode_tui::render::{StreamingMarkdown, render_markdown};
-use tunacode_tui::{RunSettings, Theme, TuiConfig};
+use tunacode_tui::{Startup, Theme, TuiConfig};
 
 const DOC: &str = "## Section\n\nSome *emphasis*, `code` and a [link](https://example.com).\n\n- item one\n- item two\n  - nested\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n";
 
@@ -82,51 +80,31 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
-    let resolve = Arc::new(|_m: Option<&str>| {
-        let id = ModelId::parse("openai:gpt-4.1").map_err(|e| e.to_string())?;
-        let provider = ProviderSettings::for_model(&id, Some("http://127.0.0.1:9/v1".into()), None)
-            .map_err(|e| e.to_string())?;
-        let options = AgentOptions {
-            model: id.to_string(),
-            provider_model: id.model.clone(),
-            max_iterations: 10,
-            request_timeout: None,
-            tool_max_retries: 1,
-            max_parallel: 2,
-            prune: PruneConfig {
-                protect_tokens: 40_000,
-                minimum_tokens: 20_000,
-            },
-            system_prompt: String::new(),
-            tool_ignore: vec![],
-            max_output_tokens: None,
-            reasoning_effort: None,
-            pricing: None,
-            guidance: Default::default(),
-        };
-        Ok(RunSettings {
-            options,
-            provider,
-            context_window: Some(128_000),
-        })
-    });
+    let paths = tunacode_store::Paths {
+        config_file: dir.path().join("tunacode.json"),
+        sessions_dir: dir.path().join("sessions"),
+        log_dir: dir.path().join("log"),
+        models_cache: dir.path().join("models.json"),
+    };
     let config = TuiConfig {
         cwd: cwd.clone(),
-        paths: tunacode_store::Paths {
-            config_file: dir.path().join("tunacode.json"),
-            sessions_dir: dir.path().join("sessions"),
-            log_dir: dir.path().join("log"),
-            models_cache: dir.path().join("models.json"),
+        startup: Startup {
+            paths,
+            flags: SettingsFlags {
+                model: Some("openai:gpt-4.1".into()),
+                base_url: Some("http://127.0.0.1:9/v1".into()),
+                cwd: Some(cwd.clone()),
+                ..SettingsFlags::default()
+            },
+            session: SessionChoice::New,
+            extra_tools: Vec::new(),
         },
-        resolve,
         registry: ModelRegistry::bundled(),
-        session: None,
         theme: "dark".into(),
         force_setup: false,
-        tool_ignore: vec![],
         show_thoughts: false,
     };
-    let (mut app, _ch) = tunacode_tui::app::build_app(config);
+    let (mut app, _ch) = tunacode_tui::app::build_app(config).await.unwrap();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let key = Event::Key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
     let mut latencies = Vec::new();

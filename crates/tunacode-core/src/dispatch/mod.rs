@@ -2,11 +2,11 @@
 //! them by the policy in [`crate::concurrency`], asks for approval of writes and commands, retries
 //! passing failures with backoff, and answers every call exactly once, in call order.
 
-use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::{AgentEvent, Part, ToolCallPart, ToolStatus};
@@ -29,7 +29,6 @@ pub(crate) struct ToolDispatcher {
     pub session: SessionHandle,
     pub max_parallel: usize,
     pub tool_max_retries: u32,
-    pub no_approval: HashSet<String>,
     /// When set (plan mode), write and execute calls are refused with this text.
     pub read_only_reason: Option<String>,
 }
@@ -61,7 +60,13 @@ impl ToolDispatcher {
                 }
             }
         }
-        let segments = plan_segments(calls, |name| self.tools.get(name).map(|t| t.kind()));
+        let segments = plan_segments(calls, |call| {
+            let tool = self.tools.get(&call.tool_name)?;
+            Some(match call.args_object() {
+                Ok(args) => tool.classify(&args),
+                Err(_) => tool.kind(),
+            })
+        });
         let mut answers = Vec::with_capacity(calls.len());
         for segment in segments {
             let batch_calls = segment.calls();
@@ -151,13 +156,14 @@ impl ToolDispatcher {
             tool_name: name.clone(),
             args: Value::Object(args.clone()),
         });
-        if tool.kind() != ToolKind::ReadOnly
+        let kind = tool.classify(&args);
+        if kind != ToolKind::ReadOnly
             && let Some(reason) = &self.read_only_reason
         {
             return Answer::failed(id, name, reason.clone());
         }
-        if tool.kind() != ToolKind::ReadOnly && !self.no_approval.contains(name.as_str()) {
-            match self.ask_approval(call, tool.as_ref(), &args).await {
+        if kind != ToolKind::ReadOnly {
+            match self.ask_approval(call, tool.as_ref(), &args, kind).await {
                 Some(ApprovalDecision::Approve) => {}
                 Some(ApprovalDecision::Deny { reason }) => {
                     let text = format!("The user did not allow this call: {reason}");
@@ -187,13 +193,14 @@ impl ToolDispatcher {
         call: &ToolCallPart,
         tool: &dyn Tool,
         args: &Map<String, Value>,
+        kind: ToolKind,
     ) -> Option<ApprovalDecision> {
         let preview = tool.preview(args, &self.ctx).await.ok().flatten();
         let request = ApprovalRequest {
             tool_call_id: call.tool_call_id.clone(),
             tool_name: call.tool_name.clone(),
             args: Value::Object(args.clone()),
-            kind: tool.kind(),
+            kind,
             preview,
         };
         tokio::select! {
@@ -209,8 +216,13 @@ impl ToolDispatcher {
     ) -> Result<ToolOutput, ToolError> {
         let mut attempt = 0u32;
         loop {
+            // A tool that panics fails its call; the request and the session go on.
+            let call = AssertUnwindSafe(tool.call(args.clone(), &self.ctx)).catch_unwind();
             let result = tokio::select! {
-                r = tool.call(args.clone(), &self.ctx) => r,
+                r = call => r.unwrap_or_else(|panic| Err(ToolError::Fatal(format!(
+                    "the tool crashed: {}",
+                    panic_message(panic.as_ref())
+                )))),
                 _ = self.cancel().cancelled() => Err(ToolError::Cancelled),
             };
             match result {
@@ -256,6 +268,15 @@ impl Answer {
             diff: None,
         }
     }
+}
+
+/// The text of a panic payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
 }
 
 /// Exponential backoff with jitter for passing tool failures: ~200 ms, 400 ms, 800 ms, …

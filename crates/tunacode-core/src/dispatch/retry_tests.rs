@@ -19,10 +19,10 @@ struct Flaky {
 
 #[async_trait]
 impl Tool for Flaky {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "flaky"
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "fails, then works"
     }
     fn parameters(&self) -> Value {
@@ -60,7 +60,6 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
         session: SessionHandle::new(Session::new(&dir, "openai:m")),
         max_parallel: 2,
         tool_max_retries: retries,
-        no_approval: HashSet::new(),
         read_only_reason: None,
     }
 }

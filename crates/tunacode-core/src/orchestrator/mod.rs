@@ -12,6 +12,7 @@ mod finish;
 mod limit;
 mod node;
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -65,6 +66,8 @@ pub(crate) struct RequestRun<'a> {
     final_summary: bool,
     /// A text shown instead of nothing when the request ends without an answer.
     fallback: Option<String>,
+    /// Every tool-call id in the history sent to the model (kept unique).
+    call_ids: HashSet<String>,
 }
 
 impl<'a> RequestRun<'a> {
@@ -91,6 +94,7 @@ impl<'a> RequestRun<'a> {
             last_productive: 0,
             final_summary: false,
             fallback: None,
+            call_ids: HashSet::new(),
         }
     }
 
@@ -135,6 +139,12 @@ impl<'a> RequestRun<'a> {
         session.model = self.agent.options.model.clone();
         self.baseline = session.messages.len();
         self.run_messages = prepare_history(&session.messages, &self.agent.options.prune);
+        self.call_ids = self
+            .run_messages
+            .iter()
+            .flat_map(|m| m.tool_calls())
+            .map(|c| c.tool_call_id.clone())
+            .collect();
         let session_id = session.id.clone();
         drop(session);
         self.add_user_prompt(self.message.clone());

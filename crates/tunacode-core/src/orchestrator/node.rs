@@ -23,10 +23,11 @@ impl RequestRun<'_> {
         if streamed.completed {
             self.state.task_completed = true;
         }
-        let mut calls: Vec<_> = response.tool_calls().cloned().collect();
-        if calls.is_empty() && !self.final_summary {
-            calls = self.fallback_calls(&mut response);
+        if response.tool_calls().next().is_none() && !self.final_summary {
+            self.fallback_calls(&mut response);
         }
+        self.make_call_ids_unique(&mut response);
+        let calls: Vec<_> = response.tool_calls().cloned().collect();
         if response.is_empty_response() {
             self.count_unproductive();
             self.handle_empty_response();
@@ -124,10 +125,10 @@ impl RequestRun<'_> {
     }
 
     /// Tool calls written as text become structured calls in the response, so they pair with answers.
-    fn fallback_calls(&self, response: &mut Message) -> Vec<tunacode_protocol::ToolCallPart> {
+    fn fallback_calls(&self, response: &mut Message) {
         let text = response.text();
         let found = parse_tool_calls_from_text(&text, |name| self.agent.tools.get(name).is_some());
-        let mut calls = Vec::new();
+        let mut count = 0;
         for (n, call) in found.into_iter().enumerate() {
             let id = format!("fallback_{}_{n}", self.request_id);
             // Malformed arguments stay text: dispatch answers the model with what is wrong.
@@ -135,16 +136,14 @@ impl RequestRun<'_> {
                 Ok(map) => serde_json::Value::Object(map),
                 Err(raw) => serde_json::Value::String(raw),
             };
-            let part = Part::tool_call(id, call.tool_name, args);
-            if let Part::ToolCall(c) = &part {
-                calls.push(c.clone());
-            }
-            response.parts.push(part);
+            response
+                .parts
+                .push(Part::tool_call(id, call.tool_name, args));
+            count += 1;
         }
-        if !calls.is_empty() {
-            tracing::info!(count = calls.len(), "tool calls parsed from text");
+        if count > 0 {
+            tracing::info!(count, "tool calls parsed from text");
         }
-        calls
     }
 
     /// Seed 004 "Empty Response Recovery": a notice, and an intervention message to the model; after
@@ -192,6 +191,21 @@ impl RequestRun<'_> {
         self.add_user_prompt(intervention);
     }
 
+    /// A model (or a local server) may give several calls the same id, or reuse an id of an earlier
+    /// turn; a strict provider rejects that history on the next request. Repeats get fresh ids here,
+    /// before anything answers them, so each result stays paired with its own call.
+    fn make_call_ids_unique(&mut self, response: &mut Message) {
+        for part in &mut response.parts {
+            if let Part::ToolCall(call) = part {
+                while call.tool_call_id.is_empty()
+                    || !self.call_ids.insert(call.tool_call_id.clone())
+                {
+                    call.tool_call_id = format!("call_{}", super::new_request_id());
+                }
+            }
+        }
+    }
+
     fn dispatcher(&self) -> ToolDispatcher {
         let plan_mode = self.agent.session.lock().plan_mode;
         ToolDispatcher {
@@ -205,7 +219,6 @@ impl RequestRun<'_> {
             session: self.agent.session.clone(),
             max_parallel: self.agent.options.max_parallel,
             tool_max_retries: self.agent.options.tool_max_retries,
-            no_approval: self.agent.no_approval(),
             read_only_reason: plan_mode.then(|| PLAN_MODE_REFUSAL.to_string()),
         }
     }

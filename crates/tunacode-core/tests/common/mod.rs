@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use tunacode_core::{
-    Agent, AgentOptions, Approver, ClientCache, EventSink, PruneConfig, Session, SessionHandle,
+    Agent, AgentOptions, AgentParts, Approver, ClientCache, EventSink, PruneConfig, Session,
+    SessionHandle,
 };
 use tunacode_llm::{ModelId, ProviderSettings};
 use tunacode_store::SessionStore;
@@ -27,7 +28,6 @@ pub fn options() -> AgentOptions {
             minimum_tokens: 1,
         },
         system_prompt: "SYSTEM".into(),
-        tool_ignore: vec![],
         max_output_tokens: None,
         reasoning_effort: None,
         pricing: None,
@@ -48,17 +48,17 @@ pub fn agent_with(
     let id = tunacode_llm::ModelId::parse(&options.model).unwrap();
     let settings = ProviderSettings::for_model(&id, Some(fake.base_url()), None).unwrap();
     let tools = ToolSet::builtin_with_todos(&session.todos);
-    Agent::new(
+    Agent::new(AgentParts {
         options,
-        settings,
-        ClientCache::default(),
+        provider: settings,
+        clients: Arc::new(ClientCache::default()),
         tools,
-        Workspace::new(dir),
+        workspace: Workspace::new(dir),
         approver,
-        SessionHandle::new(session),
-        Some(SessionStore::new(dir.join(".sessions"))),
+        session: SessionHandle::new(session),
+        store: Some(SessionStore::new(dir.join(".sessions"))),
         events,
-    )
+    })
 }
 
 /// An agent with the default test options and no event listener.

@@ -66,6 +66,6 @@ impl ModelClient for AnthropicClient {
             classify: error::classify_error,
             new_decoder: || Box::new(AnthropicStreamDecoder::default()),
         };
-        with_key_hint(call.start(cancel), self.settings.key_hint.clone())
+        with_key_hint(call.start(cancel), &self.settings)
     }
 }

@@ -66,7 +66,7 @@ impl ModelClient for GeminiClient {
             classify: decode::classify_error,
             new_decoder: || Box::new(GeminiStreamDecoder::default()),
         };
-        with_key_hint(call.start(cancel), self.settings.key_hint.clone())
+        with_key_hint(call.start(cancel), &self.settings)
     }
 }
 

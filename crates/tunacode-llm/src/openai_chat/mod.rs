@@ -46,7 +46,6 @@ impl OpenAiChatClient {
 
 impl ModelClient for OpenAiChatClient {
     fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> ModelStream {
-        let key_hint = self.settings.key_hint.clone();
         let call = StreamingCall {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
@@ -57,6 +56,6 @@ impl ModelClient for OpenAiChatClient {
             classify: decode::classify_error,
             new_decoder: || Box::new(ChatStreamDecoder::default()),
         };
-        with_key_hint(call.start(cancel), key_hint)
+        with_key_hint(call.start(cancel), &self.settings)
     }
 }

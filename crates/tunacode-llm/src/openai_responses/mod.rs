@@ -55,6 +55,6 @@ impl ModelClient for OpenAiResponsesClient {
             classify: classify_error,
             new_decoder: || Box::new(ResponsesStreamDecoder::default()),
         };
-        with_key_hint(call.start(cancel), self.settings.key_hint.clone())
+        with_key_hint(call.start(cancel), &self.settings)
     }
 }

@@ -3,10 +3,12 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::args::parse;
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
 
@@ -27,22 +29,26 @@ impl Default for Bash {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// The command line, run with `bash -c` in the workspace root.
     command: String,
+    /// Timeout in seconds (default 120, max 600).
+    #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
-    /// Accepted for the user's benefit; not used.
+    // Accepted for the user's benefit; not used.
+    /// A short description of what the command does, for the user.
     #[serde(rename = "description")]
     _description: Option<String>,
 }
 
 #[async_trait]
 impl Tool for Bash {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Run a shell command with `bash -c` in the workspace root (stdin is empty; no interactive \
          programs). Use it to build, run tests, use git and other command-line tools. Returns the exit \
          code, stdout and stderr (long output keeps its start and end). Default timeout 120 s, max 600 s; \
@@ -51,30 +57,20 @@ impl Tool for Bash {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": "The command line, run with `bash -c` in the workspace root."
-                },
-                "timeout": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_TIMEOUT_SECS,
-                    "description": "Timeout in seconds (default 120, max 600)."
-                },
-                "description": {
-                    "type": "string",
-                    "description": "A short description of what the command does, for the user."
-                }
-            },
-            "required": ["command"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
+    }
+
+    /// A command line that only runs known read-only programs (`ls`, `cat`, `rg`, `git status`, …,
+    /// joined by pipes or `&&`, with no redirection, `;` or subshell) only reads.
+    fn classify(&self, args: &Map<String, Value>) -> ToolKind {
+        match args.get("command").and_then(Value::as_str) {
+            Some(command) if crate::shell::is_read_only_command(command) => ToolKind::ReadOnly,
+            _ => ToolKind::Execute,
+        }
     }
 
     async fn call(

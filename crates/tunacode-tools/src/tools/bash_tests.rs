@@ -6,6 +6,7 @@ use crate::tools::process::{HEAD_BYTES, TAIL_BYTES};
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use serde_json::json;
 use std::path::Path;
 
 async fn run(tool: &Bash, dir: &Path, a: Value) -> Result<String, ToolError> {
@@ -222,4 +223,21 @@ async fn preview_shows_the_command_and_bad_arguments_are_retries() {
     .await
     .unwrap_err();
     assert!(matches!(err, ToolError::Retry(m) if m.contains("`timeout`")));
+}
+
+#[test]
+fn known_read_only_command_lines_classify_as_reads() {
+    let classify = |cmd: &str| {
+        let args = json!({ "command": cmd });
+        Bash::default().classify(args.as_object().unwrap())
+    };
+    assert_eq!(classify("ls -la | wc -l"), ToolKind::ReadOnly);
+    assert_eq!(classify("git status && git diff"), ToolKind::ReadOnly);
+    assert_eq!(classify("ls > listing.txt"), ToolKind::Execute);
+    assert_eq!(classify("cat a | sh"), ToolKind::Execute);
+    assert_eq!(classify("rm -rf build"), ToolKind::Execute);
+    assert_eq!(
+        Bash::default().classify(json!({}).as_object().unwrap()),
+        ToolKind::Execute
+    );
 }

@@ -6,12 +6,14 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use globset::GlobBuilder;
 use ignore::WalkBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::parse;
 use crate::fsutil::{io_error, join_error};
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::workspace::Workspace;
 
@@ -25,10 +27,14 @@ const DEADLINE: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Glob;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Glob matched against file paths relative to `path`, e.g. `**/*.rs`.
     pattern: String,
+    /// Directory to search from, relative to the workspace root. Default: the root.
     path: Option<String>,
+    /// Maximum number of paths to return (default 1000).
+    #[schemars(range(min = 1, max = MAX_MAX_RESULTS))]
     max_results: Option<u64>,
 }
 
@@ -100,11 +106,11 @@ fn run_walk(w: Walk) -> Result<String, ToolError> {
 
 #[async_trait]
 impl Tool for Glob {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Find files by path pattern, e.g. `**/*.rs` or `src/**/test_*.py` (`*` stays within one \
          directory, `**` crosses directories, `{a,b}` alternates). The pattern is matched against paths \
          relative to `path`. Skips files ignored by .gitignore and hidden files. Returns sorted paths \
@@ -112,26 +118,7 @@ impl Tool for Glob {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "Glob matched against file paths relative to `path`, e.g. `**/*.rs`."
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Directory to search from, relative to the workspace root. Default: the root."
-                },
-                "max_results": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_MAX_RESULTS,
-                    "description": "Maximum number of paths to return (default 1000)."
-                }
-            },
-            "required": ["pattern"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -179,6 +166,7 @@ impl Tool for Glob {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
     use std::path::Path;
 
     async fn glob(dir: &Path, a: Value) -> Result<String, ToolError> {

@@ -11,12 +11,14 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::{WalkBuilder, WalkState};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::parse;
 use crate::fsutil::{io_error, join_error};
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
 use crate::workspace::Workspace;
@@ -50,12 +52,18 @@ impl Grep {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Regular expression to search for, e.g. `fn\s+main` or `TODO`.
     pattern: String,
+    /// Directory or file to search, relative to the workspace root. Default: the root.
     path: Option<String>,
+    /// Only search files matching this glob: `*.rs` matches file names anywhere, `src/**/*.ts` matches paths.
     include: Option<String>,
+    /// Force case-sensitive (true) or insensitive (false) matching. Default: smart case.
     case_sensitive: Option<bool>,
+    /// Maximum number of matching lines to return (default 100, max 1000).
+    #[schemars(range(min = 1, max = MAX_MAX_RESULTS))]
     max_results: Option<u64>,
 }
 
@@ -228,11 +236,11 @@ fn run_search(s: Search) -> Result<String, ToolError> {
 
 #[async_trait]
 impl Tool for Grep {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Search file contents with a regular expression (Rust regex syntax, like ripgrep). Skips files \
          ignored by .gitignore, hidden files and binary files. Returns `path:line:text` lines sorted by \
          path. Case-insensitive when the pattern is all lowercase unless `case_sensitive` is set. Use it \
@@ -240,34 +248,7 @@ impl Tool for Grep {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "Regular expression to search for, e.g. `fn\\s+main` or `TODO`."
-                },
-                "path": {
-                    "type": "string",
-                    "description": "Directory or file to search, relative to the workspace root. Default: the root."
-                },
-                "include": {
-                    "type": "string",
-                    "description": "Only search files matching this glob: `*.rs` matches file names anywhere, `src/**/*.ts` matches paths."
-                },
-                "case_sensitive": {
-                    "type": "boolean",
-                    "description": "Force case-sensitive (true) or insensitive (false) matching. Default: smart case."
-                },
-                "max_results": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_MAX_RESULTS,
-                    "description": "Maximum number of matching lines to return (default 100, max 1000)."
-                }
-            },
-            "required": ["pattern"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {

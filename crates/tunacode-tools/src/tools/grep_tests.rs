@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::testutil::{args, ctx};
+use serde_json::json;
 
 fn tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

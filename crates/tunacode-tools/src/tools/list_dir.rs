@@ -2,11 +2,13 @@
 
 use async_trait::async_trait;
 use ignore::WalkBuilder;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::args::parse;
 use crate::fsutil::{io_error, join_error};
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 const NAME: &str = "list_dir";
@@ -17,34 +19,26 @@ const MAX_ENTRIES: usize = 200;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ListDir;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Directory to list, relative to the workspace root. Default: the root (`.`).
     directory: Option<String>,
 }
 
 #[async_trait]
 impl Tool for ListDir {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "List the entries of a directory: subdirectories first (ending in `/`), then files. Skips hidden \
          entries and those ignored by .gitignore. Use it to explore the project layout; use glob to find \
          files at any depth."
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "directory": {
-                    "type": "string",
-                    "description": "Directory to list, relative to the workspace root. Default: the root (`.`)."
-                }
-            },
-            "required": []
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -116,6 +110,7 @@ impl Tool for ListDir {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
     use std::path::Path;
 
     async fn list(dir: &Path, a: Value) -> Result<String, ToolError> {

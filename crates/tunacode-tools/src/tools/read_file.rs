@@ -3,12 +3,14 @@
 use std::path::Path;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use crate::args::parse;
 use crate::fsutil::io_error;
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
 
@@ -28,20 +30,25 @@ const BINARY_PROBE: u64 = 8192;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadFile;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Path of the file, relative to the workspace root (or absolute inside it).
     file_path: String,
+    /// 1-based number of the first line to read. Default 1.
+    #[schemars(range(min = 1))]
     offset: Option<u64>,
+    /// Maximum number of lines to read. Default 2000.
+    #[schemars(range(min = 1))]
     limit: Option<u64>,
 }
 
 #[async_trait]
 impl Tool for ReadFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Read a text file from the workspace. Returns numbered lines (`     N\\tline`); the numbers are \
          not part of the file. Reads up to 2000 lines by default; for long files pass `offset` (1-based \
          first line) and `limit` to read another window. Use it before editing a file with update_file. \
@@ -49,26 +56,7 @@ impl Tool for ReadFile {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "Path of the file, relative to the workspace root (or absolute inside it)."
-                },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "1-based number of the first line to read. Default 1."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "Maximum number of lines to read. Default 2000."
-                }
-            },
-            "required": ["file_path"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -222,6 +210,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
     use std::time::Duration;
 
     async fn read(dir: &Path, a: Value) -> Result<String, ToolError> {

@@ -5,10 +5,12 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::args::parse;
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
 
@@ -18,11 +20,15 @@ const NAME: &str = "run_command";
 #[derive(Debug, Clone, Default)]
 pub struct RunCommand;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// The program, e.g. `cargo` or `./scripts/test.sh`.
     command: String,
+    /// Its arguments, each one a separate string.
     #[serde(default)]
     args: Vec<String>,
+    /// Timeout in seconds (default 120, max 600).
+    #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
 }
 
@@ -46,11 +52,11 @@ fn display(args: &Args) -> String {
 
 #[async_trait]
 impl Tool for RunCommand {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Run one program with a list of arguments in the workspace root, without a shell: no pipes, \
          redirection, globbing or variable expansion (use `bash` for those). Safer to approve, since what \
          is shown is exactly what runs. Returns the exit code, stdout and stderr. Default timeout 120 s, \
@@ -58,21 +64,24 @@ impl Tool for RunCommand {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The program, e.g. `cargo` or `./scripts/test.sh`."},
-                "args": {"type": "array", "items": {"type": "string"},
-                         "description": "Its arguments, each one a separate string."},
-                "timeout": {"type": "integer", "minimum": 1, "maximum": MAX_TIMEOUT_SECS,
-                            "description": "Timeout in seconds (default 120, max 600)."}
-            },
-            "required": ["command"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
         ToolKind::Execute
+    }
+
+    /// A known read-only program invocation (`git status`, `ls -la`, …) only reads.
+    fn classify(&self, args: &Map<String, Value>) -> ToolKind {
+        let Ok(args) = parse::<Args>(NAME, args) else {
+            return ToolKind::Execute;
+        };
+        let argv: Vec<String> = std::iter::once(args.command).chain(args.args).collect();
+        if crate::shell::is_read_only_argv(&argv) {
+            ToolKind::ReadOnly
+        } else {
+            ToolKind::Execute
+        }
     }
 
     async fn call(
@@ -114,6 +123,24 @@ impl Tool for RunCommand {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
+
+    #[test]
+    fn known_read_only_invocations_classify_as_reads() {
+        let classify = |v: serde_json::Value| RunCommand.classify(v.as_object().unwrap());
+        assert_eq!(
+            classify(json!({"command": "git", "args": ["status"]})),
+            ToolKind::ReadOnly
+        );
+        assert_eq!(
+            classify(json!({"command": "git", "args": ["push"]})),
+            ToolKind::Execute
+        );
+        assert_eq!(
+            classify(json!({"command": "rm", "args": ["-rf", "x"]})),
+            ToolKind::Execute
+        );
+    }
 
     #[tokio::test]
     async fn runs_a_program_with_arguments_and_no_shell() {

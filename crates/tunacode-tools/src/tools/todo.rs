@@ -5,11 +5,13 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tunacode_protocol::{TodoItem, TodoStatus};
 
 use crate::args::parse;
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 const NAME: &str = "todo";
@@ -67,7 +69,9 @@ impl Todo {
     }
 }
 
-#[derive(Deserialize)]
+// The variants carry no doc comments: documented variants would make the schema a `oneOf` of
+// constants instead of a plain string `enum`.
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum Action {
     Add,
@@ -76,23 +80,47 @@ enum Action {
     Clear,
 }
 
-#[derive(Deserialize)]
+/// [`TodoStatus`] as the model names it in arguments (its schema is a plain string `enum`).
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl From<Status> for TodoStatus {
+    fn from(status: Status) -> Self {
+        match status {
+            Status::Pending => TodoStatus::Pending,
+            Status::InProgress => TodoStatus::InProgress,
+            Status::Completed => TodoStatus::Completed,
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// What to do with the list.
     action: Action,
+    /// The todo to add.
     content: Option<String>,
+    /// Several todos to add.
     #[serde(default)]
     items: Vec<String>,
+    /// The todo to update.
     id: Option<u32>,
-    status: Option<TodoStatus>,
+    /// The todo's new status.
+    status: Option<Status>,
 }
 
 #[async_trait]
 impl Tool for Todo {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Keep a todo list for multi-step work. Actions: `add` (`content`, or several `items`), `update` \
          (`id` and `status`: pending, in_progress or completed), `list`, `clear`. Plan steps up front, \
          mark one in_progress while you work on it, and completed when done. The current list is shown \
@@ -100,19 +128,7 @@ impl Tool for Todo {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ["add", "update", "list", "clear"],
-                           "description": "What to do with the list."},
-                "content": {"type": "string", "description": "The todo to add."},
-                "items": {"type": "array", "items": {"type": "string"}, "description": "Several todos to add."},
-                "id": {"type": "integer", "description": "The todo to update."},
-                "status": {"type": "string", "enum": ["pending", "in_progress", "completed"],
-                           "description": "The todo's new status."}
-            },
-            "required": ["action"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -158,7 +174,7 @@ impl Tool for Todo {
                 let item = items.iter_mut().find(|t| t.id == id).ok_or_else(|| {
                     ToolError::Retry(format!("there is no todo {id}; the ids are {ids:?}"))
                 })?;
-                item.status = status;
+                item.status = status.into();
             }
             Action::List => {}
             Action::Clear => items.clear(),
@@ -176,6 +192,7 @@ impl Tool for Todo {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
 
     #[tokio::test]
     async fn add_update_list_and_clear() {

@@ -3,12 +3,14 @@
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::args::parse;
 use crate::diff::{line_counts, unified_diff};
 use crate::fsutil::{io_error, join_error, write_atomically};
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 const NAME: &str = "update_file";
@@ -17,10 +19,13 @@ const NAME: &str = "update_file";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UpdateFile;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Path of the file to edit, relative to the workspace root (or absolute inside it).
     file_path: String,
+    /// The exact text to replace; must occur exactly once in the file.
     target: String,
+    /// The text to put in its place (may be empty to delete the target).
     replacement: String,
 }
 
@@ -128,11 +133,11 @@ fn whitespace_insensitive_match(text: &str, target: &str) -> bool {
 
 #[async_trait]
 impl Tool for UpdateFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Edit an existing file by replacing one exact snippet. `target` must match the file's current \
          text exactly once, including indentation and whitespace (copy it from read_file output without \
          the line-number prefix); include a few surrounding lines to make it unique. Read the file first. \
@@ -140,24 +145,7 @@ impl Tool for UpdateFile {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "Path of the file to edit, relative to the workspace root (or absolute inside it)."
-                },
-                "target": {
-                    "type": "string",
-                    "description": "The exact text to replace; must occur exactly once in the file."
-                },
-                "replacement": {
-                    "type": "string",
-                    "description": "The text to put in its place (may be empty to delete the target)."
-                }
-            },
-            "required": ["file_path", "target", "replacement"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -201,6 +189,7 @@ impl Tool for UpdateFile {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
     use std::os::unix::fs::PermissionsExt;
 
     const SOURCE: &str = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";

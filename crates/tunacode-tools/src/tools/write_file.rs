@@ -3,13 +3,15 @@
 use std::path::PathBuf;
 
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::io::AsyncWriteExt;
 
 use crate::args::parse;
 use crate::diff::unified_diff;
 use crate::fsutil::io_error;
+use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 const NAME: &str = "write_file";
@@ -18,9 +20,11 @@ const NAME: &str = "write_file";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteFile;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Args {
+    /// Path of the new file, relative to the workspace root (or absolute inside it).
     file_path: String,
+    /// The complete content of the new file.
     content: String,
 }
 
@@ -59,30 +63,17 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
 
 #[async_trait]
 impl Tool for WriteFile {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         NAME
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "Create a NEW file with the given content, creating parent directories as needed. Fails if the \
          file already exists: to change an existing file use update_file."
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "Path of the new file, relative to the workspace root (or absolute inside it)."
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The complete content of the new file."
-                }
-            },
-            "required": ["file_path", "content"]
-        })
+        schema_for::<Args>()
     }
 
     fn kind(&self) -> ToolKind {
@@ -141,6 +132,7 @@ impl Tool for WriteFile {
 mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
+    use serde_json::json;
 
     #[tokio::test]
     async fn creates_the_file_and_its_parents_with_a_diff() {

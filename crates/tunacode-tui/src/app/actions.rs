@@ -1,24 +1,14 @@
-//! What the user's submissions and commands do: start a request (or queue it while one runs), run a
-//! `!` command, and the `/` commands.
-
-use std::sync::Arc;
+//! What the user's submissions and commands do: each becomes an operation for the runtime (a message,
+//! a `!` command, an interrupt, a model switch, …) or changes only what the UI shows.
 
 use base64::Engine;
-use serde_json::json;
-use tokio_util::sync::CancellationToken;
-use tunacode_core::mentions::expand_mentions;
-use tunacode_core::{Agent, ClientCache, Session, SessionHandle};
-use tunacode_protocol::NoticeLevel;
-use tunacode_store::SessionStore;
-use tunacode_tools::{Bash, Tool, ToolContext, ToolSet, Workspace};
+use tunacode_core::{Answer, Op};
 
-use crate::RunSettings;
 use crate::app::commands::{Command, INIT_PROMPT, help_text};
 use crate::app::picker::{Picker, PickerItem, PickerKind};
-use crate::app::state::{App, AppMsg, Running};
+use crate::app::state::App;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
-use crate::setup::KeyPrompt;
 use crate::theme::Theme;
 
 impl App {
@@ -33,73 +23,32 @@ impl App {
             let command = crate::app::commands::parse_command(trimmed);
             self.run_command(command);
         } else if let Some(command) = trimmed.strip_prefix('!') {
-            self.run_shell(command.trim().to_string());
-        } else if self.busy() {
-            self.queue.push_back(text);
-            self.hint = Some(format!(
-                "{} message(s) queued; they are sent in order",
-                self.queue.len()
-            ));
+            self.submit_op(Op::Shell {
+                command: command.trim().to_string(),
+            });
         } else {
-            self.start_request(text);
+            self.send_message(text);
         }
     }
 
-    /// Sends a message to the agent.
-    pub fn start_request(&mut self, text: String) {
-        let Some(agent) = self.agent.clone() else {
-            return;
-        };
-        let prompt = expand_mentions(&text, agent.workspace());
-        self.transcript.push(CellKind::User(text));
-        if !prompt.attached.is_empty() {
-            self.transcript.push(CellKind::Notice(
-                NoticeLevel::Info,
-                format!("attached {}", prompt.attached.join(", ")),
-            ));
+    /// Sends a message to the agent (the runtime queues it while a request runs).
+    pub fn send_message(&mut self, text: String) {
+        if !self.busy {
+            self.busy = true;
+            self.status.set_activity(Activity::Thinking);
         }
-        self.transcript.scroll_to_bottom();
-        let cancel = CancellationToken::new();
-        let tx = self.msgs.clone();
-        let token = cancel.clone();
-        let task = tokio::spawn(async move {
-            let result = agent.process_request(&prompt.text, token).await;
-            let _ = tx.send(AppMsg::RequestDone(result));
-        });
-        self.running = Some(Running { cancel, task });
-        self.status.set_activity(Activity::Thinking);
+        self.submit_op(Op::UserMessage { text });
     }
 
-    /// Stops the request in flight (Esc): the engine keeps partial text and cancels tools.
+    /// Sends the answer to a question and closes its dialog.
+    pub fn answer(&mut self, id: String, answer: Answer) {
+        self.submit_op(Op::Answer { id, answer });
+    }
+
+    /// Stops the request in flight (Esc) and any `!` command: the engine keeps partial text and
+    /// cancels tools.
     pub fn interrupt(&mut self) {
-        if let Some(running) = &self.running {
-            running.cancel.cancel();
-            self.queue.clear();
-        }
-    }
-
-    /// Runs a `!` command in the workspace; its output is shown, not sent to the model.
-    pub fn run_shell(&mut self, command: String) {
-        if command.is_empty() {
-            return;
-        }
-        let workspace = Workspace::new(&self.cwd);
-        let tx = self.msgs.clone();
-        tokio::spawn(async move {
-            let ctx = ToolContext {
-                workspace,
-                cancel: CancellationToken::new(),
-            };
-            let args = json!({"command": command, "timeout": 120});
-            let output = match args.as_object() {
-                Some(map) => match Bash::default().call(map.clone(), &ctx).await {
-                    Ok(out) => out.content,
-                    Err(e) => format!("error: {e}"),
-                },
-                None => String::new(),
-            };
-            let _ = tx.send(AppMsg::ShellDone { command, output });
-        });
+        self.submit_op(Op::Interrupt);
     }
 
     /// Runs a `/` command.
@@ -121,29 +70,12 @@ impl App {
                     cell.touch();
                 }
             }
-            Command::Yolo => {
-                let on = !self
-                    .approver
-                    .yolo
-                    .load(std::sync::atomic::Ordering::Relaxed);
-                self.approver
-                    .yolo
-                    .store(on, std::sync::atomic::Ordering::Relaxed);
-                self.status.yolo = on;
-                let text = if on {
-                    "YOLO on: writes and commands run without asking."
-                } else {
-                    "YOLO off: writes and commands ask first."
-                };
-                self.transcript
-                    .push(CellKind::Notice(NoticeLevel::Warning, text.into()));
-            }
-            Command::Plan => {
-                if let Some(agent) = &self.agent {
-                    let on = !agent.session().lock().plan_mode;
-                    agent.set_plan_mode(on);
-                }
-            }
+            Command::Yolo => self.submit_op(Op::SetYolo {
+                on: !self.status.yolo,
+            }),
+            Command::Plan => self.submit_op(Op::SetPlanMode {
+                active: !self.status.plan_mode,
+            }),
             Command::Theme(Some(name)) => self.set_theme(&name),
             Command::Theme(None) => {
                 let items = Theme::NAMES
@@ -159,15 +91,9 @@ impl App {
             }
             Command::Cost => self.show_cost(),
             Command::Copy => self.copy_last_answer(),
-            Command::Init => {
-                if self.busy() {
-                    self.queue.push_back(INIT_PROMPT.to_string());
-                } else {
-                    self.start_request(INIT_PROMPT.to_string());
-                }
-            }
-            Command::Clear => self.new_session(),
-            Command::Resume => self.open_resume_picker(),
+            Command::Init => self.send_message(INIT_PROMPT.to_string()),
+            Command::Clear => self.submit_op(Op::NewSession),
+            Command::Resume => self.submit_op(Op::ListSessions),
             Command::Model(Some(id)) => self.switch_model(&id),
             Command::Model(None) => {
                 let items = self
@@ -231,68 +157,13 @@ impl App {
         self.hint = Some(format!("copied {} characters", text.chars().count()));
     }
 
-    /// Builds an agent for `settings` on `session`.
-    pub fn build_agent(&self, settings: RunSettings, session: Session) -> Agent {
-        let tools = ToolSet::builtin_with_todos(&session.todos);
-        Agent::new(
-            settings.options,
-            settings.provider,
-            ClientCache::default(),
-            tools,
-            Workspace::new(&self.cwd),
-            Arc::new(self.approver.clone()),
-            SessionHandle::new(session),
-            Some(SessionStore::new(&self.paths.sessions_dir)),
-            self.events.clone(),
-        )
-    }
-
-    /// Makes `agent` the current one and updates the status line from it.
-    pub fn install_agent(&mut self, agent: Agent, context_window: Option<u64>) {
-        let (session_id, plan_mode, usage, todos) = {
-            let s = agent.session().lock();
-            (
-                s.id.clone(),
-                s.plan_mode,
-                s.usage.session_total,
-                s.todos.items(),
-            )
-        };
-        self.status.model = agent.options().model.clone();
-        self.status.context_window = context_window;
-        self.status.session_id = session_id;
-        self.status.plan_mode = plan_mode;
-        self.status.usage = usage;
-        self.todos = todos;
-        self.agent = Some(Arc::new(agent));
-    }
-
-    /// `/model ID`: switches the model, keeping the history. A provider without a key asks for it.
+    /// `/model ID`: switches the model, keeping the history. A provider without a key asks for it
+    /// (the runtime says which variable is missing).
     pub fn switch_model(&mut self, id: &str) {
-        if self.busy() {
-            self.hint =
-                Some("wait for the agent to finish (or Esc) before switching models".into());
-            return;
-        }
-        match (self.resolve)(Some(id)) {
-            Ok(settings) => {
-                let Some(current) = &self.agent else { return };
-                let window = settings.context_window;
-                let agent = current.with_model(settings.options, settings.provider);
-                self.install_agent(agent, window);
-                self.transcript
-                    .push(CellKind::Notice(NoticeLevel::Info, format!("Model: {id}")));
-            }
-            Err(message) if message.contains("no API key") => {
-                let provider = id.split(':').next().unwrap_or(id).to_string();
-                let var = tunacode_llm::known_provider(&provider)
-                    .and_then(|p| p.key_env)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("{}_API_KEY", provider.to_uppercase()));
-                self.key_prompt = Some((KeyPrompt::new(&provider, &var), id.to_string()));
-            }
-            Err(message) => self.transcript.push(CellKind::Error(message)),
-        }
+        self.pending_model = Some(id.to_string());
+        self.submit_op(Op::SetModel {
+            model: id.to_string(),
+        });
     }
 
     /// The key typed for a provider: saved to the user's config (mode 0600), then the switch goes on.
@@ -305,7 +176,7 @@ impl App {
             env: vec![(prompt.key_env().to_string(), key)],
             provider: None,
         };
-        match tunacode_store::save_setup(&self.paths.config_file, &update) {
+        match tunacode_store::save_setup(&self.startup.paths.config_file, &update) {
             Ok(()) => {
                 // The saved key reaches resolution through the config's `env`.
                 self.switch_model(&model);

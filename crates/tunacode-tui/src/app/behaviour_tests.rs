@@ -1,52 +1,19 @@
-//! Behaviour of the app against the fake provider: queued messages go out in order, `!` commands stay
-//! out of the model's context, `/copy` emits OSC 52, and switching to a provider without a key asks
-//! for it and saves it.
+//! Behaviour of the app over a real runtime against the fake provider: queued messages go out in order,
+//! `!` commands stay out of the model's context, `/copy` emits OSC 52, switching to a provider without
+//! a key asks for it and saves it, and a panicking tool leaves the UI usable.
 
-use std::time::Duration;
+use std::sync::Arc;
 
+use async_trait::async_trait;
 use base64::Engine;
+use serde_json::{Map, Value, json};
+use tunacode_protocol::ToolStatus;
 use tunacode_testkit::{FakeProvider, Turn};
+use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
-use crate::app::Channels;
 use crate::app::commands::Command;
-use crate::app::state::{App, AppMsg};
 use crate::app::transcript::CellKind;
-use crate::app::view_tests::test_app;
-
-/// Feeds engine events and background results to the app until `done` holds (or fails the test).
-async fn pump(app: &mut App, ch: &mut Channels, done: impl Fn(&App) -> bool) {
-    let wait = async {
-        while !done(app) {
-            tokio::select! {
-                Some(e) = ch.agent_rx.recv() => app.on_agent_event(e),
-                Some(m) = ch.msg_rx.recv() => app.on_msg(m),
-                Some(r) = ch.ui_rx.recv() => app.on_ui_request(r),
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(20), wait)
-        .await
-        .expect("the app did not get there in time");
-}
-
-fn point_at(app: &mut App, fake: &FakeProvider) {
-    let url = fake.base_url();
-    app.resolve = std::sync::Arc::new(move |model: Option<&str>| {
-        let id = tunacode_llm::ModelId::parse(model.unwrap_or("openai:gpt-4.1"))
-            .map_err(|e| e.to_string())?;
-        let provider = tunacode_llm::ProviderSettings::for_model(&id, Some(url.clone()), None)
-            .map_err(|e| e.to_string())?;
-        let mut options = crate::app::tests_support::options();
-        options.model = id.to_string();
-        options.provider_model = id.model.clone();
-        Ok(crate::RunSettings {
-            options,
-            provider,
-            context_window: None,
-        })
-    });
-    app.switch_model("openai:gpt-4.1");
-}
+use crate::app::view_tests::{pump_until, test_app, test_app_at, test_app_with};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn messages_typed_while_the_agent_works_are_sent_in_order() {
@@ -56,15 +23,22 @@ async fn messages_typed_while_the_agent_works_are_sent_in_order() {
         Turn::text("two"),
         Turn::text("three"),
     ]);
-    let (mut app, mut ch) = test_app(dir.path());
-    point_at(&mut app, &fake);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
     app.submit("first".into());
     assert!(app.busy());
     app.submit("second".into());
     app.submit("third".into());
-    assert_eq!(app.queue.len(), 2);
-    pump(&mut app, &mut ch, |a| {
-        !a.busy() && a.queue.is_empty() && fake.requests().len() == 3
+    pump_until(&mut app, &mut ch, |a| a.queued == 2).await;
+    // Each message shows when it starts; the last one has ended once the UI is idle again.
+    let users = |a: &crate::app::state::App| {
+        a.transcript
+            .cells
+            .iter()
+            .filter(|c| matches!(c.kind, CellKind::User(_)))
+            .count()
+    };
+    pump_until(&mut app, &mut ch, |a| {
+        users(a) == 3 && !a.busy() && a.queued == 0
     })
     .await;
     let asked: Vec<String> = fake
@@ -85,24 +59,16 @@ async fn messages_typed_while_the_agent_works_are_sent_in_order() {
 async fn shell_commands_show_output_and_stay_out_of_the_context() {
     let dir = tempfile::tempdir().unwrap();
     let fake = FakeProvider::start(vec![Turn::text("ok")]);
-    let (mut app, mut ch) = test_app(dir.path());
-    point_at(&mut app, &fake);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
     app.submit("!echo from-the-shell".into());
-    let msg = tokio::time::timeout(Duration::from_secs(20), ch.msg_rx.recv())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(
-        matches!(&msg, AppMsg::ShellDone { output, .. } if output.contains("from-the-shell")),
-        "{msg:?}"
-    );
-    app.on_msg(msg);
-    assert!(matches!(
-        app.transcript.cells.last().map(|c| &c.kind),
-        Some(CellKind::Shell { .. })
-    ));
+    pump_until(&mut app, &mut ch, |a| {
+        a.transcript.cells.iter().any(
+            |c| matches!(&c.kind, CellKind::Shell { output, .. } if output.contains("from-the-shell")),
+        )
+    })
+    .await;
     app.submit("hello".into());
-    pump(&mut app, &mut ch, |a| !a.busy()).await;
+    pump_until(&mut app, &mut ch, |a| !a.busy()).await;
     let body = serde_json::to_string(&fake.requests()[0].body).unwrap();
     assert!(
         !body.contains("from-the-shell"),
@@ -110,10 +76,35 @@ async fn shell_commands_show_output_and_stay_out_of_the_context() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_shell_command_stops_on_esc() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, mut ch) = test_app(dir.path()).await;
+    app.submit("!sleep 30; echo never".into());
+    app.interrupt();
+    pump_until(&mut app, &mut ch, |a| {
+        a.transcript
+            .cells
+            .iter()
+            .any(|c| matches!(&c.kind, CellKind::Shell { .. }))
+    })
+    .await;
+    let shown = app
+        .transcript
+        .cells
+        .iter()
+        .find_map(|c| match &c.kind {
+            CellKind::Shell { output, .. } => Some(output.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(!shown.contains("never"), "{shown}");
+}
+
 #[tokio::test]
 async fn copy_emits_osc52_with_the_last_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
+    let (mut app, _ch) = test_app(dir.path()).await;
     app.on_agent_event(tunacode_protocol::AgentEvent::TextDelta {
         text: "the **answer**".into(),
     });
@@ -122,29 +113,125 @@ async fn copy_emits_osc52_with_the_last_answer() {
     assert_eq!(app.pending_output, vec![format!("\x1b]52;c;{encoded}\x07")]);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn switching_to_a_provider_without_a_key_asks_for_it_and_saves_it() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
-    let config = app.paths.config_file.clone();
-    app.resolve = std::sync::Arc::new(move |_model: Option<&str>| {
-        let cfg = tunacode_store::UserConfig::load(&config).map_err(|e| e.to_string())?;
-        match cfg.env.get("ANTHROPIC_API_KEY") {
-            Some(_) => Err("resolved with the key".into()),
-            None => Err("no API key for anthropic: set ANTHROPIC_API_KEY".into()),
-        }
-    });
+    let (mut app, mut ch) = test_app(dir.path()).await;
     app.switch_model("anthropic:claude-sonnet-4-5");
+    pump_until(&mut app, &mut ch, |a| a.key_prompt.is_some()).await;
     let (prompt, model) = app.key_prompt.as_ref().expect("a key prompt");
     assert_eq!(
         (prompt.key_env(), model.as_str()),
         ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5")
     );
     app.submit_key("sk-ant-test".into());
+    let config = app.startup.paths.config_file.clone();
     let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&app.paths.config_file).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert_eq!(saved["env"]["ANTHROPIC_API_KEY"], "sk-ant-test");
+    pump_until(&mut app, &mut ch, |a| {
+        a.status.model == "anthropic:claude-sonnet-4-5"
+    })
+    .await;
+}
+
+/// A tool whose call panics.
+struct Explodes;
+
+#[async_trait]
+impl Tool for Explodes {
+    fn name(&self) -> &str {
+        "explode"
+    }
+    fn description(&self) -> &str {
+        "Panics."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {}, "required": []})
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::ReadOnly
+    }
+    async fn call(&self, _: Map<String, Value>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        panic!("boom in the tool")
+    }
+}
+
+/// A writing tool whose approval preview panics (outside the tool call: the whole request fails).
+struct BadPreview;
+
+#[async_trait]
+impl Tool for BadPreview {
+    fn name(&self) -> &str {
+        "bad_preview"
+    }
+    fn description(&self) -> &str {
+        "Its preview panics."
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {}, "required": []})
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Write
+    }
+    async fn call(&self, _: Map<String, Value>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("wrote"))
+    }
+    async fn preview(
+        &self,
+        _: &Map<String, Value>,
+        _: &ToolContext,
+    ) -> Result<Option<String>, ToolError> {
+        panic!("boom in the preview")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_tool_leaves_the_ui_usable() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("c1", "explode", "{}")]),
+        Turn::text("after the crash"),
+        Turn::tool_calls(&[("c2", "bad_preview", "{}")]),
+        Turn::text("still alive"),
+    ]);
+    let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Explodes), Arc::new(BadPreview)];
+    let (mut app, mut ch) = test_app_with(dir.path(), &fake.base_url(), tools).await;
+    app.submit("go".into());
+    pump_until(&mut app, &mut ch, |a| {
+        !a.busy() && fake.requests().len() == 2
+    })
+    .await;
+    let crashed = app.transcript.cells.iter().any(|c| {
+        matches!(&c.kind, CellKind::Tool(t)
+            if t.status == Some(ToolStatus::Failed) && t.result.contains("the tool crashed: boom in the tool"))
+    });
+    assert!(crashed, "the tool's panic is shown as its failure");
+    assert_eq!(
+        app.transcript.last_answer().as_deref(),
+        Some("after the crash")
+    );
+
+    app.submit("again".into());
+    pump_until(&mut app, &mut ch, |a| {
+        !a.busy()
+            && a.transcript
+                .cells
+                .iter()
+                .any(|c| matches!(&c.kind, CellKind::Error(e) if e.contains("boom in the preview")))
+    })
+    .await;
+
+    app.submit("and again".into());
+    pump_until(&mut app, &mut ch, |a| {
+        !a.busy() && fake.requests().len() == 4
+    })
+    .await;
+    assert_eq!(app.transcript.last_answer().as_deref(), Some("still alive"));
+    let last = &fake.requests()[3].body;
+    let text = last.to_string();
     assert!(
-        matches!(app.transcript.cells.last().map(|c| &c.kind), Some(CellKind::Error(e)) if e == "resolved with the key")
+        text.contains("after the crash") && text.contains("and again"),
+        "{text}"
     );
 }

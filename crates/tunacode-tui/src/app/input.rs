@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{CursorMove, TextArea};
 
+use tunacode_core::{Op, RuntimeSettings};
+
 use crate::app::dialogs::DialogOutcome;
 use crate::app::picker::PickerKind;
 use crate::app::state::{App, AppMsg, Screen};
@@ -63,25 +65,16 @@ impl App {
             match screen.handle_key(key) {
                 SetupAction::None => {}
                 SetupAction::Quit => self.should_quit = true,
-                SetupAction::Check(choice) => {
-                    let tx = self.msgs.clone();
-                    tokio::spawn(async move {
-                        let result = check_choice(&choice).await;
-                        let _ = tx.send(AppMsg::SetupChecked(result));
-                    });
-                }
+                SetupAction::Check(choice) => self.check_setup(choice),
                 SetupAction::Save(choice) => self.finish_setup(&choice, setup_update(&choice)),
             }
             return;
         }
         if let Some(dialog) = &mut self.dialog {
-            match dialog.handle_key(key) {
-                DialogOutcome::Open => {}
-                DialogOutcome::Closed => self.close_dialog(),
-                DialogOutcome::AlwaysAllow(tool) => {
-                    self.approver.allow_always(&tool);
-                    self.close_dialog();
-                }
+            if let DialogOutcome::Answered(answer) = dialog.handle_key(key) {
+                let id = dialog.question_id().to_string();
+                self.answer(id, answer);
+                self.close_dialog();
             }
             return;
         }
@@ -103,8 +96,9 @@ impl App {
     /// Ctrl+C: closes what is open, else clears the input, else arms quitting; a second press quits.
     /// Returns whether it was handled.
     fn on_ctrl_c(&mut self) -> bool {
-        if let Some(mut d) = self.dialog.take() {
-            d.cancel();
+        if let Some(dialog) = self.dialog.take() {
+            let answer = dialog.dismissed();
+            self.answer(dialog.question_id().to_string(), answer);
             self.close_dialog();
             return true;
         }
@@ -128,7 +122,34 @@ impl App {
         true
     }
 
-    fn close_dialog(&mut self) {
+    /// Checks a setup choice with the settings the run will use: the core resolves them over the
+    /// config as setup would save it (nothing is written yet).
+    fn check_setup(&self, choice: crate::setup::SetupChoice) {
+        let (tx, paths) = (self.msgs.clone(), self.startup.paths.clone());
+        let flags = self.setup_flags(&choice);
+        let update = setup_update(&choice);
+        tokio::spawn(async move {
+            let resolved = tokio::task::spawn_blocking(move || {
+                let config = tunacode_store::config_with_setup(&paths.config_file, &update)
+                    .map_err(|e| e.to_string())?;
+                RuntimeSettings::resolve_with_config(&paths, &config, &flags)
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r);
+            let result = match resolved {
+                Ok(settings) => {
+                    let model = settings.model.model.model.clone();
+                    check_choice(settings.model.provider, &model).await
+                }
+                Err(message) => Err(message),
+            };
+            let _ = tx.send(AppMsg::SetupChecked(result));
+        });
+    }
+
+    pub(crate) fn close_dialog(&mut self) {
         self.dialog = None;
         if self.busy() {
             self.status
@@ -157,7 +178,7 @@ impl App {
                 if let Some(id) = chosen {
                     match kind {
                         PickerKind::Model => self.switch_model(&id),
-                        PickerKind::Resume => self.resume_session(&id),
+                        PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
                         PickerKind::Theme => self.set_theme(&id),
                     }
                 }
@@ -197,8 +218,8 @@ impl App {
                 self.expand_tools = !self.expand_tools;
             }
             KeyCode::Char('l') if ctrl => {}
-            KeyCode::PageUp => self.transcript.scroll(10),
-            KeyCode::PageDown => self.transcript.scroll(-10),
+            KeyCode::PageUp => self.transcript.scroll_pages(1),
+            KeyCode::PageDown => self.transcript.scroll_pages(-1),
             KeyCode::Home if self.input.is_empty() || ctrl => self.transcript.scroll_to_top(),
             KeyCode::End if self.input.is_empty() || ctrl => self.transcript.scroll_to_bottom(),
             KeyCode::Up if self.input.cursor().0 == 0 => {

@@ -4,9 +4,10 @@
 //! once.
 
 mod actions;
-pub mod bridge;
+mod agent_events;
 pub mod commands;
 pub mod dialogs;
+mod events;
 mod input;
 pub mod picker;
 mod sessions;
@@ -18,11 +19,9 @@ mod view;
 #[cfg(test)]
 mod behaviour_tests;
 #[cfg(test)]
-mod tests_support;
-#[cfg(test)]
 mod view_tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -34,11 +33,13 @@ use crossterm::event::{
 use crossterm::execute;
 use futures::StreamExt;
 use tokio::sync::mpsc;
-use tunacode_core::{EventSink, Session};
+use tunacode_core::{
+    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SettingsError,
+    SettingsFlags,
+};
 
 use crate::TuiConfig;
-use crate::app::bridge::TuiApprover;
-use crate::app::state::{App, Screen};
+use crate::app::state::{App, AppMsg, Screen, Startup};
 use crate::app::status::StatusState;
 use crate::complete::{InputHistory, SharedFileIndex};
 use crate::error::TuiError;
@@ -74,18 +75,17 @@ pub async fn run(config: TuiConfig) -> Result<(), TuiError> {
     result
 }
 
-/// Builds the app state for `config` (setup screen when no provider is usable).
-pub fn build_app(config: TuiConfig) -> (App, Channels) {
-    let (events, agent_rx) = EventSink::channel();
-    let (ui_tx, ui_rx) = mpsc::unbounded_channel();
+/// Builds the app for `config` and starts the runtime; the setup screen instead when no model or key
+/// is configured (or `--setup`). Other settings errors (a malformed config, a session that does not
+/// exist) are errors.
+pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let theme = Theme::named(&config.theme);
     let project = tunacode_store::project_id(&config.cwd);
     let history = InputHistory::load(
-        &config.paths.sessions_dir.with_file_name("history"),
+        &config.startup.paths.sessions_dir.with_file_name("history"),
         &project,
     );
-    let approver = TuiApprover::new(ui_tx.clone(), &config.tool_ignore);
     let mut app = App {
         input: new_editor(&theme),
         theme,
@@ -98,7 +98,7 @@ pub fn build_app(config: TuiConfig) -> (App, Channels) {
         popup: None,
         history,
         files: SharedFileIndex::spawn(config.cwd.clone()),
-        queue: VecDeque::new(),
+        queued: 0,
         show_thoughts: config.show_thoughts,
         expand_tools: false,
         quit_armed: None,
@@ -106,69 +106,90 @@ pub fn build_app(config: TuiConfig) -> (App, Channels) {
         todos: Vec::new(),
         usage_by_model: BTreeMap::new(),
         hint: None,
-        agent: None,
-        running: None,
-        approver,
-        resolve: config.resolve.clone(),
+        runtime: None,
+        busy: false,
+        pending_model: None,
+        session_shown: false,
+        startup: config.startup.clone(),
         registry: config.registry.clone(),
-        paths: config.paths.clone(),
-        msgs: msg_tx,
-        events,
-        ui_requests: ui_tx,
+        msgs: msg_tx.clone(),
         cwd: config.cwd.clone(),
         pending_output: Vec::new(),
     };
-    let resolved = if config.force_setup {
-        Err(String::new())
+    let launched = if config.force_setup {
+        Err(Launch::NeedsSetup)
     } else {
-        (config.resolve)(None)
+        launch(config.startup.clone(), config.startup.flags.clone(), msg_tx).await
     };
-    match resolved {
-        Ok(settings) => {
-            let window = settings.context_window;
-            let session = config
-                .session
-                .unwrap_or_else(|| Session::new(&config.cwd, &settings.options.model));
-            let messages = session.messages.clone();
-            let agent = app.build_agent(settings, session);
-            app.install_agent(agent, window);
-            if !messages.is_empty() {
-                app.replay(&messages);
-            }
-        }
-        Err(_) => {
+    match launched {
+        Ok(runtime) => app.runtime = Some(runtime),
+        Err(Launch::NeedsSetup) => {
             app.screen = Screen::Setup(Box::new(SetupScreen::new(
                 &config.registry,
-                config.paths.config_file.clone(),
+                config.startup.paths.config_file.clone(),
             )))
         }
+        Err(Launch::Failed(message)) => return Err(TuiError::Settings(message)),
     }
-    (
-        app,
-        Channels {
-            agent_rx,
-            ui_rx,
-            msg_rx,
-        },
-    )
+    Ok((app, Channels { msg_rx }))
 }
 
-/// The receiving ends the event loop listens on.
+/// Why the runtime did not start.
+#[derive(Debug)]
+pub enum Launch {
+    /// No model or no key: the setup screen asks for them.
+    NeedsSetup,
+    /// Anything else, in words.
+    Failed(String),
+}
+
+/// Resolves settings through the core and starts the runtime; its events are forwarded to `msgs`.
+pub async fn launch(
+    startup: Startup,
+    flags: SettingsFlags,
+    msgs: mpsc::UnboundedSender<AppMsg>,
+) -> Result<RuntimeHandle, Launch> {
+    let paths = startup.paths.clone();
+    let resolved = tokio::task::spawn_blocking(move || RuntimeSettings::resolve(&paths, &flags))
+        .await
+        .map_err(|e| Launch::Failed(e.to_string()))?;
+    let settings = match resolved {
+        Ok(settings) => settings,
+        Err(
+            SettingsError::NoModel { .. }
+            | SettingsError::MissingKey { .. }
+            | SettingsError::UnknownProvider { .. },
+        ) => return Err(Launch::NeedsSetup),
+        Err(e) => return Err(Launch::Failed(e.to_string())),
+    };
+    let mut config = RuntimeConfig::new(settings);
+    config.session = startup.session;
+    config.extra_tools = startup.extra_tools;
+    let (runtime, mut events) = Runtime::start(config)
+        .await
+        .map_err(|e| Launch::Failed(e.to_string()))?;
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if msgs.send(AppMsg::Runtime(Box::new(event))).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(runtime)
+}
+
+/// The receiving end the event loop listens on (runtime events and background results).
 #[derive(Debug)]
 pub struct Channels {
-    /// Engine events.
-    pub agent_rx: mpsc::UnboundedReceiver<tunacode_protocol::AgentEvent>,
-    /// Engine questions.
-    pub ui_rx: mpsc::UnboundedReceiver<bridge::UiRequest>,
-    /// Background results.
-    pub msg_rx: mpsc::UnboundedReceiver<state::AppMsg>,
+    /// Background results and runtime events.
+    pub msg_rx: mpsc::UnboundedReceiver<AppMsg>,
 }
 
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     config: TuiConfig,
 ) -> Result<(), TuiError> {
-    let (mut app, mut ch) = build_app(config);
+    let (mut app, mut ch) = build_app(config).await?;
     let mut input = EventStream::new();
     let mut spinner = tokio::time::interval(SPINNER_TICK);
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -204,20 +225,12 @@ async fn event_loop(
                 Some(Err(e)) => return Err(TuiError::Terminal(e)),
                 None => break,
             },
-            Some(event) = ch.agent_rx.recv() => {
-                app.on_agent_event(event);
-                // Take whatever else already arrived before drawing once.
-                while let Ok(event) = ch.agent_rx.try_recv() {
-                    app.on_agent_event(event);
-                }
-                dirty = true;
-            }
-            Some(request) = ch.ui_rx.recv() => {
-                app.on_ui_request(request);
-                dirty = true;
-            }
             Some(msg) = ch.msg_rx.recv() => {
                 app.on_msg(msg);
+                // Take whatever else already arrived before drawing once.
+                while let Ok(msg) = ch.msg_rx.try_recv() {
+                    app.on_msg(msg);
+                }
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
@@ -227,48 +240,67 @@ async fn event_loop(
             }
         }
     }
-    app.shutdown().await;
+    app.shutdown(&mut ch).await;
     Ok(())
 }
 
+/// How long quitting waits for the runtime to save the session of a request in flight.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
 impl App {
-    /// Stops a request in flight through the engine's abort path and waits for it to save the session.
-    pub async fn shutdown(&mut self) {
-        if let Some(mut dialog) = self.dialog.take() {
-            dialog.cancel();
+    /// Stops the runtime through the engine's abort path and waits until it saved the session.
+    pub async fn shutdown(&mut self, ch: &mut Channels) {
+        if let Some(dialog) = self.dialog.take() {
+            let answer = dialog.dismissed();
+            self.answer(dialog.question_id().to_string(), answer);
         }
-        if let Some(running) = self.running.take() {
-            running.cancel.cancel();
-            let _ = tokio::time::timeout(Duration::from_secs(10), running.task).await;
-        }
+        let Some(runtime) = self.runtime.take() else {
+            return;
+        };
+        runtime.submit(Op::Shutdown);
+        let stopped = async {
+            while let Some(msg) = ch.msg_rx.recv().await {
+                if matches!(&msg, AppMsg::Runtime(event) if matches!(**event, RuntimeEvent::Stopped))
+                {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, stopped).await;
     }
 
-    /// Setup is done: saves the choice to the user's config, then opens the chat.
+    /// Setup is done: saves the choice to the user's config, then starts the runtime on it.
     pub fn finish_setup(&mut self, choice: &SetupChoice, update: tunacode_store::SetupUpdate) {
-        if let Err(e) = tunacode_store::save_setup(&self.paths.config_file, &update) {
+        if let Err(e) = tunacode_store::save_setup(&self.startup.paths.config_file, &update) {
             if let Screen::Setup(screen) = &mut self.screen {
                 screen.on_check_result(Err(format!("Could not save the configuration: {e}")));
             }
             return;
         }
-        match (self.resolve)(Some(&choice.model_id())) {
-            Ok(settings) => {
-                let window = settings.context_window;
-                let session = Session::new(&self.cwd, &settings.options.model);
-                let agent = self.build_agent(settings, session);
-                self.install_agent(agent, window);
-                self.screen = Screen::Chat;
-                self.transcript.push(transcript::CellKind::Info(format!(
-                    "Ready: {}. Saved to {}. Type a task, /help for commands.",
-                    choice.model_id(),
-                    self.paths.config_file.display()
-                )));
-            }
-            Err(e) => {
-                if let Screen::Setup(screen) = &mut self.screen {
-                    screen.on_check_result(Err(e));
-                }
-            }
+        let flags = self.setup_flags(choice);
+        let (startup, msgs) = (self.startup.clone(), self.msgs.clone());
+        let ready = format!(
+            "Ready: {}. Saved to {}. Type a task, /help for commands.",
+            choice.model_id(),
+            self.startup.paths.config_file.display()
+        );
+        self.transcript.push(transcript::CellKind::Info(ready));
+        tokio::spawn(async move {
+            let result = launch(startup, flags, msgs.clone())
+                .await
+                .map_err(|e| match e {
+                    Launch::NeedsSetup => "The saved settings still lack a model or a key.".into(),
+                    Launch::Failed(message) => message,
+                });
+            let _ = msgs.send(AppMsg::RuntimeStarted(result));
+        });
+    }
+
+    /// The command line's settings with the model chosen in setup.
+    pub fn setup_flags(&self, choice: &SetupChoice) -> SettingsFlags {
+        SettingsFlags {
+            model: Some(choice.model_id()),
+            ..self.startup.flags.clone()
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The status line: model, context used against the model's window (a gauge), tokens in/out, cost,
 //! session, working directory and git branch, modes (yolo, plan), and what the agent is doing right now
-//! with a spinner and the elapsed time. Segments drop from the right when the terminal is narrow.
+//! with a spinner and the elapsed time. Segments drop from the right when the terminal is narrow; the
+//! working directory is shortened (`…/parent/dir`, `…/dir`, then cut) before it drops.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,6 +22,8 @@ pub enum Activity {
     Idle,
     /// Waiting for the model.
     Thinking,
+    /// The model's answer is streaming.
+    Writing,
     /// Running a tool.
     Tool(String),
     /// Waiting for the user to answer a dialog.
@@ -122,21 +125,19 @@ impl StatusState {
             format!("session {short_id}"),
             theme.muted,
         )]);
-        let place = match &self.branch {
-            Some(b) => format!("{} ({b})", self.cwd),
-            None => self.cwd.clone(),
-        };
-        left.push(vec![Span::styled(place, theme.muted)]);
 
         let right = self.activity_spans(theme, now);
         let right_width: usize = right.iter().map(|s| s.content.width()).sum();
         let sep = " │ ";
+        let sep_width = sep.width();
         let mut spans: Vec<Span<'static>> = Vec::new();
         let mut used = right_width + 1;
+        let mut all_fit = true;
         for (i, segment) in left.into_iter().enumerate() {
             let w: usize = segment.iter().map(|s| s.content.width()).sum::<usize>()
-                + if i > 0 { sep.len() - 2 } else { 0 };
+                + if i > 0 { sep_width } else { 0 };
             if used + w > width as usize {
+                all_fit = false;
                 break;
             }
             if i > 0 {
@@ -145,11 +146,35 @@ impl StatusState {
             spans.extend(segment);
             used += w;
         }
+        // The place comes last: shortened to the room left rather than dropped while any form fits.
+        if all_fit
+            && let Some(place) = self.place((width as usize).saturating_sub(used + sep_width))
+        {
+            spans.push(Span::styled(sep, theme.muted));
+            spans.push(Span::styled(place, theme.muted));
+        }
         let pad = (width as usize)
             .saturating_sub(spans.iter().map(|s| s.content.width()).sum::<usize>() + right_width);
         spans.push(Span::raw(" ".repeat(pad)));
         spans.extend(right);
         Line::from(spans).style(theme.status)
+    }
+
+    /// The working directory and branch in at most `room` columns: the whole directory, else
+    /// `…/parent/dir`, else `…/dir`, else `…/dir` cut short; `None` when not even that fits.
+    fn place(&self, room: usize) -> Option<String> {
+        let branch = match &self.branch {
+            Some(b) => format!(" ({b})"),
+            None => String::new(),
+        };
+        let mut forms = vec![self.cwd.clone()];
+        forms.extend(shortened_dirs(&self.cwd));
+        if let Some(dir) = forms.iter().find(|d| d.width() + branch.width() <= room) {
+            return Some(format!("{dir}{branch}"));
+        }
+        let shortest = forms.last()?;
+        let cut = cut_to_width(shortest, room.checked_sub(branch.width())?)?;
+        Some(format!("{cut}{branch}"))
     }
 
     fn activity_spans(&self, theme: &Theme, now: Instant) -> Vec<Span<'static>> {
@@ -158,6 +183,7 @@ impl StatusState {
         let text = match &self.activity {
             Activity::Idle => return vec![Span::styled("ready ", theme.muted)],
             Activity::Thinking => format!("{spin} thinking {} ", seconds(elapsed)),
+            Activity::Writing => format!("{spin} writing {} ", seconds(elapsed)),
             Activity::Tool(name) => format!("{spin} calling {name} {} ", seconds(elapsed)),
             Activity::WaitingForUser => "⏸ waiting for approval ".to_string(),
         };
@@ -176,6 +202,36 @@ pub fn human_tokens(n: u64) -> String {
         1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
         _ => format!("{:.1}M", n as f64 / 1e6),
     }
+}
+
+/// Shorter forms of a directory: `…/parent/dir`, then `…/dir` (each only when it leaves something out).
+fn shortened_dirs(dir: &str) -> Vec<String> {
+    let parts: Vec<&str> = dir.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    [2, 1]
+        .into_iter()
+        .filter(|keep| parts.len() > *keep)
+        .map(|keep| format!("…/{}", parts[parts.len() - keep..].join("/")))
+        .collect()
+}
+
+/// `text` cut to `width` columns, ending in `…`; `None` below 4 columns (`…/d…` is the least that
+/// still names something).
+fn cut_to_width(text: &str, width: usize) -> Option<String> {
+    if width < 4 {
+        return None;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    Some(out)
 }
 
 /// The path with the home directory written as `~`.
@@ -257,6 +313,56 @@ mod tests {
             narrow.contains("calling grep") && !narrow.contains("session"),
             "{narrow}"
         );
+    }
+
+    #[test]
+    fn a_long_directory_is_shortened_before_it_drops() {
+        let theme = Theme::plain();
+        let mut s = StatusState::new(
+            "openai:gpt-4.1",
+            "1a2b3c4d",
+            Path::new("/home/someone/src/github.com/example/deeply/nested/project-name"),
+        );
+        s.branch = Some("main".into());
+        let now = s.since;
+        let line = |w: u16| {
+            let t = text(&s.line(w, &theme, now));
+            assert_eq!(t.width(), w as usize, "{t}");
+            t
+        };
+        // Model, tokens, session, separator and " ready " leave `width - 52` columns for the place.
+        let full = line(130);
+        assert!(
+            full.contains(
+                "session 1a2b3c4d │ /home/someone/src/github.com/example/deeply/nested/project-name (main)"
+            ),
+            "{full}"
+        );
+        let narrow = line(80);
+        assert!(
+            narrow.contains("↑0 ↓0 │ session 1a2b3c4d │ …/nested/project-name (main)")
+                && narrow.ends_with("ready "),
+            "{narrow}"
+        );
+        let narrower = line(74);
+        assert!(
+            narrower.contains("session 1a2b3c4d │ …/project-name (main)"),
+            "{narrower}"
+        );
+        let cut = line(66);
+        assert!(cut.contains("session 1a2b3c4d │ …/proj… (main)"), "{cut}");
+        let gone = line(56);
+        assert!(
+            gone.contains("session 1a2b3c4d") && !gone.contains("proj") && !gone.contains("main"),
+            "{gone}"
+        );
+        assert_eq!(
+            shortened_dirs("~/a/b/c"),
+            vec!["…/b/c".to_string(), "…/c".to_string()]
+        );
+        assert_eq!(shortened_dirs("~/proj"), vec!["…/proj".to_string()]);
+        assert_eq!(cut_to_width("…/project", 6).as_deref(), Some("…/pro…"));
+        assert_eq!(cut_to_width("…/project", 3), None);
     }
 
     #[test]

@@ -302,6 +302,9 @@ pub struct Transcript {
     /// Lines scrolled up from the bottom (0: pinned to the newest line).
     pub scroll_back: usize,
     last_total: usize,
+    /// Rows of the transcript area at the last draw, the marker row included (set by the view); a
+    /// page is measured against it.
+    pub viewport_height: u16,
 }
 
 impl Transcript {
@@ -337,6 +340,16 @@ impl Transcript {
     pub fn scroll(&mut self, delta: isize) {
         let max = self.last_total;
         self.scroll_back = (self.scroll_back as isize + delta).clamp(0, max as isize) as usize;
+    }
+
+    /// Lines one PgUp/PgDn moves: the transcript area's height less 2 lines of overlap, at least 1.
+    pub fn page(&self) -> usize {
+        (self.viewport_height as usize).saturating_sub(2).max(1)
+    }
+
+    /// Scrolls by `pages` pages (positive: back in time).
+    pub fn scroll_pages(&mut self, pages: isize) {
+        self.scroll(pages * self.page() as isize);
     }
 
     /// Scrolls to the oldest line.

@@ -46,16 +46,25 @@ impl App {
             expand_tools: self.expand_tools,
             frame: self.status.frame,
         };
+        // PgUp/PgDn page by this height.
+        self.transcript.viewport_height = main.height;
+        // Scrolled up, the bottom row of the transcript area belongs to the "more lines" marker, so the
+        // marker never covers transcript text.
+        let scrolled = self.transcript.scroll_back > 0 && main.height > 1;
+        let text_area = Rect {
+            height: main.height - u16::from(scrolled),
+            ..main
+        };
         let lines = self
             .transcript
-            .visible(main.width, main.height, &self.theme, flags);
-        frame.render_widget(Paragraph::new(lines).style(self.theme.text), main);
-        if self.transcript.scroll_back > 0 {
+            .visible(text_area.width, text_area.height, &self.theme, flags);
+        frame.render_widget(Paragraph::new(lines).style(self.theme.text), text_area);
+        if scrolled && self.transcript.scroll_back > 0 {
             let note = format!(" ↓ {} more lines (End) ", self.transcript.scroll_back);
             let w = note.chars().count() as u16;
             let r = Rect {
                 x: main.x + main.width.saturating_sub(w + 1),
-                y: main.y + main.height.saturating_sub(1),
+                y: text_area.bottom(),
                 width: w.min(main.width),
                 height: 1,
             };
@@ -66,7 +75,7 @@ impl App {
             self.draw_todos(frame, todo_area);
         }
 
-        let title = match (&self.hint, self.queue.len()) {
+        let title = match (&self.hint, self.queued) {
             (Some(h), _) => format!(" {h} "),
             (None, n) if n > 0 => format!(" {n} queued "),
             _ => String::new(),

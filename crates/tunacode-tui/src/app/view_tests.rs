@@ -1,27 +1,36 @@
 //! Snapshot tests of what the UI draws (ratatui's `TestBackend` + insta), at 80×24 and narrower.
 
-use std::sync::Arc;
-
 use insta::assert_snapshot;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
-use tokio::sync::oneshot;
-use tunacode_core::{ApprovalRequest, ProgressReport};
+use tunacode_core::runtime::ApprovalQuestion;
+use tunacode_core::{
+    ProgressReport, Question, QuestionKind, SessionChoice, SessionScope, SettingsFlags,
+};
 use tunacode_llm::models::ModelRegistry;
-use tunacode_llm::{ModelId, ProviderSettings};
 use tunacode_protocol::{AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolStatus, Usage};
 use tunacode_store::Paths;
 use tunacode_tools::ToolKind;
 
-use crate::app::dialogs::Dialog;
+use crate::TuiConfig;
+use crate::app::dialogs::dialog_for;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
-use crate::app::state::App;
+use crate::app::state::{App, Startup};
 use crate::app::{Channels, build_app};
-use crate::{RunSettings, TuiConfig};
 
-/// An app in a temp home, with the volatile parts of the status line pinned.
-pub fn test_app(dir: &std::path::Path) -> (App, Channels) {
+/// An app in a temp home over a runtime pointed at `base_url`, with the volatile parts of the status
+/// line pinned. Waits until the runtime's first session is shown.
+pub async fn test_app_at(dir: &std::path::Path, base_url: &str) -> (App, Channels) {
+    test_app_with(dir, base_url, Vec::new()).await
+}
+
+/// [`test_app_at`] with extra tools offered to the model.
+pub async fn test_app_with(
+    dir: &std::path::Path,
+    base_url: &str,
+    extra_tools: Vec<std::sync::Arc<dyn tunacode_tools::Tool>>,
+) -> (App, Channels) {
     let paths = Paths {
         config_file: dir.join("config/tunacode.json"),
         sessions_dir: dir.join("data/tunacode/sessions"),
@@ -30,40 +39,84 @@ pub fn test_app(dir: &std::path::Path) -> (App, Channels) {
     };
     let cwd = dir.join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
-    let resolve = Arc::new(|model: Option<&str>| {
-        let id = ModelId::parse(model.unwrap_or("openai:gpt-4.1")).map_err(|e| e.to_string())?;
-        let provider = ProviderSettings::for_model(&id, Some("http://127.0.0.1:9/v1".into()), None)
-            .map_err(|e| e.to_string())?;
-        let mut options = crate::app::tests_support::options();
-        options.model = id.to_string();
-        Ok(RunSettings {
-            options,
-            provider,
-            context_window: Some(128_000),
-        })
-    });
     let config = TuiConfig {
-        cwd,
-        paths,
-        resolve,
+        cwd: cwd.clone(),
+        startup: Startup {
+            paths,
+            flags: SettingsFlags {
+                model: Some("openai:gpt-4.1".into()),
+                base_url: Some(base_url.into()),
+                cwd: Some(cwd),
+                max_iterations: Some(10),
+                ..SettingsFlags::default()
+            },
+            session: SessionChoice::New,
+            extra_tools,
+        },
         registry: ModelRegistry::bundled(),
-        session: None,
         theme: "plain".into(),
         force_setup: false,
-        tool_ignore: vec![],
         show_thoughts: false,
     };
-    let (mut app, ch) = build_app(config);
+    let (mut app, mut ch) = build_app(config).await.unwrap();
+    pump_until(&mut app, &mut ch, |a| a.session_shown).await;
     app.status.session_id = "5e55104d".into();
+    app.status.context_window = Some(128_000);
     app.status.cwd = "~/proj".into();
     app.status.branch = Some("main".into());
     (app, ch)
+}
+
+/// [`test_app_at`] with a provider nobody listens on.
+pub async fn test_app(dir: &std::path::Path) -> (App, Channels) {
+    test_app_at(dir, "http://127.0.0.1:9/v1").await
+}
+
+/// Feeds runtime events and background results to the app until `done` holds (or fails the test).
+pub async fn pump_until(app: &mut App, ch: &mut Channels, done: impl Fn(&App) -> bool) {
+    let wait = async {
+        while !done(app) {
+            match ch.msg_rx.recv().await {
+                Some(msg) => app.on_msg(msg),
+                None => panic!("the app's channel closed"),
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(20), wait)
+        .await
+        .expect("the app did not get there in time");
 }
 
 fn draw(app: &mut App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| app.draw(f)).unwrap();
     format!("{}", terminal.backend())
+}
+
+/// The screen's rows as text, trailing spaces trimmed.
+fn rows(app: &mut App, w: u16, h: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| app.draw(f)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..h)
+        .map(|y| {
+            let row: String = (0..w).map(|x| buffer[(x, y)].symbol()).collect();
+            row.trim_end().to_string()
+        })
+        .collect()
+}
+
+/// A transcript ending in a message of `n` numbered lines (`› line 1`, `  line 2`, …) and its blank.
+fn numbered_lines(app: &mut App, n: usize) {
+    let text: Vec<String> = (1..=n).map(|i| format!("line {i}")).collect();
+    app.transcript
+        .push(crate::app::transcript::CellKind::User(text.join("\n")));
+}
+
+fn press(app: &mut App, code: crossterm::event::KeyCode) {
+    app.on_terminal_event(crossterm::event::Event::Key(
+        crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE),
+    ));
 }
 
 fn conversation(app: &mut App) {
@@ -139,7 +192,7 @@ fn conversation(app: &mut App) {
 #[tokio::test]
 async fn chat_screen_with_tools_diff_and_status() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
+    let (mut app, _ch) = test_app(dir.path()).await;
     conversation(&mut app);
     assert_snapshot!("chat_80x24", draw(&mut app, 80, 24));
     assert_snapshot!("chat_60x30_narrow", draw(&mut app, 60, 30));
@@ -148,7 +201,7 @@ async fn chat_screen_with_tools_diff_and_status() {
 #[tokio::test]
 async fn expanded_tools_todos_and_scrolled_view() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
+    let (mut app, _ch) = test_app(dir.path()).await;
     conversation(&mut app);
     app.expand_tools = true;
     app.on_agent_event(AgentEvent::TodosUpdated {
@@ -170,55 +223,116 @@ async fn expanded_tools_todos_and_scrolled_view() {
             },
         ],
     });
+    // A first frame measures the transcript; scrolling before it has nothing to scroll.
+    draw(&mut app, 80, 30);
     app.transcript.scroll(5);
     assert_snapshot!("expanded_todos_scrolled_80x30", draw(&mut app, 80, 30));
 }
 
 #[tokio::test]
+async fn the_more_lines_marker_has_its_own_row_below_the_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    numbered_lines(&mut app, 80);
+    // 80×24 with a one-line input: the transcript area is rows 0..20.
+    let pinned = rows(&mut app, 80, 24);
+    assert_eq!(pinned[18], "  line 80");
+    assert_eq!(pinned[19], "");
+    app.transcript.scroll(5);
+    let scrolled = rows(&mut app, 80, 24);
+    // Five lines are below the view (lines 77 to 80 and the message's blank line): the last row of
+    // text is line 76, and the marker has the row under it to itself.
+    assert_eq!(scrolled[18], "  line 76", "{scrolled:#?}");
+    assert_eq!(
+        scrolled[19].trim_start(),
+        "↓ 5 more lines (End)",
+        "{scrolled:#?}"
+    );
+    assert_eq!(scrolled[0], "  line 58", "{scrolled:#?}");
+    // Back at the bottom the marker is gone and the last row is transcript again.
+    press(&mut app, crossterm::event::KeyCode::End);
+    assert_eq!(rows(&mut app, 80, 24), pinned);
+}
+
+#[tokio::test]
+async fn page_up_and_down_move_the_view_height_less_two_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    numbered_lines(&mut app, 120);
+    // The transcript area of 80×24 is 20 rows: a page is 18 lines.
+    let pinned = rows(&mut app, 80, 24);
+    assert_eq!(app.transcript.page(), 18);
+    press(&mut app, crossterm::event::KeyCode::PageUp);
+    assert_eq!(app.transcript.scroll_back, 18);
+    let first = rows(&mut app, 80, 24);
+    assert_eq!(
+        first[19].trim_start(),
+        "↓ 18 more lines (End)",
+        "{first:#?}"
+    );
+    // The top two rows before the page are the bottom two rows of text after it.
+    assert_eq!(first[17..19], pinned[0..2], "{first:#?}");
+    press(&mut app, crossterm::event::KeyCode::PageUp);
+    assert_eq!(app.transcript.scroll_back, 36);
+    let second = rows(&mut app, 80, 24);
+    assert_eq!(second[18], first[0], "{second:#?}");
+    press(&mut app, crossterm::event::KeyCode::PageDown);
+    assert_eq!(app.transcript.scroll_back, 18);
+    assert_eq!(rows(&mut app, 80, 24), first);
+    press(&mut app, crossterm::event::KeyCode::PageDown);
+    assert_eq!(app.transcript.scroll_back, 0);
+    assert_eq!(rows(&mut app, 80, 24), pinned);
+    // A taller terminal has a longer page.
+    rows(&mut app, 80, 40);
+    assert_eq!(app.transcript.page(), 34);
+    press(&mut app, crossterm::event::KeyCode::PageUp);
+    assert_eq!(app.transcript.scroll_back, 34);
+}
+
+#[tokio::test]
 async fn approval_dialog_with_diff_and_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
-    let (reply, _rx) = oneshot::channel();
-    let request = ApprovalRequest {
-        tool_call_id: "c".into(),
-        tool_name: "write_file".into(),
-        args: json!({"file_path": "hello.txt"}),
-        kind: ToolKind::Write,
-        preview: Some(
-            "--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1,2 @@\n+hi there\n+second line\n".into(),
-        ),
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let approval = |tool: &str, args: serde_json::Value, kind, preview: &str, reason: &str| {
+        dialog_for(Question {
+            id: "q-1".into(),
+            kind: QuestionKind::Approval(ApprovalQuestion {
+                tool_call_id: "c".into(),
+                scope: SessionScope::of(tool, &args),
+                tool_name: tool.into(),
+                args,
+                kind,
+                preview: Some(preview.into()),
+                reason: reason.into(),
+            }),
+        })
     };
-    app.dialog = Some(Dialog::Approval {
-        request,
-        reply: Some(reply),
-        selected: 0,
-        note: None,
-        scroll: 0,
-    });
+    app.dialog = Some(approval(
+        "write_file",
+        json!({"file_path": "hello.txt"}),
+        ToolKind::Write,
+        "--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1,2 @@\n+hi there\n+second line\n",
+        "write_file changes files in the workspace",
+    ));
     assert_snapshot!("approval_diff_80x24", draw(&mut app, 80, 24));
-    let (reply, _rx) = oneshot::channel();
-    let request = ApprovalRequest {
-        tool_call_id: "c".into(),
-        tool_name: "bash".into(),
-        args: json!({"command": "rm -rf build"}),
-        kind: ToolKind::Execute,
-        preview: Some("rm -rf build".into()),
-    };
-    app.dialog = Some(Dialog::Approval {
-        request,
-        reply: Some(reply),
-        selected: 2,
-        note: Some("use cargo clean".into()),
-        scroll: 0,
-    });
+    app.dialog = Some(approval(
+        "bash",
+        json!({"command": "rm -rf build"}),
+        ToolKind::Execute,
+        "rm -rf build",
+        "this command is not known to be read-only",
+    ));
+    press(&mut app, crossterm::event::KeyCode::Char('n'));
+    for c in "use cargo clean".chars() {
+        press(&mut app, crossterm::event::KeyCode::Char(c));
+    }
     assert_snapshot!("approval_command_note_50x16", draw(&mut app, 50, 16));
 }
 
 #[tokio::test]
 async fn limit_and_plan_dialogs() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
-    let (reply, _rx) = oneshot::channel();
+    let (mut app, _ch) = test_app(dir.path()).await;
     let summary = tunacode_core::guidance::limit_summary(
         40,
         40,
@@ -228,33 +342,31 @@ async fn limit_and_plan_dialogs() {
         }],
         "rename the parser",
     );
-    app.dialog = Some(Dialog::Limit {
-        report: ProgressReport {
+    app.dialog = Some(dialog_for(Question {
+        id: "q-2".into(),
+        kind: QuestionKind::IterationLimit(ProgressReport {
             iterations: 40,
             max_iterations: 40,
             original_query: "rename the parser".into(),
             summary,
-        },
-        reply: Some(reply),
-        selected: 1,
-    });
+        }),
+    }));
+    press(&mut app, crossterm::event::KeyCode::Down);
     assert_snapshot!("limit_80x24", draw(&mut app, 80, 24));
-    let (reply, _rx) = oneshot::channel();
-    app.dialog = Some(Dialog::Plan {
-        plan: "# Plan\n\n1. Rename `Parser` to `Reader`\n2. Update the tests\n\n**Risk:** none"
-            .into(),
-        reply: Some(reply),
-        selected: 0,
-        feedback: None,
-        scroll: 0,
-    });
+    app.dialog = Some(dialog_for(Question {
+        id: "q-3".into(),
+        kind: QuestionKind::PlanReview {
+            plan: "# Plan\n\n1. Rename `Parser` to `Reader`\n2. Update the tests\n\n**Risk:** none"
+                .into(),
+        },
+    }));
     assert_snapshot!("plan_80x24", draw(&mut app, 80, 24));
 }
 
 #[tokio::test]
 async fn model_and_resume_pickers() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
+    let (mut app, _ch) = test_app(dir.path()).await;
     let mut picker = Picker::new(
         PickerKind::Model,
         "Model",
@@ -300,7 +412,7 @@ async fn model_and_resume_pickers() {
 #[tokio::test]
 async fn command_completion_popup_and_multiline_input() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _ch) = test_app(dir.path());
+    let (mut app, _ch) = test_app(dir.path()).await;
     app.input.insert_str("/th");
     app.update_completion();
     assert!(app.popup.is_some());

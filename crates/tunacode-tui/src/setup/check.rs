@@ -5,10 +5,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
-use tunacode_llm::{LlmError, ModelEvent, ModelRequest, create_client};
+use tunacode_llm::{LlmError, ModelEvent, ModelRequest, ProviderSettings, create_client};
 use tunacode_protocol::Message;
-
-use super::SetupChoice;
 
 /// Longest silence allowed inside the check's stream.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -18,12 +16,18 @@ const TOTAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// Sends one tiny request ("ping", no tools, at most 16 output tokens, no retries) with the real client.
 /// `Ok` when the model starts answering or finishes cleanly; otherwise what went wrong, in plain words
 /// ("The key was rejected (HTTP 401): …", "Could not connect to http://…: connection refused", …).
-pub async fn check_choice(choice: &SetupChoice) -> Result<(), String> {
-    check_with(choice, IDLE_TIMEOUT, TOTAL_TIMEOUT).await
+/// `settings` and `model` come from the core's settings resolution over the config as setup will save
+/// it, so the check uses exactly what the run will use.
+pub async fn check_choice(settings: ProviderSettings, model: &str) -> Result<(), String> {
+    check_with(settings, model, IDLE_TIMEOUT, TOTAL_TIMEOUT).await
 }
 
-async fn check_with(choice: &SetupChoice, idle: Duration, total: Duration) -> Result<(), String> {
-    let mut settings = choice.provider_settings().map_err(|e| e.to_string())?;
+async fn check_with(
+    mut settings: ProviderSettings,
+    model: &str,
+    idle: Duration,
+    total: Duration,
+) -> Result<(), String> {
     settings.retry.max_retries = 0;
     settings.idle_timeout = idle;
     // Auth errors would otherwise say to set a variable; setup is about to set it.
@@ -31,7 +35,7 @@ async fn check_with(choice: &SetupChoice, idle: Duration, total: Duration) -> Re
     let endpoint = settings.base_url.clone();
     let client = create_client(&settings).map_err(|e| describe(&e, &endpoint))?;
     let request = ModelRequest {
-        model: choice.model.clone(),
+        model: model.to_string(),
         messages: vec![Message::user("ping")],
         max_output_tokens: Some(16),
         ..ModelRequest::default()
@@ -148,6 +152,7 @@ fn last_cause(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::setup::SetupChoice;
     use tunacode_testkit::{FakeProvider, Reply, Turn};
 
     fn choice(base_url: String) -> SetupChoice {
@@ -161,10 +166,14 @@ mod tests {
         }
     }
 
+    async fn check(choice: &SetupChoice) -> Result<(), String> {
+        check_choice(choice.provider_settings().unwrap(), &choice.model).await
+    }
+
     #[tokio::test]
     async fn a_text_turn_is_ok_with_one_small_request() {
         let fake = FakeProvider::start(vec![Turn::text("pong")]);
-        assert_eq!(check_choice(&choice(fake.base_url())).await, Ok(()));
+        assert_eq!(check(&choice(fake.base_url())).await, Ok(()));
         let requests = fake.requests();
         assert_eq!(requests.len(), 1);
         let body = &requests[0].body;
@@ -181,7 +190,7 @@ mod tests {
         assert_eq!(max, Some(&serde_json::json!(16)), "{body}");
         // A clean finish with no text also counts.
         let fake = FakeProvider::start(vec![Turn::Reply(Reply::default())]);
-        assert_eq!(check_choice(&choice(fake.base_url())).await, Ok(()));
+        assert_eq!(check(&choice(fake.base_url())).await, Ok(()));
     }
 
     #[tokio::test]
@@ -194,7 +203,7 @@ mod tests {
             ),
             Turn::text("never"),
         ]);
-        let err = check_choice(&choice(fake.base_url())).await.unwrap_err();
+        let err = check(&choice(fake.base_url())).await.unwrap_err();
         assert!(err.starts_with("The key was rejected (HTTP 401)"), "{err}");
         assert!(err.contains("Incorrect API key provided"), "{err}");
         assert!(!err.contains("LOCAL_API_KEY"), "{err}");
@@ -212,12 +221,12 @@ mod tests {
             Turn::http_error(503, &[], r#"{"error": {"message": "busy"}}"#),
             Turn::text("never"),
         ]);
-        let err = check_choice(&choice(fake.base_url())).await.unwrap_err();
+        let err = check(&choice(fake.base_url())).await.unwrap_err();
         assert!(
             err.contains("HTTP 404") && err.contains("not found, try pulling it first"),
             "{err}"
         );
-        let err = check_choice(&choice(fake.base_url())).await.unwrap_err();
+        let err = check(&choice(fake.base_url())).await.unwrap_err();
         assert!(err.contains("HTTP 503") && err.contains("busy"), "{err}");
         assert_eq!(fake.turns_served(), 2);
     }
@@ -229,7 +238,7 @@ mod tests {
             listener.local_addr().unwrap().port()
         };
         let url = format!("http://127.0.0.1:{port}/v1");
-        let err = check_choice(&choice(url.clone())).await.unwrap_err();
+        let err = check(&choice(url.clone())).await.unwrap_err();
         assert_eq!(
             err,
             format!("Could not connect to {url}: connection refused")
@@ -244,9 +253,14 @@ mod tests {
             ..Reply::default()
         })]);
         let c = choice(fake.base_url());
-        let err = check_with(&c, Duration::from_millis(200), Duration::from_secs(5))
-            .await
-            .unwrap_err();
+        let err = check_with(
+            c.provider_settings().unwrap(),
+            &c.model,
+            Duration::from_millis(200),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_err();
         assert!(err.contains("sent nothing"), "{err}");
         let fake = FakeProvider::start(vec![Turn::Reply(Reply {
             text: Some("late".into()),
@@ -254,9 +268,14 @@ mod tests {
             ..Reply::default()
         })]);
         let c = choice(fake.base_url());
-        let err = check_with(&c, Duration::from_secs(5), Duration::from_millis(200))
-            .await
-            .unwrap_err();
+        let err = check_with(
+            c.provider_settings().unwrap(),
+            &c.model,
+            Duration::from_secs(5),
+            Duration::from_millis(200),
+        )
+        .await
+        .unwrap_err();
         assert!(err.starts_with("No answer from http://127.0.0.1:"), "{err}");
     }
 
@@ -275,15 +294,5 @@ mod tests {
             message: String::new(),
         };
         assert_eq!(describe(&auth, e), "The key was rejected (HTTP 403)");
-        let unknown = SetupChoice {
-            base_url: None,
-            provider: "nowhere".into(),
-            ..choice(String::new())
-        };
-        assert!(
-            futures::executor::block_on(check_choice(&unknown))
-                .unwrap_err()
-                .contains("unknown provider")
-        );
     }
 }

@@ -1,0 +1,447 @@
+//! The runtime's task: one loop that takes operations, runs one request at a time (messages sent
+//! meanwhile wait in order), and reports everything as events. One handler per operation.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::sync::mpsc;
+use tokio::task::{JoinError, JoinHandle};
+use tokio_util::sync::CancellationToken;
+use tunacode_protocol::AgentEvent;
+use tunacode_store::SessionStore;
+use tunacode_tools::{Bash, Tool, ToolContext, ToolSet, Workspace};
+
+use crate::agent::{Agent, AgentParts, RunOutcome};
+use crate::client_cache::ClientCache;
+use crate::error::RequestError;
+use crate::events::EventSink;
+use crate::mentions::expand_mentions;
+use crate::runtime::events::{ModelView, OpFailure, RequestEnd, RuntimeEvent, SessionView};
+use crate::runtime::ops::Op;
+use crate::runtime::policy::Policy;
+use crate::runtime::questions::Questions;
+use crate::runtime::sessions::{self, Opened};
+use crate::runtime::{RuntimeConfig, RuntimeError};
+use crate::session::{Session, SessionHandle};
+use crate::settings::{ModelSettings, RuntimeSettings};
+
+/// How long a shutdown waits for the running request to save its session.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// A request in flight.
+struct Running {
+    cancel: CancellationToken,
+    task: JoinHandle<Result<RunOutcome, RequestError>>,
+}
+
+/// What every engine the runtime builds is made of.
+struct Parts {
+    settings: RuntimeSettings,
+    model: ModelSettings,
+    clients: Arc<ClientCache>,
+    extra_tools: Vec<Arc<dyn Tool>>,
+    policy: Arc<Policy>,
+    store: SessionStore,
+    events: EventSink,
+}
+
+impl Parts {
+    /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
+    fn engine(&self, session: Session) -> Agent {
+        let mut tools = ToolSet::builtin_with_todos(&session.todos);
+        for tool in &self.extra_tools {
+            tools.add(tool.clone());
+        }
+        Agent::new(AgentParts {
+            options: self.model.options.clone(),
+            provider: self.model.provider.clone(),
+            clients: self.clients.clone(),
+            tools,
+            workspace: Workspace::new(&self.settings.cwd),
+            approver: self.policy.clone(),
+            session: SessionHandle::new(session),
+            store: Some(self.store.clone()),
+            events: self.events.clone(),
+        })
+    }
+}
+
+/// The runtime's state, owned by its task.
+pub(crate) struct Actor {
+    parts: Parts,
+    agent: Arc<Agent>,
+    queue: VecDeque<String>,
+    running: Option<Running>,
+    shell: CancellationToken,
+    finishing: bool,
+}
+
+/// What woke the loop.
+enum Wake {
+    Op(Option<Op>),
+    Ended(Result<Result<RunOutcome, RequestError>, JoinError>),
+}
+
+impl Actor {
+    /// Opens the configured session and builds the engine over it.
+    pub(crate) async fn open(
+        config: RuntimeConfig,
+    ) -> Result<(Actor, mpsc::UnboundedReceiver<RuntimeEvent>), RuntimeError> {
+        let (events, rx) = EventSink::channel();
+        let settings = config.settings;
+        let store = SessionStore::new(&settings.paths.sessions_dir);
+        let opened = {
+            let (store, cwd) = (store.clone(), settings.cwd.clone());
+            let (model, choice) = (settings.model.options.model.clone(), config.session);
+            tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
+                .await
+                .map_err(|e| RuntimeError::Internal(e.to_string()))??
+        };
+        let questions = Questions::new(events.clone());
+        let policy = Arc::new(Policy::new(
+            questions,
+            &settings.tool_ignore,
+            config.yolo,
+            config.interactive,
+        ));
+        let parts = Parts {
+            model: settings.model.clone(),
+            settings,
+            clients: Arc::new(config.clients.unwrap_or_default()),
+            extra_tools: config.extra_tools,
+            policy,
+            store,
+            events,
+        };
+        let Opened {
+            session,
+            resumed,
+            notice,
+        } = opened;
+        let actor = Actor {
+            agent: Arc::new(parts.engine(session)),
+            parts,
+            queue: VecDeque::new(),
+            running: None,
+            shell: CancellationToken::new(),
+            finishing: false,
+        };
+        actor.announce_session(resumed, notice);
+        if config.plan_mode {
+            actor.agent.set_plan_mode(true);
+        }
+        Ok((actor, rx))
+    }
+
+    /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
+    pub(crate) async fn run(mut self, mut ops: mpsc::UnboundedReceiver<Op>) {
+        loop {
+            if self.finishing && self.running.is_none() && self.queue.is_empty() {
+                break;
+            }
+            let wake = tokio::select! {
+                op = ops.recv() => Wake::Op(op),
+                joined = join_running(&mut self.running) => Wake::Ended(joined),
+            };
+            match wake {
+                Wake::Op(None | Some(Op::Shutdown)) => {
+                    self.shutdown().await;
+                    break;
+                }
+                Wake::Op(Some(op)) => self.handle(op).await,
+                Wake::Ended(joined) => {
+                    self.running = None;
+                    self.request_ended(joined);
+                    if let Some(next) = self.queue.pop_front() {
+                        self.emit_queue();
+                        self.start_request(next);
+                    }
+                }
+            }
+        }
+        self.parts.events.send(RuntimeEvent::Stopped);
+    }
+
+    async fn handle(&mut self, op: Op) {
+        match op {
+            Op::UserMessage { text } => self.on_user_message(text),
+            Op::Interrupt => self.on_interrupt(),
+            Op::Answer { id, answer } => {
+                if let Err(e) = self.parts.policy.questions.answer(&id, answer) {
+                    self.fail(e);
+                }
+            }
+            Op::SetModel { model } => self.on_set_model(model).await,
+            Op::NewSession => self.on_new_session(),
+            Op::ResumeSession { id } => self.on_resume(id).await,
+            Op::ListSessions => self.on_list_sessions(),
+            Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
+            Op::SetYolo { on } => {
+                self.parts.policy.set_yolo(on);
+                self.parts.events.send(RuntimeEvent::YoloChanged { on });
+            }
+            Op::Shell { command } => self.on_shell(command),
+            Op::Finish => {
+                self.finishing = true;
+                self.parts.policy.stop_asking();
+            }
+            Op::Shutdown => {}
+        }
+    }
+
+    fn fail(&self, failure: OpFailure) {
+        self.parts.events.send(RuntimeEvent::OpFailed(failure));
+    }
+
+    fn emit_queue(&self) {
+        self.parts.events.send(RuntimeEvent::Queued {
+            pending: self.queue.len(),
+        });
+    }
+
+    fn on_user_message(&mut self, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.running.is_some() {
+            self.queue.push_back(text);
+            self.emit_queue();
+        } else {
+            self.start_request(text);
+        }
+    }
+
+    fn on_interrupt(&mut self) {
+        self.shell.cancel();
+        if let Some(running) = &self.running {
+            running.cancel.cancel();
+            if !self.queue.is_empty() {
+                self.queue.clear();
+                self.emit_queue();
+            }
+        }
+    }
+
+    /// Starts a request: `@path` mentions are attached (read off the async threads), then the engine
+    /// runs it.
+    fn start_request(&mut self, text: String) {
+        let (agent, events) = (self.agent.clone(), self.parts.events.clone());
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let task = tokio::spawn(async move {
+            let workspace = agent.workspace().clone();
+            let typed = text.clone();
+            let expanded = tokio::task::spawn_blocking(move || expand_mentions(&typed, &workspace))
+                .await
+                .map_err(|e| RequestError::Internal(e.to_string()))?;
+            events.send(RuntimeEvent::UserMessage {
+                text,
+                attached: expanded.attached,
+            });
+            agent.process_request(&expanded.text, token).await
+        });
+        self.running = Some(Running { cancel, task });
+    }
+
+    /// Reports how a request ended. A request that panicked is reported as an internal error; the
+    /// session keeps what it had before the request.
+    fn request_ended(&mut self, joined: Result<Result<RunOutcome, RequestError>, JoinError>) {
+        let outcome = match joined {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                let message = panic_text(e);
+                tracing::error!(%message, "a request panicked");
+                self.parts.events.emit(AgentEvent::RequestFailed {
+                    kind: "internal".into(),
+                    message: format!("internal error (the session is kept): {message}"),
+                });
+                Err(RequestError::Internal(message))
+            }
+        };
+        let (request_id, session_id, usage) = {
+            let s = self.agent.session().lock();
+            (
+                s.runtime.request_id.clone(),
+                s.id.clone(),
+                s.usage.session_total,
+            )
+        };
+        self.parts
+            .events
+            .send(RuntimeEvent::RequestEnded(Box::new(RequestEnd {
+                request_id,
+                session_id,
+                model: self.parts.model.options.model.clone(),
+                outcome,
+                usage,
+            })));
+    }
+
+    async fn shutdown(&mut self) {
+        self.shell.cancel();
+        self.parts.policy.stop_asking();
+        self.queue.clear();
+        if let Some(running) = self.running.take() {
+            running.cancel.cancel();
+            let joined = tokio::time::timeout(SHUTDOWN_GRACE, running.task).await;
+            if let Ok(joined) = joined {
+                self.request_ended(joined);
+            }
+        }
+    }
+
+    fn busy(&self, what: &'static str) -> bool {
+        if self.running.is_some() {
+            self.fail(OpFailure::Busy(what));
+        }
+        self.running.is_some()
+    }
+
+    async fn on_set_model(&mut self, model: String) {
+        if self.busy("switch models") {
+            return;
+        }
+        let settings = self.parts.settings.clone();
+        let resolved = tokio::task::spawn_blocking(move || settings.for_model(&model)).await;
+        match resolved {
+            Ok(Ok(model)) => {
+                self.agent = Arc::new(
+                    self.agent
+                        .with_model(model.options.clone(), model.provider.clone()),
+                );
+                self.parts.model = model;
+                self.parts
+                    .events
+                    .send(RuntimeEvent::ModelChanged(self.model_view()));
+            }
+            Ok(Err(e)) => self.fail(OpFailure::Settings(e)),
+            Err(e) => tracing::error!(error = %e, "resolving a model"),
+        }
+    }
+
+    fn on_new_session(&mut self) {
+        if self.busy("start a new session") {
+            return;
+        }
+        let session = Session::new(&self.parts.settings.cwd, &self.parts.model.options.model);
+        self.install_session(session, false, None);
+    }
+
+    async fn on_resume(&mut self, id: String) {
+        if self.busy("resume a session") {
+            return;
+        }
+        let (store, cwd) = (self.parts.store.clone(), self.parts.settings.cwd.clone());
+        let model = self.parts.model.options.model.clone();
+        let choice = crate::runtime::SessionChoice::Resume(id);
+        let opened =
+            tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
+                .await;
+        match opened {
+            Ok(Ok(opened)) => self.install_session(opened.session, true, None),
+            Ok(Err(e)) => self.fail(OpFailure::Store(e)),
+            Err(e) => tracing::error!(error = %e, "resuming a session"),
+        }
+    }
+
+    fn on_list_sessions(&self) {
+        let (store, cwd, events) = (
+            self.parts.store.clone(),
+            self.parts.settings.cwd.clone(),
+            self.parts.events.clone(),
+        );
+        tokio::task::spawn_blocking(move || match sessions::list(&store, &cwd) {
+            Ok((sessions, unreadable)) => events.send(RuntimeEvent::SessionList {
+                sessions,
+                unreadable,
+            }),
+            Err(e) => events.send(RuntimeEvent::OpFailed(OpFailure::Store(e))),
+        });
+    }
+
+    /// Runs a `!` command in the workspace; `Interrupt` stops it.
+    fn on_shell(&mut self, command: String) {
+        if command.trim().is_empty() {
+            return;
+        }
+        if self.shell.is_cancelled() {
+            self.shell = CancellationToken::new();
+        }
+        let ctx = ToolContext {
+            workspace: self.agent.workspace().clone(),
+            cancel: self.shell.clone(),
+        };
+        let events = self.parts.events.clone();
+        tokio::spawn(async move {
+            let args = json!({"command": command, "timeout": 600});
+            let output = match args.as_object() {
+                Some(map) => match Bash::default().call(map.clone(), &ctx).await {
+                    Ok(out) => out.content,
+                    Err(e) => format!("error: {e}"),
+                },
+                None => String::new(),
+            };
+            events.send(RuntimeEvent::ShellFinished { command, output });
+        });
+    }
+
+    /// Makes `session` the current one (a fresh engine over it) and announces it.
+    fn install_session(&mut self, session: Session, resumed: bool, notice: Option<String>) {
+        self.agent = Arc::new(self.parts.engine(session));
+        self.parts.policy.reset_session();
+        self.announce_session(resumed, notice);
+    }
+
+    fn announce_session(&self, resumed: bool, notice: Option<String>) {
+        let view = self.session_view(resumed, notice);
+        self.parts
+            .events
+            .send(RuntimeEvent::SessionOpened(Box::new(view)));
+    }
+
+    fn model_view(&self) -> ModelView {
+        ModelView {
+            model: self.parts.model.options.model.clone(),
+            context_window: self.parts.model.context_window,
+        }
+    }
+
+    fn session_view(&self, resumed: bool, notice: Option<String>) -> SessionView {
+        let s = self.agent.session().lock();
+        SessionView {
+            session_id: s.id.clone(),
+            messages: s.messages.clone(),
+            model: self.model_view(),
+            plan_mode: s.plan_mode,
+            usage: s.usage.session_total,
+            todos: s.todos.items(),
+            resumed,
+            notice,
+        }
+    }
+}
+
+/// Waits for the running request; never resolves when none runs.
+async fn join_running(
+    running: &mut Option<Running>,
+) -> Result<Result<RunOutcome, RequestError>, JoinError> {
+    match running {
+        Some(r) => (&mut r.task).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What a failed task said.
+fn panic_text(err: JoinError) -> String {
+    if !err.is_panic() {
+        return err.to_string();
+    }
+    let payload = err.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}

@@ -1,0 +1,84 @@
+//! What front ends ask the runtime to do. Every front end (the TUI, `tunacode run`, the editor
+//! protocol) speaks only these.
+
+use crate::approval::{LimitDecision, PlanDecision};
+
+/// An operation submitted to the runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// A message from the user: starts a request, or waits for the running one to end. `@path`
+    /// mentions attach files.
+    UserMessage {
+        /// What the user typed.
+        text: String,
+    },
+    /// Stops the running request (the partial answer is kept as `[INTERRUPTED]`, tools are cancelled),
+    /// drops the messages waiting behind it, and stops a running `!` command.
+    Interrupt,
+    /// Answers a question.
+    Answer {
+        /// The question's id.
+        id: String,
+        /// The answer.
+        answer: Answer,
+    },
+    /// Switches the model (between requests), keeping the history.
+    SetModel {
+        /// `provider:model`.
+        model: String,
+    },
+    /// Starts a new, empty session (between requests).
+    NewSession,
+    /// Continues a saved session of this project (between requests).
+    ResumeSession {
+        /// Its id.
+        id: String,
+    },
+    /// Lists this project's saved sessions (answered with a `SessionList` event).
+    ListSessions,
+    /// Switches plan mode (read-only until a plan is approved).
+    SetPlanMode {
+        /// On or off.
+        active: bool,
+    },
+    /// Switches yolo: every write and command runs without asking.
+    SetYolo {
+        /// On or off.
+        on: bool,
+    },
+    /// Runs a shell command for the user; its output is shown, not sent to the model.
+    Shell {
+        /// The command line.
+        command: String,
+    },
+    /// Nobody will send anything more: questions get the answer a headless run gives, waiting
+    /// messages are processed, then the runtime stops.
+    Finish,
+    /// Stops now: the running request is interrupted and saved, then the runtime stops.
+    Shutdown,
+}
+
+/// An answer to a question.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// To an approval.
+    Approval(ApprovalAnswer),
+    /// To the iteration-limit question.
+    Limit(LimitDecision),
+    /// To a plan review.
+    Plan(PlanDecision),
+}
+
+/// What the user said to an approval.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    /// Run this call.
+    AllowOnce,
+    /// Run it, and calls like it (the question's scope) for the rest of the session.
+    AllowSession,
+    /// Do not run it; the note (if any) goes to the model.
+    Deny {
+        /// What the user wants the model to know.
+        note: Option<String>,
+    },
+}

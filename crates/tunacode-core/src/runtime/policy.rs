@@ -1,0 +1,176 @@
+//! [`Policy`]: the one approval policy every front end shares. In order: tools the config lists in
+//! `tool_ignore` never ask; yolo approves every call; a session allowance covering the call approves
+//! it; with nobody to ask (a headless run) the call is refused and the model told why; otherwise the
+//! user is asked through a [`Question`](crate::runtime::Question). The iteration-limit choice and plan
+//! review are asked the same way (headless: stop).
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use async_trait::async_trait;
+use tunacode_tools::ToolKind;
+
+use crate::approval::{
+    ApprovalDecision, ApprovalRequest, Approver, LimitDecision, PlanDecision, ProgressReport,
+};
+use crate::runtime::events::{ApprovalQuestion, QuestionKind};
+use crate::runtime::ops::{Answer, ApprovalAnswer};
+use crate::runtime::questions::Questions;
+use crate::runtime::scope::SessionScope;
+
+/// Told to the model when nobody can approve a write or a command.
+pub const HEADLESS_DENIAL: &str = "this run is non-interactive and was not started with --yes, so \
+    writes and commands are not allowed. Do not retry them; explain what you would change or run instead.";
+
+/// The approval policy of one runtime.
+#[derive(Debug)]
+pub(crate) struct Policy {
+    yolo: AtomicBool,
+    interactive: AtomicBool,
+    tool_ignore: HashSet<String>,
+    allowances: Mutex<Vec<SessionScope>>,
+    pub(crate) questions: Questions,
+}
+
+impl Policy {
+    pub(crate) fn new(
+        questions: Questions,
+        tool_ignore: &[String],
+        yolo: bool,
+        interactive: bool,
+    ) -> Self {
+        Policy {
+            yolo: AtomicBool::new(yolo),
+            interactive: AtomicBool::new(interactive),
+            tool_ignore: tool_ignore.iter().cloned().collect(),
+            allowances: Mutex::new(Vec::new()),
+            questions,
+        }
+    }
+
+    pub(crate) fn set_yolo(&self, on: bool) {
+        self.yolo.store(on, Ordering::Relaxed);
+    }
+
+    pub(crate) fn yolo(&self) -> bool {
+        self.yolo.load(Ordering::Relaxed)
+    }
+
+    /// Nobody will answer from now on: open questions close, later ones get the headless answer.
+    pub(crate) fn stop_asking(&self) {
+        self.interactive.store(false, Ordering::Relaxed);
+        self.questions.close_all();
+    }
+
+    fn interactive(&self) -> bool {
+        self.interactive.load(Ordering::Relaxed)
+    }
+
+    /// Forgets the session allowances (a new or resumed session).
+    pub(crate) fn reset_session(&self) {
+        self.allowances_mut().clear();
+    }
+
+    fn allowances_mut(&self) -> std::sync::MutexGuard<'_, Vec<SessionScope>> {
+        self.allowances.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn allowed(&self, request: &ApprovalRequest) -> bool {
+        self.tool_ignore.contains(&request.tool_name)
+            || self.yolo()
+            || self
+                .allowances_mut()
+                .iter()
+                .any(|scope| scope.covers(&request.tool_name, &request.args))
+    }
+}
+
+fn deny(reason: impl Into<String>) -> ApprovalDecision {
+    ApprovalDecision::Deny {
+        reason: reason.into(),
+    }
+}
+
+/// Why the user is asked about this call.
+fn reason_for(request: &ApprovalRequest) -> String {
+    match request.kind {
+        ToolKind::Write => format!("{} changes files in the workspace", request.tool_name),
+        ToolKind::Execute if matches!(request.tool_name.as_str(), "bash" | "run_command") => {
+            "this command is not known to be read-only and has not been allowed for this session"
+                .to_string()
+        }
+        _ => format!(
+            "{} can act outside the workspace and has not been allowed for this session",
+            request.tool_name
+        ),
+    }
+}
+
+#[async_trait]
+impl Approver for Policy {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        if self.allowed(request) {
+            return ApprovalDecision::Approve;
+        }
+        if !self.interactive() {
+            return deny(HEADLESS_DENIAL);
+        }
+        let scope = SessionScope::of(&request.tool_name, &request.args);
+        let question = QuestionKind::Approval(ApprovalQuestion {
+            tool_call_id: request.tool_call_id.clone(),
+            tool_name: request.tool_name.clone(),
+            args: request.args.clone(),
+            kind: request.kind,
+            preview: request.preview.clone(),
+            reason: reason_for(request),
+            scope: scope.clone(),
+        });
+        match self.questions.ask(question).await {
+            Some(Answer::Approval(ApprovalAnswer::AllowOnce)) => ApprovalDecision::Approve,
+            Some(Answer::Approval(ApprovalAnswer::AllowSession)) => {
+                self.allowances_mut().push(scope);
+                ApprovalDecision::Approve
+            }
+            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => deny(
+                note.filter(|n| !n.trim().is_empty())
+                    .map_or_else(|| "the user declined".to_string(), |n| n.trim().to_string()),
+            ),
+            _ => deny(HEADLESS_DENIAL),
+        }
+    }
+
+    async fn on_iteration_limit(&self, report: &ProgressReport) -> LimitDecision {
+        if !self.interactive() {
+            return LimitDecision::Stop;
+        }
+        match self
+            .questions
+            .ask(QuestionKind::IterationLimit(report.clone()))
+            .await
+        {
+            Some(Answer::Limit(decision)) => decision,
+            _ => LimitDecision::Stop,
+        }
+    }
+
+    async fn review_plan(&self, plan: &str) -> PlanDecision {
+        if self.yolo() {
+            return PlanDecision::Approve;
+        }
+        if !self.interactive() {
+            return PlanDecision::Stop;
+        }
+        let question = QuestionKind::PlanReview {
+            plan: plan.to_string(),
+        };
+        match self.questions.ask(question).await {
+            Some(Answer::Plan(decision)) => decision,
+            _ => PlanDecision::Stop,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "policy_tests.rs"]
+mod tests;

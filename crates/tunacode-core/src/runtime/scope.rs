@@ -1,0 +1,145 @@
+//! [`SessionScope`]: what "allow for this session" covers. File edits (and other tools) are allowed by
+//! tool; commands (`bash`, `run_command`) only by the exact command line or, for programs with
+//! subcommands, by program and subcommand (`git commit`, `cargo test`), and only for simple commands:
+//! allowing `git status` never allows `git status; rm -rf /`.
+
+use std::fmt;
+
+use serde_json::Value;
+use tunacode_tools::shell::{CommandLine, session_prefix};
+
+/// The reach of a session allowance.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum SessionScope {
+    /// Every call of this tool.
+    Tool(String),
+    /// Simple commands whose words start with these (program, subcommand).
+    CommandPrefix(Vec<String>),
+    /// Exactly this command line.
+    ExactCommand(String),
+}
+
+impl SessionScope {
+    /// The scope a call of `tool` with `args` would be allowed under.
+    pub fn of(tool: &str, args: &Value) -> SessionScope {
+        match command_words(tool, args) {
+            Some(Command::Shell(line)) => {
+                let parsed = CommandLine::parse(&line);
+                match parsed.simple().and_then(session_prefix) {
+                    Some(prefix) => SessionScope::CommandPrefix(prefix),
+                    None => SessionScope::ExactCommand(line.trim().to_string()),
+                }
+            }
+            Some(Command::Argv(argv)) => match session_prefix(&argv) {
+                Some(prefix) => SessionScope::CommandPrefix(prefix),
+                None => SessionScope::ExactCommand(argv.join(" ")),
+            },
+            None => SessionScope::Tool(tool.to_string()),
+        }
+    }
+
+    /// Whether a call of `tool` with `args` falls under this allowance.
+    pub fn covers(&self, tool: &str, args: &Value) -> bool {
+        match (self, command_words(tool, args)) {
+            (SessionScope::Tool(name), None) => name == tool,
+            (SessionScope::ExactCommand(allowed), Some(Command::Shell(line))) => {
+                allowed == line.trim()
+            }
+            (SessionScope::ExactCommand(allowed), Some(Command::Argv(argv))) => {
+                *allowed == argv.join(" ")
+            }
+            (SessionScope::CommandPrefix(prefix), Some(Command::Shell(line))) => {
+                CommandLine::parse(&line)
+                    .simple()
+                    .is_some_and(|argv| argv.starts_with(prefix))
+            }
+            (SessionScope::CommandPrefix(prefix), Some(Command::Argv(argv))) => {
+                argv.starts_with(prefix)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for SessionScope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionScope::Tool(name) => write!(f, "every {name} call"),
+            SessionScope::CommandPrefix(prefix) => write!(f, "`{} …` commands", prefix.join(" ")),
+            SessionScope::ExactCommand(line) => write!(f, "exactly `{line}`"),
+        }
+    }
+}
+
+enum Command {
+    /// A bash command line.
+    Shell(String),
+    /// A program and its arguments, run without a shell.
+    Argv(Vec<String>),
+}
+
+/// The command a command tool's call runs; `None` for other tools.
+fn command_words(tool: &str, args: &Value) -> Option<Command> {
+    let command = args.get("command").and_then(Value::as_str);
+    match tool {
+        "bash" => Some(Command::Shell(command.unwrap_or_default().to_string())),
+        "run_command" => {
+            let mut argv = vec![command.unwrap_or_default().to_string()];
+            argv.extend(
+                args.get("args")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.as_str().map(str::to_string)),
+            );
+            Some(Command::Argv(argv))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bash(cmd: &str) -> Value {
+        json!({ "command": cmd })
+    }
+
+    #[test]
+    fn commands_are_allowed_by_prefix_or_exactly_never_wholesale() {
+        let scope = SessionScope::of("bash", &bash("cargo test -p core"));
+        assert_eq!(
+            scope,
+            SessionScope::CommandPrefix(vec!["cargo".into(), "test".into()])
+        );
+        assert!(scope.covers("bash", &bash("cargo test --workspace")));
+        assert!(!scope.covers("bash", &bash("cargo build")));
+        assert!(!scope.covers("bash", &bash("cargo test; rm -rf /")));
+        assert!(scope.covers(
+            "run_command",
+            &json!({"command": "cargo", "args": ["test"]})
+        ));
+        assert!(!scope.covers("write_file", &json!({"file_path": "a"})));
+
+        let exact = SessionScope::of("bash", &bash("ls -la | wc -l"));
+        assert_eq!(exact, SessionScope::ExactCommand("ls -la | wc -l".into()));
+        assert!(exact.covers("bash", &bash("  ls -la | wc -l ")));
+        assert!(!exact.covers("bash", &bash("ls -la | sh")));
+
+        let rm = SessionScope::of("bash", &bash("rm -rf build"));
+        assert_eq!(rm, SessionScope::ExactCommand("rm -rf build".into()));
+        assert!(!rm.covers("bash", &bash("rm -rf /")));
+    }
+
+    #[test]
+    fn file_tools_are_allowed_by_tool() {
+        let scope = SessionScope::of("write_file", &json!({"file_path": "a.txt"}));
+        assert_eq!(scope, SessionScope::Tool("write_file".into()));
+        assert!(scope.covers("write_file", &json!({"file_path": "b.txt"})));
+        assert!(!scope.covers("update_file", &json!({"file_path": "b.txt"})));
+        assert!(!scope.covers("bash", &bash("ls")));
+        assert_eq!(scope.to_string(), "every write_file call");
+    }
+}

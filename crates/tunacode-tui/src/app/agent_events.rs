@@ -1,0 +1,186 @@
+//! How the engine's events (streamed text and reasoning, tool calls, usage, plan mode, how a request
+//! ended) change the transcript and the status line.
+
+use std::time::Instant;
+
+use serde_json::Value;
+use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus, Usage};
+
+use crate::app::state::App;
+use crate::app::status::Activity;
+use crate::app::transcript::{CellKind, ToolCell};
+use crate::render::StreamingMarkdown;
+
+/// A finished tool call, as the transcript shows it.
+struct Finished {
+    id: String,
+    name: String,
+    args: Value,
+    result: String,
+    duration_ms: u64,
+    status: ToolStatus,
+    diff: Option<String>,
+}
+
+impl App {
+    /// Applies one engine event.
+    pub fn on_agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::RequestStarted { session_id, .. } => {
+                self.status.session_id = session_id;
+                self.status.set_activity(Activity::Thinking);
+            }
+            AgentEvent::IterationStarted { .. } => self.status.set_activity(Activity::Thinking),
+            AgentEvent::TextDelta { text } => self.on_text(&text),
+            AgentEvent::ThinkingDelta { text } => self.on_thinking(text),
+            AgentEvent::ToolCallStarted {
+                tool_call_id,
+                tool_name,
+                args,
+            } => self.on_tool_started(tool_call_id, tool_name, args),
+            AgentEvent::ToolCallFinished {
+                tool_call_id,
+                tool_name,
+                args,
+                result,
+                duration_ms,
+                status,
+                diff,
+            } => self.on_tool_finished(Finished {
+                id: tool_call_id,
+                name: tool_name,
+                args,
+                result,
+                duration_ms,
+                status,
+                diff,
+            }),
+            AgentEvent::Notice { level, message } => {
+                self.transcript.push(CellKind::Notice(level, message))
+            }
+            AgentEvent::UsageUpdated {
+                last_call,
+                session_total,
+            } => self.on_usage(&last_call, session_total),
+            AgentEvent::FallbackResponse { text } => {
+                let mut md = StreamingMarkdown::new();
+                md.push(&text);
+                self.transcript.push(CellKind::Assistant(md));
+            }
+            AgentEvent::TodosUpdated { items } => self.todos = items,
+            AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
+            other => self.on_request_end_event(other),
+        }
+    }
+
+    fn on_text(&mut self, text: &str) {
+        self.status.set_activity(Activity::Writing);
+        match self.transcript.open_answer() {
+            Some(md) => md.push(text),
+            None => {
+                let mut md = StreamingMarkdown::new();
+                md.push(text);
+                self.transcript.push(CellKind::Assistant(md));
+            }
+        }
+    }
+
+    fn on_thinking(&mut self, text: String) {
+        match self.transcript.cells.last_mut() {
+            Some(cell) if matches!(cell.kind, CellKind::Thinking(_)) => {
+                if let CellKind::Thinking(t) = &mut cell.kind {
+                    t.push_str(&text);
+                }
+                cell.touch();
+            }
+            _ => self.transcript.push(CellKind::Thinking(text)),
+        }
+    }
+
+    fn on_tool_started(&mut self, id: String, name: String, args: Value) {
+        self.status.set_activity(Activity::Tool(name.clone()));
+        self.transcript.push(CellKind::Tool(ToolCell {
+            id,
+            name,
+            args,
+            status: None,
+            started: Instant::now(),
+            duration_ms: None,
+            result: String::new(),
+            diff: None,
+        }));
+    }
+
+    fn on_tool_finished(&mut self, done: Finished) {
+        let status = done.status;
+        match self.transcript.tool_mut(&done.id) {
+            Some(cell) => {
+                if let CellKind::Tool(t) = &mut cell.kind {
+                    t.status = Some(status);
+                    t.duration_ms = Some(done.duration_ms);
+                    t.result = done.result;
+                    t.diff = done.diff;
+                }
+                cell.touch();
+            }
+            None => self.transcript.push(CellKind::Tool(ToolCell {
+                id: done.id,
+                name: done.name,
+                args: done.args,
+                status: Some(status),
+                started: Instant::now(),
+                duration_ms: Some(done.duration_ms),
+                result: done.result,
+                diff: done.diff,
+            })),
+        }
+        if status != ToolStatus::Cancelled {
+            self.status.set_activity(Activity::Thinking);
+        }
+    }
+
+    fn on_usage(&mut self, last_call: &Usage, session_total: Usage) {
+        self.status.usage = session_total;
+        self.status.context_used = last_call.request_tokens;
+        self.usage_by_model
+            .entry(self.status.model.clone())
+            .or_default()
+            .add(last_call);
+    }
+
+    fn on_plan_mode(&mut self, active: bool) {
+        self.status.plan_mode = active;
+        let text = if active {
+            "Plan mode on: read-only until a plan is approved."
+        } else {
+            "Plan mode off: every tool is available."
+        };
+        self.transcript
+            .push(CellKind::Notice(NoticeLevel::Info, text.into()));
+    }
+
+    /// How a request ended, as the engine tells it (the runtime's `RequestEnded` follows).
+    fn on_request_end_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::RequestFinished { .. } => self.status.set_activity(Activity::Idle),
+            AgentEvent::RequestAborted { .. } => {
+                self.status.set_activity(Activity::Idle);
+                self.transcript.push(CellKind::Notice(
+                    NoticeLevel::Warning,
+                    "Interrupted. The partial answer is kept.".into(),
+                ));
+            }
+            AgentEvent::RequestTimedOut { timeout_secs } => {
+                self.status.set_activity(Activity::Idle);
+                self.transcript.push(CellKind::Error(format!(
+                    "The request timed out after {timeout_secs}s."
+                )));
+            }
+            AgentEvent::RequestFailed { message, .. } => {
+                self.status.set_activity(Activity::Idle);
+                self.transcript.push(CellKind::Error(message));
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! [`ApprovalDialog`]: may a write or command run? Shows the diff or the command line and why the
+//! runtime asks; Yes, Always (what the runtime's session scope covers, e.g. `cargo test …` commands),
+//! or No with an optional note to the model.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use tunacode_core::runtime::ApprovalQuestion;
+use tunacode_core::{Answer, ApprovalAnswer};
+use tunacode_tools::ToolKind;
+
+use super::frame::{LineEdit, draw_popup, edit_line, field_line, options_line, popup_width};
+use super::{DialogOutcome, QuestionDialog};
+use crate::render::render_diff;
+use crate::theme::Theme;
+
+/// An approval question on screen.
+#[derive(Debug)]
+pub struct ApprovalDialog {
+    id: String,
+    question: ApprovalQuestion,
+    /// 0 yes, 1 always, 2 no.
+    selected: usize,
+    /// The note being typed after choosing No.
+    note: Option<String>,
+    scroll: u16,
+}
+
+impl ApprovalDialog {
+    /// A dialog for question `id`.
+    pub fn new(id: String, question: ApprovalQuestion) -> Self {
+        ApprovalDialog {
+            id,
+            question,
+            selected: 0,
+            note: None,
+            scroll: 0,
+        }
+    }
+
+    fn options(&self) -> [String; 3] {
+        [
+            "Yes".to_string(),
+            format!("Always: {} this session", self.question.scope),
+            "No".to_string(),
+        ]
+    }
+
+    fn on_note_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        let Some(text) = &mut self.note else {
+            return DialogOutcome::Open;
+        };
+        match edit_line(text, key) {
+            LineEdit::Submit => {
+                let note = Some(text.trim().to_string()).filter(|n| !n.is_empty());
+                DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::Deny { note }))
+            }
+            LineEdit::Cancel => {
+                self.note = None;
+                DialogOutcome::Open
+            }
+            LineEdit::Editing => DialogOutcome::Open,
+        }
+    }
+
+    fn choose(&mut self, choice: usize) -> DialogOutcome {
+        match choice {
+            0 => DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowOnce)),
+            1 => DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowSession)),
+            _ => {
+                self.selected = 2;
+                self.note = Some(String::new());
+                DialogOutcome::Open
+            }
+        }
+    }
+
+    fn preview_lines(&self, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+        match &self.question.preview {
+            Some(p) if p.starts_with("---") || p.contains("\n@@") => {
+                render_diff(p, theme, width.saturating_sub(4))
+            }
+            Some(p) => p
+                .lines()
+                .map(|l| Line::styled(format!("  $ {l}"), theme.accent))
+                .collect(),
+            None => vec![Line::styled(
+                format!("  {}", self.question.args),
+                theme.muted,
+            )],
+        }
+    }
+}
+
+impl QuestionDialog for ApprovalDialog {
+    fn question_id(&self) -> &str {
+        &self.id
+    }
+
+    fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        if self.note.is_some() {
+            return self.on_note_key(key);
+        }
+        match key.code {
+            KeyCode::Char('y' | 'Y') => self.choose(0),
+            KeyCode::Char('a' | 'A') => self.choose(1),
+            KeyCode::Char('n' | 'N') => self.choose(2),
+            KeyCode::Enter => self.choose(self.selected),
+            KeyCode::Left | KeyCode::Up | KeyCode::BackTab => {
+                self.selected = (self.selected + 2) % 3;
+                DialogOutcome::Open
+            }
+            KeyCode::Right | KeyCode::Down | KeyCode::Tab => {
+                self.selected = (self.selected + 1) % 3;
+                DialogOutcome::Open
+            }
+            KeyCode::PageDown => {
+                self.scroll = self.scroll.saturating_add(10);
+                DialogOutcome::Open
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                DialogOutcome::Open
+            }
+            KeyCode::Esc => DialogOutcome::Answered(self.dismissed()),
+            _ => DialogOutcome::Open,
+        }
+    }
+
+    fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let q = &self.question;
+        let verb = if q.kind == ToolKind::Execute {
+            "run"
+        } else {
+            "change files with"
+        };
+        let mut lines = vec![
+            Line::styled(
+                format!("The agent wants to {verb} {}:", q.tool_name),
+                theme.text,
+            ),
+            Line::styled(format!("(asking because {})", q.reason), theme.muted),
+            Line::default(),
+        ];
+        lines.extend(self.preview_lines(popup_width(area), theme));
+        lines.push(Line::default());
+        lines.push(options_line(
+            &self.options(),
+            self.selected,
+            theme,
+            &["y", "a", "n"],
+        ));
+        if let Some(text) = &self.note {
+            lines.push(Line::default());
+            lines.push(field_line(
+                "Note to the agent (Enter sends, Esc back): ",
+                text,
+                theme,
+            ));
+        }
+        let title = format!(" Allow {}? ", q.tool_name);
+        draw_popup(frame, area, &title, lines, self.scroll, theme);
+    }
+
+    fn dismissed(&self) -> Answer {
+        Answer::Approval(ApprovalAnswer::Deny { note: None })
+    }
+}

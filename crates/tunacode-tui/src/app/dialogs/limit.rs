@@ -1,0 +1,94 @@
+//! [`LimitDialog`]: the iteration limit was reached; continue (+5), summarize and stop, try another
+//! approach, or stop.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use tunacode_core::{Answer, LimitDecision, ProgressReport};
+
+use super::frame::draw_popup;
+use super::{DialogOutcome, QuestionDialog};
+use crate::theme::Theme;
+
+const OPTIONS: [&str; 4] = [
+    "Continue (+5 iterations)",
+    "Summarize and stop",
+    "Try another approach",
+    "Stop",
+];
+
+/// The iteration-limit question on screen.
+#[derive(Debug)]
+pub struct LimitDialog {
+    id: String,
+    report: ProgressReport,
+    selected: usize,
+}
+
+impl LimitDialog {
+    /// A dialog for question `id`.
+    pub fn new(id: String, report: ProgressReport) -> Self {
+        LimitDialog {
+            id,
+            report,
+            selected: 0,
+        }
+    }
+}
+
+fn decision(choice: usize) -> LimitDecision {
+    match choice {
+        0 => LimitDecision::Continue,
+        1 => LimitDecision::Summarize,
+        2 => LimitDecision::TryAnotherApproach,
+        _ => LimitDecision::Stop,
+    }
+}
+
+impl QuestionDialog for LimitDialog {
+    fn question_id(&self) -> &str {
+        &self.id
+    }
+
+    fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        let choice = match key.code {
+            KeyCode::Char(c @ '1'..='4') => c as usize - '1' as usize,
+            KeyCode::Enter => self.selected,
+            KeyCode::Esc => 3,
+            KeyCode::Up => {
+                self.selected = (self.selected + 3) % 4;
+                return DialogOutcome::Open;
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.selected = (self.selected + 1) % 4;
+                return DialogOutcome::Open;
+            }
+            _ => return DialogOutcome::Open,
+        };
+        DialogOutcome::Answered(Answer::Limit(decision(choice)))
+    }
+
+    fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let mut lines: Vec<Line<'static>> = self
+            .report
+            .summary
+            .lines()
+            .map(|l| Line::styled(l.to_string(), theme.text))
+            .collect();
+        lines.push(Line::default());
+        for (i, option) in OPTIONS.iter().enumerate() {
+            let style = if i == self.selected {
+                theme.selected
+            } else {
+                theme.text
+            };
+            lines.push(Line::styled(format!(" {}. {option} ", i + 1), style));
+        }
+        draw_popup(frame, area, " Iteration limit reached ", lines, 0, theme);
+    }
+
+    fn dismissed(&self) -> Answer {
+        Answer::Limit(LimitDecision::Stop)
+    }
+}

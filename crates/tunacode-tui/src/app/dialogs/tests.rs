@@ -1,0 +1,112 @@
+//! Tests of the dialogs' key handling and answers.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use tunacode_core::runtime::ApprovalQuestion;
+use tunacode_core::{
+    Answer, ApprovalAnswer, LimitDecision, PlanDecision, ProgressReport, SessionScope,
+};
+use tunacode_tools::ToolKind;
+
+use super::*;
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn approval() -> ApprovalDialog {
+    ApprovalDialog::new(
+        "q-1".into(),
+        ApprovalQuestion {
+            tool_call_id: "c".into(),
+            tool_name: "bash".into(),
+            args: json!({"command": "cargo test"}),
+            kind: ToolKind::Execute,
+            preview: Some("cargo test".into()),
+            reason: "this command is not known to be read-only".into(),
+            scope: SessionScope::CommandPrefix(vec!["cargo".into(), "test".into()]),
+        },
+    )
+}
+
+fn answered(answer: Answer) -> DialogOutcome {
+    DialogOutcome::Answered(answer)
+}
+
+#[test]
+fn approval_yes_always_and_no_with_a_note() {
+    let mut d = approval();
+    assert_eq!(d.question_id(), "q-1");
+    assert_eq!(
+        d.handle_key(key(KeyCode::Char('y'))),
+        answered(Answer::Approval(ApprovalAnswer::AllowOnce))
+    );
+    let mut d = approval();
+    assert_eq!(
+        d.handle_key(key(KeyCode::Char('a'))),
+        answered(Answer::Approval(ApprovalAnswer::AllowSession))
+    );
+    let mut d = approval();
+    assert_eq!(d.handle_key(key(KeyCode::Char('n'))), DialogOutcome::Open);
+    for c in "use rg".chars() {
+        d.handle_key(key(KeyCode::Char(c)));
+    }
+    assert_eq!(
+        d.handle_key(key(KeyCode::Enter)),
+        answered(Answer::Approval(ApprovalAnswer::Deny {
+            note: Some("use rg".into())
+        }))
+    );
+    let mut d = approval();
+    d.handle_key(key(KeyCode::Right));
+    assert_eq!(
+        d.handle_key(key(KeyCode::Enter)),
+        answered(Answer::Approval(ApprovalAnswer::AllowSession))
+    );
+}
+
+#[test]
+fn limit_choices_and_plan_feedback() {
+    let report = ProgressReport {
+        iterations: 5,
+        max_iterations: 5,
+        original_query: "q".into(),
+        summary: "sum".into(),
+    };
+    let mut d = LimitDialog::new("q-2".into(), report);
+    d.handle_key(key(KeyCode::Down));
+    d.handle_key(key(KeyCode::Down));
+    assert_eq!(
+        d.handle_key(key(KeyCode::Enter)),
+        answered(Answer::Limit(LimitDecision::TryAnotherApproach))
+    );
+    let mut d = PlanDialog::new("q-3".into(), "# P".into());
+    d.handle_key(key(KeyCode::Char('r')));
+    for c in "smaller".chars() {
+        d.handle_key(key(KeyCode::Char(c)));
+    }
+    assert_eq!(
+        d.handle_key(key(KeyCode::Enter)),
+        answered(Answer::Plan(PlanDecision::Reject {
+            feedback: "smaller".into()
+        }))
+    );
+}
+
+#[test]
+fn dismissing_answers_safely() {
+    assert_eq!(
+        approval().dismissed(),
+        Answer::Approval(ApprovalAnswer::Deny { note: None })
+    );
+    let mut d = approval();
+    assert_eq!(
+        d.handle_key(key(KeyCode::Esc)),
+        answered(Answer::Approval(ApprovalAnswer::Deny { note: None }))
+    );
+    let d = PlanDialog::new("q".into(), "p".into());
+    assert!(matches!(
+        d.dismissed(),
+        Answer::Plan(PlanDecision::Reject { .. })
+    ));
+}

@@ -1,0 +1,187 @@
+//! How the runtime's events change what the UI shows: one handler per kind of event. The engine's own
+//! events (streamed text, tools, usage) are in `agent_events.rs`.
+
+use tunacode_core::runtime::{ListedSession, OpFailure};
+use tunacode_core::{RequestError, RuntimeEvent, SessionView, SettingsError};
+use tunacode_protocol::NoticeLevel;
+
+use crate::app::dialogs::dialog_for;
+use crate::app::picker::{Picker, PickerItem, PickerKind};
+use crate::app::state::{App, AppMsg, Screen};
+use crate::app::status::Activity;
+use crate::app::transcript::CellKind;
+use crate::setup::KeyPrompt;
+
+impl App {
+    /// Applies what arrived from background work or the runtime.
+    pub fn on_msg(&mut self, msg: AppMsg) {
+        match msg {
+            AppMsg::Runtime(event) => self.on_runtime_event(*event),
+            AppMsg::RuntimeStarted(Ok(runtime)) => {
+                self.runtime = Some(runtime);
+                self.screen = Screen::Chat;
+            }
+            AppMsg::RuntimeStarted(Err(message)) => match &mut self.screen {
+                Screen::Setup(screen) => screen.on_check_result(Err(message)),
+                Screen::Chat => self.transcript.push(CellKind::Error(message)),
+            },
+            AppMsg::SetupChecked(result) => {
+                if let Screen::Setup(screen) = &mut self.screen {
+                    screen.on_check_result(result);
+                }
+            }
+        }
+    }
+
+    /// Applies one runtime event.
+    pub fn on_runtime_event(&mut self, event: RuntimeEvent) {
+        match event {
+            RuntimeEvent::Agent(e) => self.on_agent_event(e),
+            RuntimeEvent::Question(question) => {
+                if let Some(old) = self.dialog.take() {
+                    let answer = old.dismissed();
+                    self.answer(old.question_id().to_string(), answer);
+                }
+                self.status.set_activity(Activity::WaitingForUser);
+                self.dialog = Some(dialog_for(question));
+            }
+            RuntimeEvent::QuestionClosed { id } => {
+                if self.dialog.as_ref().is_some_and(|d| d.question_id() == id) {
+                    self.close_dialog();
+                }
+            }
+            RuntimeEvent::UserMessage { text, attached } => self.on_user_message(text, attached),
+            RuntimeEvent::Queued { pending } => {
+                self.queued = pending;
+                self.hint = (pending > 0)
+                    .then(|| format!("{pending} message(s) queued; they are sent in order"));
+            }
+            RuntimeEvent::RequestEnded(end) => self.on_request_ended(&end.outcome),
+            RuntimeEvent::SessionOpened(view) => self.on_session_opened(*view),
+            RuntimeEvent::ModelChanged(model) => {
+                self.status.model = model.model.clone();
+                self.status.context_window = model.context_window;
+                self.transcript.push(CellKind::Notice(
+                    NoticeLevel::Info,
+                    format!("Model: {}", model.model),
+                ));
+            }
+            RuntimeEvent::YoloChanged { on } => self.on_yolo_changed(on),
+            RuntimeEvent::ShellFinished { command, output } => {
+                self.transcript.push(CellKind::Shell { command, output })
+            }
+            RuntimeEvent::SessionList {
+                sessions,
+                unreadable,
+            } => self.open_resume_picker(sessions, unreadable),
+            RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::Stopped => self.runtime = None,
+        }
+    }
+
+    fn on_user_message(&mut self, text: String, attached: Vec<String>) {
+        self.busy = true;
+        self.transcript.push(CellKind::User(text));
+        if !attached.is_empty() {
+            self.transcript.push(CellKind::Notice(
+                NoticeLevel::Info,
+                format!("attached {}", attached.join(", ")),
+            ));
+        }
+        self.transcript.scroll_to_bottom();
+        self.status.set_activity(Activity::Thinking);
+    }
+
+    fn on_request_ended(&mut self, outcome: &Result<tunacode_core::RunOutcome, RequestError>) {
+        self.busy = false;
+        self.status.set_activity(Activity::Idle);
+        if let Err(RequestError::Store(e)) = outcome {
+            self.transcript.push(CellKind::Error(format!(
+                "The session could not be saved: {e}"
+            )));
+        }
+    }
+
+    fn on_yolo_changed(&mut self, on: bool) {
+        self.status.yolo = on;
+        let text = if on {
+            "YOLO on: writes and commands run without asking."
+        } else {
+            "YOLO off: writes and commands ask first."
+        };
+        self.transcript
+            .push(CellKind::Notice(NoticeLevel::Warning, text.into()));
+    }
+
+    /// A session became the current one: at start it is shown as it is; after `/clear` or `/resume`
+    /// the transcript starts over.
+    fn on_session_opened(&mut self, view: SessionView) {
+        let announced = std::mem::replace(&mut self.session_shown, true);
+        self.status.model = view.model.model.clone();
+        self.status.context_window = view.model.context_window;
+        self.status.session_id = view.session_id.clone();
+        self.status.plan_mode = view.plan_mode;
+        self.status.usage = view.usage;
+        self.status.context_used = 0;
+        self.todos = view.todos;
+        if announced {
+            self.transcript.clear();
+        }
+        self.replay(&view.messages);
+        if let Some(notice) = view.notice {
+            self.transcript
+                .push(CellKind::Notice(NoticeLevel::Info, notice));
+        }
+        if announced {
+            let text = if view.resumed {
+                format!("Resumed session {}.", view.session_id)
+            } else {
+                "New session.".to_string()
+            };
+            self.transcript.push(CellKind::Info(text));
+        }
+    }
+
+    fn on_op_failed(&mut self, failure: OpFailure) {
+        match failure {
+            OpFailure::Settings(SettingsError::MissingKey { provider, var, .. }) => {
+                let model = self.pending_model.take().unwrap_or_default();
+                self.key_prompt = Some((KeyPrompt::new(&provider, &var), model));
+            }
+            other => self.transcript.push(CellKind::Error(other.to_string())),
+        }
+    }
+
+    /// Shows this project's sessions to pick one to resume.
+    fn open_resume_picker(&mut self, sessions: Vec<ListedSession>, unreadable: Vec<String>) {
+        for e in unreadable {
+            self.transcript.push(CellKind::Notice(
+                NoticeLevel::Warning,
+                format!("unreadable session: {e}"),
+            ));
+        }
+        if sessions.is_empty() {
+            self.transcript.push(CellKind::Info(
+                "No saved sessions for this directory yet.".into(),
+            ));
+            return;
+        }
+        let items = sessions
+            .into_iter()
+            .map(|s| PickerItem {
+                id: s.summary.session_id.clone(),
+                label: if s.summary.title.is_empty() {
+                    "(empty)".into()
+                } else {
+                    s.summary.title.clone()
+                },
+                detail: format!(
+                    "  {}  {} msgs  {}",
+                    s.summary.last_modified, s.summary.message_count, s.summary.current_model
+                ),
+                preview: Some(s.preview),
+            })
+            .collect();
+        self.picker = Some(Picker::new(PickerKind::Resume, "Resume a session", items));
+    }
+}
