@@ -181,7 +181,8 @@ pub fn parse_line(line: &str) -> Result<Op, String> {
         .into_op()
 }
 
-/// Reads stdin until it closes, submitting each line's operation; then `Finish`. Lines that cannot
+/// Reads stdin until it closes, submitting each line's operation; then `SetInteractive(false)` and
+/// `Finish`. Lines that cannot
 /// be read are reported through `report` (as `error` lines).
 pub async fn feed_stdin(
     runtime: RuntimeHandle,
@@ -209,6 +210,8 @@ pub async fn feed_stdin(
             }
         }
     }
+    // Nobody is left to answer questions; what is queued still runs.
+    runtime.submit(Op::SetInteractive { on: false });
     runtime.submit(Op::Finish);
 }
 

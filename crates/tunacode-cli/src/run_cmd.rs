@@ -7,6 +7,7 @@
 use std::io::{IsTerminal, Read};
 
 use anyhow::{Context, bail};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tunacode_core::{
     Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SessionChoice,
@@ -42,6 +43,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
             "note: writes and commands will be refused (no terminal; pass --yes to allow them)",
         );
     }
+    // Handlers are installed before anything runs, so an early Ctrl+C is never the default "die".
+    let signals = Signals::install()?;
     let mut config = RuntimeConfig::new(settings);
     config.session = match (&args.session, args.continue_last) {
         (Some(id), _) => SessionChoice::Resume(id.clone()),
@@ -62,7 +65,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         drop(input_errors_tx);
         runtime.submit(Op::Finish);
     }
-    let signals = tokio::spawn(watch_signals(runtime.clone()));
+    let signals = tokio::spawn(signals.watch(runtime.clone()));
     let code = drive(&runtime, events, input_errors, &mut renderer, tty).await;
     let interrupted = signals.is_finished();
     signals.abort();
@@ -90,7 +93,9 @@ async fn drive(
 ) -> u8 {
     let mut code = EXIT_OK;
     loop {
+        // Biased: an input error is reported before the runtime's reaction to later lines.
         let event = tokio::select! {
+            biased;
             Some(message) = input_errors.recv() => {
                 renderer.input_error(&message);
                 continue;
@@ -135,26 +140,32 @@ fn read_prompt(words: &[String]) -> anyhow::Result<String> {
     Ok(prompt)
 }
 
-/// Ctrl+C or SIGTERM shuts the runtime down through the engine (the running request is interrupted
-/// and saved); a second Ctrl+C exits at once. Returns after the first signal.
-async fn watch_signals(runtime: RuntimeHandle) {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let terminated = async {
-        match term.as_mut() {
-            Some(s) => {
-                s.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminated => {}
+/// Ctrl+C and SIGTERM, installed up front.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl Signals {
+    fn install() -> anyhow::Result<Self> {
+        Ok(Signals {
+            interrupt: signal(SignalKind::interrupt()).context("cannot watch Ctrl+C")?,
+            terminate: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
+        })
     }
-    runtime.submit(Op::Shutdown);
-    tokio::spawn(async {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
+
+    /// Ctrl+C or SIGTERM shuts the runtime down through the engine (the running request is
+    /// interrupted and saved); a second Ctrl+C exits at once. Returns after the first signal.
+    async fn watch(mut self, runtime: RuntimeHandle) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
         }
-    });
+        runtime.submit(Op::Shutdown);
+        tokio::spawn(async move {
+            if self.interrupt.recv().await.is_some() {
+                std::process::exit(i32::from(EXIT_INTERRUPTED));
+            }
+        });
+    }
 }

@@ -183,10 +183,8 @@ impl Actor {
                 self.parts.events.send(RuntimeEvent::YoloChanged { on });
             }
             Op::Shell { command } => self.on_shell(command),
-            Op::Finish => {
-                self.finishing = true;
-                self.parts.policy.stop_asking();
-            }
+            Op::SetInteractive { on } => self.parts.policy.set_interactive(on),
+            Op::Finish => self.finishing = true,
             Op::Shutdown => {}
         }
     }

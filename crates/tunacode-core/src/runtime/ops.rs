@@ -51,8 +51,14 @@ pub enum Op {
         /// The command line.
         command: String,
     },
-    /// Nobody will send anything more: questions get the answer a headless run gives, waiting
-    /// messages are processed, then the runtime stops.
+    /// Whether someone can answer questions from now on. When not (e.g. the script driving a
+    /// headless run closed its input), open questions close and later ones get the answer a
+    /// headless run gives: refuse writes and commands, stop at the iteration limit and on plans.
+    SetInteractive {
+        /// Whether questions can be answered.
+        on: bool,
+    },
+    /// No more messages will come: waiting messages are processed, then the runtime stops.
     Finish,
     /// Stops now: the running request is interrupted and saved, then the runtime stops.
     Shutdown,

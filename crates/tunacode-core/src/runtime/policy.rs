@@ -57,10 +57,18 @@ impl Policy {
         self.yolo.load(Ordering::Relaxed)
     }
 
-    /// Nobody will answer from now on: open questions close, later ones get the headless answer.
+    /// Whether someone answers questions. When not, open questions close and later ones get the
+    /// headless answer.
+    pub(crate) fn set_interactive(&self, on: bool) {
+        self.interactive.store(on, Ordering::Relaxed);
+        if !on {
+            self.questions.close_all();
+        }
+    }
+
+    /// Nobody will answer from now on (shutting down).
     pub(crate) fn stop_asking(&self) {
-        self.interactive.store(false, Ordering::Relaxed);
-        self.questions.close_all();
+        self.set_interactive(false);
     }
 
     fn interactive(&self) -> bool {

@@ -10,7 +10,7 @@ use ratatui_textarea::{CursorMove, TextArea};
 use tunacode_core::{Op, RuntimeSettings};
 
 use crate::app::dialogs::DialogOutcome;
-use crate::app::picker::PickerKind;
+use crate::app::picker::{PickerKind, PickerOutcome};
 use crate::app::state::{App, AppMsg, Screen};
 use crate::complete::{
     CompletionContext, CompletionPopup, apply_completion, complete_commands, completion_context,
@@ -161,32 +161,18 @@ impl App {
         let Some(picker) = &mut self.picker else {
             return;
         };
-        match key.code {
-            KeyCode::Esc => self.picker = None,
-            KeyCode::Up => picker.move_by(-1),
-            KeyCode::Down | KeyCode::Tab => picker.move_by(1),
-            KeyCode::PageUp => picker.move_by(-10),
-            KeyCode::PageDown => picker.move_by(10),
-            KeyCode::Backspace => picker.backspace(),
-            KeyCode::Enter => {
-                let kind = picker.kind;
-                let chosen = picker.current().map(|i| i.id.clone()).or_else(|| {
-                    (kind == PickerKind::Model && picker.filter.contains(':'))
-                        .then(|| picker.filter.clone())
-                });
+        let kind = picker.kind;
+        match picker.handle_key(key) {
+            PickerOutcome::Open => {}
+            PickerOutcome::Closed => self.picker = None,
+            PickerOutcome::Picked(id) => {
                 self.picker = None;
-                if let Some(id) = chosen {
-                    match kind {
-                        PickerKind::Model => self.switch_model(&id),
-                        PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
-                        PickerKind::Theme => self.set_theme(&id),
-                    }
+                match kind {
+                    PickerKind::Model => self.switch_model(&id),
+                    PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
+                    PickerKind::Theme => self.set_theme(&id),
                 }
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                picker.type_char(c)
-            }
-            _ => {}
         }
     }
 

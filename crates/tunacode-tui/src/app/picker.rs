@@ -1,6 +1,7 @@
 //! A fuzzy-filtered list picker: `/model` (the model registry), `/resume` (this project's sessions, with
 //! a preview) and `/theme`.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 use ratatui::Frame;
@@ -19,6 +20,17 @@ pub enum PickerKind {
     Resume,
     /// A theme.
     Theme,
+}
+
+/// What a key did to a picker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerOutcome {
+    /// Still open.
+    Open,
+    /// Closed without a choice.
+    Closed,
+    /// This item's id was picked.
+    Picked(String),
 }
 
 /// One choice.
@@ -117,6 +129,30 @@ impl Picker {
     /// How many items pass the filter.
     pub fn visible_count(&self) -> usize {
         self.shown.len()
+    }
+
+    /// Handles a key: typing filters, arrows move, Enter picks (for models, a typed `provider:model`
+    /// that matches nothing is picked as typed), Esc closes.
+    pub fn handle_key(&mut self, key: KeyEvent) -> PickerOutcome {
+        match key.code {
+            KeyCode::Esc => return PickerOutcome::Closed,
+            KeyCode::Up => self.move_by(-1),
+            KeyCode::Down | KeyCode::Tab => self.move_by(1),
+            KeyCode::PageUp => self.move_by(-10),
+            KeyCode::PageDown => self.move_by(10),
+            KeyCode::Backspace => self.backspace(),
+            KeyCode::Enter => {
+                let typed = (self.kind == PickerKind::Model && self.filter.contains(':'))
+                    .then(|| self.filter.clone());
+                return match self.current().map(|i| i.id.clone()).or(typed) {
+                    Some(id) => PickerOutcome::Picked(id),
+                    None => PickerOutcome::Closed,
+                };
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => self.type_char(c),
+            _ => {}
+        }
+        PickerOutcome::Open
     }
 
     /// Draws the picker centred in `area`.
@@ -221,6 +257,34 @@ mod tests {
             preview: None,
         })
         .collect()
+    }
+
+    #[test]
+    fn keys_filter_pick_and_close() {
+        let key = |c| KeyEvent::new(c, KeyModifiers::NONE);
+        let mut p = Picker::new(PickerKind::Model, "Model", items());
+        for c in "gemini".chars() {
+            assert_eq!(p.handle_key(key(KeyCode::Char(c))), PickerOutcome::Open);
+        }
+        assert_eq!(
+            p.handle_key(key(KeyCode::Enter)),
+            PickerOutcome::Picked("google:gemini-2.5-pro".into())
+        );
+        let mut p = Picker::new(PickerKind::Model, "Model", items());
+        for c in "ollama:qwen3".chars() {
+            p.handle_key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(
+            p.handle_key(key(KeyCode::Enter)),
+            PickerOutcome::Picked("ollama:qwen3".into())
+        );
+        let mut p = Picker::new(PickerKind::Theme, "Theme", items());
+        p.handle_key(key(KeyCode::Down));
+        assert_eq!(
+            p.handle_key(key(KeyCode::Enter)),
+            PickerOutcome::Picked("anthropic:claude-sonnet-4-5".into())
+        );
+        assert_eq!(p.handle_key(key(KeyCode::Esc)), PickerOutcome::Closed);
     }
 
     #[test]

@@ -1,0 +1,81 @@
+//! End-to-end: `tunacode run` at a terminal (under tmux) asks for approval on the terminal; Ctrl+C at
+//! that prompt exits with 130 at once (the session saved), and an answer at the prompt is used.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use tunacode_testkit::{FakeProvider, TestEnv, Tmux, Turn};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn start_run(env: &TestEnv, fake: &FakeProvider, prompt: &str) -> Tmux {
+    let dir = env.workspace();
+    let home = dir.parent().unwrap().to_path_buf();
+    let vars = [
+        ("HOME", home.display().to_string()),
+        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
+        ("XDG_DATA_HOME", home.join("data").display().to_string()),
+        ("XDG_STATE_HOME", home.join("state").display().to_string()),
+        ("TERM", "xterm-256color".to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let command = format!(
+        "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL {} run --model openai:test-model \
+         --base-url {} '{prompt}'",
+        common::bin().display(),
+        fake.base_url()
+    );
+    Tmux::start(&command, 100, 30, &vars, &dir).unwrap()
+}
+
+fn write_call() -> Turn {
+    Turn::tool_calls(&[(
+        "w1",
+        "write_file",
+        r#"{"file_path": "hello.txt", "content": "hi\n"}"#,
+    )])
+}
+
+#[test]
+fn ctrl_c_at_the_approval_prompt_exits_130_at_once() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![write_call(), Turn::text("never reached")]);
+    let tmux = start_run(&env, &fake, "write hello");
+    tmux.wait_for_text("Allow?", WAIT).unwrap();
+    tmux.keys(&["C-c"]).unwrap();
+    // "At once": well before the runtime's 10 s shutdown grace, and without pressing Enter.
+    let code = tmux.wait_exit(Duration::from_secs(5)).unwrap();
+    assert_eq!(code, 130, "{}", tmux.screen().unwrap());
+    assert!(!env.workspace().join("hello.txt").exists());
+    let session = env.only_session();
+    let text = session["messages"].to_string();
+    assert!(
+        text.contains("write hello"),
+        "the session was saved: {text}"
+    );
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[test]
+fn an_answer_at_the_prompt_is_used() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![write_call(), Turn::text("Wrote it.")]);
+    let tmux = start_run(&env, &fake, "write hello");
+    let screen = tmux.wait_for_text("Allow?", WAIT).unwrap();
+    assert!(screen.contains("+hi"), "the diff is shown:\n{screen}");
+    tmux.type_text("y").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    assert_eq!(
+        tmux.wait_exit(WAIT).unwrap(),
+        0,
+        "{}",
+        tmux.screen().unwrap()
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("hello.txt")).unwrap(),
+        "hi\n"
+    );
+}

@@ -1,0 +1,276 @@
+//! The conversation runtime against the fake provider: sessions opened, switched and resumed through
+//! operations, typed failures, the queue and interrupts, read-only commands without approval, and
+//! repeated tool-call ids made unique.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tunacode_core::runtime::OpFailure;
+use tunacode_core::{
+    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SessionChoice,
+    SessionView, SettingsError, SettingsFlags,
+};
+use tunacode_store::Paths;
+use tunacode_testkit::{FakeProvider, Reply, Turn};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn settings(dir: &std::path::Path, base_url: &str) -> RuntimeSettings {
+    let ws = dir.join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let paths = Paths {
+        config_file: dir.join("tunacode.json"),
+        sessions_dir: dir.join("sessions"),
+        log_dir: dir.join("log"),
+        models_cache: dir.join("models.json"),
+    };
+    let flags = SettingsFlags {
+        model: Some("openai:test-model".into()),
+        base_url: Some(base_url.into()),
+        cwd: Some(ws),
+        max_iterations: Some(10),
+        ..SettingsFlags::default()
+    };
+    RuntimeSettings::resolve(&paths, &flags).unwrap()
+}
+
+async fn start(
+    settings: RuntimeSettings,
+    session: SessionChoice,
+    interactive: bool,
+) -> (RuntimeHandle, UnboundedReceiver<RuntimeEvent>) {
+    let mut config = RuntimeConfig::new(settings);
+    config.session = session;
+    config.interactive = interactive;
+    Runtime::start(config).await.unwrap()
+}
+
+/// Waits for the first event `pick` accepts.
+async fn next<T>(
+    rx: &mut UnboundedReceiver<RuntimeEvent>,
+    pick: impl Fn(RuntimeEvent) -> Option<T>,
+) -> T {
+    let wait = async {
+        loop {
+            let event = rx.recv().await.expect("the runtime stopped");
+            if let Some(found) = pick(event) {
+                return found;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait)
+        .await
+        .expect("no such event in time")
+}
+
+fn opened(e: RuntimeEvent) -> Option<SessionView> {
+    match e {
+        RuntimeEvent::SessionOpened(view) => Some(*view),
+        _ => None,
+    }
+}
+
+fn ended(e: RuntimeEvent) -> Option<Box<tunacode_core::RequestEnd>> {
+    match e {
+        RuntimeEvent::RequestEnded(end) => Some(end),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_continued_cleared_and_resumed_through_operations() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = settings(dir.path(), &fake.base_url());
+
+    // Nothing saved yet: continuing opens a new session and says so.
+    let (rt, mut rx) = start(s.clone(), SessionChoice::ContinueLatest, false).await;
+    let first = next(&mut rx, opened).await;
+    assert!(!first.resumed);
+    assert!(first.notice.unwrap().contains("No saved session"));
+    rt.submit(Op::UserMessage {
+        text: "hello".into(),
+    });
+    let end = next(&mut rx, ended).await;
+    assert_eq!(end.outcome.unwrap().response, "one");
+    assert_eq!(end.session_id, first.session_id);
+
+    rt.submit(Op::NewSession);
+    let cleared = next(&mut rx, opened).await;
+    assert_ne!(cleared.session_id, first.session_id);
+    assert!(cleared.messages.is_empty());
+    rt.submit(Op::ResumeSession {
+        id: first.session_id.clone(),
+    });
+    let resumed = next(&mut rx, opened).await;
+    assert!(resumed.resumed);
+    assert_eq!(resumed.session_id, first.session_id);
+    assert_eq!(resumed.messages.len(), 2);
+    rt.submit(Op::Shutdown);
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+
+    // A second runtime continues the latest session, with its history in the next request.
+    let (rt, mut rx) = start(s.clone(), SessionChoice::ContinueLatest, false).await;
+    let again = next(&mut rx, opened).await;
+    assert_eq!(again.session_id, first.session_id);
+    rt.submit(Op::UserMessage {
+        text: "more".into(),
+    });
+    next(&mut rx, ended).await;
+    let body = fake.requests()[1].body.to_string();
+    assert!(body.contains("hello") && body.contains("one") && body.contains("more"));
+
+    // A session that does not exist is an error at start.
+    let mut config = RuntimeConfig::new(s);
+    config.session = SessionChoice::Resume("no-such-id".into());
+    let err = Runtime::start(config).await.unwrap_err();
+    assert!(err.to_string().contains("no-such-id"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_without_a_key_is_a_typed_failure_and_busy_operations_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::Reply(Reply {
+        text: Some("slow ".repeat(40)),
+        chunk_chars: 5,
+        delay_ms: 30,
+        ..Reply::default()
+    })]);
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        false,
+    )
+    .await;
+    next(&mut rx, opened).await;
+    rt.submit(Op::SetModel {
+        model: "google:gemini-2.5-pro".into(),
+    });
+    let failure = next(&mut rx, |e| match e {
+        RuntimeEvent::OpFailed(f) => Some(f),
+        _ => None,
+    })
+    .await;
+    assert!(
+        matches!(&failure, OpFailure::Settings(SettingsError::MissingKey { var, .. }) if var == "GEMINI_API_KEY"),
+        "{failure:?}"
+    );
+
+    rt.submit(Op::UserMessage { text: "a".into() });
+    rt.submit(Op::UserMessage { text: "b".into() });
+    rt.submit(Op::UserMessage { text: "c".into() });
+    let queued = next(&mut rx, |e| match e {
+        RuntimeEvent::Queued { pending } if pending == 2 => Some(pending),
+        _ => None,
+    })
+    .await;
+    assert_eq!(queued, 2);
+    rt.submit(Op::NewSession);
+    let busy = next(&mut rx, |e| match e {
+        RuntimeEvent::OpFailed(f) => Some(f),
+        _ => None,
+    })
+    .await;
+    assert!(matches!(busy, OpFailure::Busy(_)), "{busy:?}");
+    rt.submit(Op::Interrupt);
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Queued { pending: 0 }).then_some(())
+    })
+    .await;
+    let end = next(&mut rx, ended).await;
+    assert!(matches!(
+        end.outcome,
+        Err(tunacode_core::RequestError::Aborted)
+    ));
+    rt.submit(Op::Finish);
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+    // The interrupt may land before or after the first request went out; the queued ones never do.
+    let requests = fake.requests();
+    assert!(requests.len() <= 1);
+    for r in &requests {
+        let last = r.body["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert_eq!(last["content"], "a", "the queued messages were dropped");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_commands_run_without_asking_and_repeated_call_ids_are_made_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[
+            ("same", "bash", r#"{"command": "ls -a | wc -l"}"#),
+            ("same", "bash", r#"{"command": "touch made.txt"}"#),
+        ]),
+        Turn::tool_calls(&[("same", "read_file", r#"{"file_path": "nothing.txt"}"#)]),
+        Turn::text("done"),
+    ]);
+    // Not interactive: anything that asks is refused.
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        false,
+    )
+    .await;
+    next(&mut rx, opened).await;
+    rt.submit(Op::UserMessage { text: "go".into() });
+    let mut finished = Vec::new();
+    let wait = async {
+        loop {
+            match rx.recv().await.unwrap() {
+                RuntimeEvent::Agent(tunacode_protocol::AgentEvent::ToolCallFinished {
+                    tool_call_id,
+                    status,
+                    result,
+                    ..
+                }) => finished.push((tool_call_id, status, result)),
+                RuntimeEvent::RequestEnded(_) => break,
+                _ => {}
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, wait).await.unwrap();
+    assert_eq!(finished.len(), 3);
+    assert_eq!(
+        finished[0].1,
+        tunacode_protocol::ToolStatus::Completed,
+        "{finished:?}"
+    );
+    assert_eq!(finished[1].1, tunacode_protocol::ToolStatus::Failed);
+    assert!(finished[1].2.contains("non-interactive"));
+    let ids: std::collections::HashSet<&String> = finished.iter().map(|f| &f.0).collect();
+    assert_eq!(ids.len(), 3, "every call has its own id: {finished:?}");
+    assert_eq!(finished[0].0, "same", "the first keeps its id");
+
+    // The provider saw unique ids, each result paired with its call.
+    let last: Value = fake.requests()[2].body.clone();
+    let mut calls = Vec::new();
+    let mut answers = Vec::new();
+    for m in last["messages"].as_array().unwrap() {
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            calls.push(c["id"].as_str().unwrap().to_string());
+        }
+        if m["role"] == "tool" {
+            answers.push(m["tool_call_id"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(calls, answers);
+    assert_eq!(
+        calls.iter().collect::<std::collections::HashSet<_>>().len(),
+        3
+    );
+}
