@@ -44,10 +44,11 @@ fn script() -> Vec<Turn> {
             r#"{"file_path": "b.txt", "content": "B\n"}"#,
         )]),
         Turn::text("done first"),
-        // Request 2: `git init` allowed for the session; the second `git init` runs without asking, a
-        // different command asks again and is denied.
+        // Request 2: `git init` allowed for the session; the identical command and another `git init`
+        // run without asking, a different command asks again and is denied.
         Turn::tool_calls(&[("g1", "bash", r#"{"command": "git init -q r1"}"#)]),
-        Turn::tool_calls(&[("g2", "bash", r#"{"command": "git init -q r2"}"#)]),
+        Turn::tool_calls(&[("g2", "bash", r#"{"command": "git init -q r1"}"#)]),
+        Turn::tool_calls(&[("g3", "bash", r#"{"command": "git init -q r2"}"#)]),
         Turn::tool_calls(&[("t1", "bash", r#"{"command": "touch t.txt"}"#)]),
         Turn::text("done second"),
         // Request 3: a slow answer, interrupted.
@@ -120,7 +121,10 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
         json!({"type": "approval", "request_id": ask["request_id"], "decision": "allow_session"}),
     );
     let ask = next_of(&mut out, "approval_requested");
-    assert_eq!(ask["tool_call_id"], "t1", "git init r2 must not ask");
+    assert_eq!(
+        ask["tool_call_id"], "t1",
+        "the git inits must not ask again"
+    );
     send(
         &mut stdin,
         json!({"type": "approval", "request_id": ask["request_id"], "decision": "deny"}),
@@ -144,6 +148,7 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
         ("w2", "failed"),
         ("g1", "completed"),
         ("g2", "completed"),
+        ("g3", "completed"),
         ("t1", "failed"),
     ]
     .iter()
@@ -181,7 +186,7 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
     }
 
     let requests = fake.requests();
-    assert_eq!(requests.len(), 9);
+    assert_eq!(requests.len(), 10);
     // The model was told the user's note for the denied write.
     let after_deny = requests[2].body.to_string();
     assert!(
@@ -192,7 +197,7 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
     let second_req = requests[3].body.to_string();
     assert!(second_req.contains("done first") && second_req.contains("second"));
     // The last one carries the interrupted answer and everything before it, every call paired.
-    let last = &requests[8].body;
+    let last = &requests[9].body;
     let text = last.to_string();
     assert!(
         text.contains("[INTERRUPTED]") && text.contains("done second"),

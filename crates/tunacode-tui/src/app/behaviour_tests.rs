@@ -12,6 +12,7 @@ use tunacode_testkit::{FakeProvider, Turn};
 use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 use crate::app::commands::Command;
+use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
 use crate::app::view_tests::{pump_until, test_app, test_app_at, test_app_with};
 
@@ -99,6 +100,21 @@ async fn a_long_shell_command_stops_on_esc() {
         })
         .unwrap();
     assert!(!shown.contains("never"), "{shown}");
+}
+
+#[tokio::test]
+async fn the_status_says_writing_while_answer_text_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.on_agent_event(tunacode_protocol::AgentEvent::IterationStarted {
+        iteration: 1,
+        max_iterations: 10,
+    });
+    assert_eq!(app.status.activity, Activity::Thinking);
+    app.on_agent_event(tunacode_protocol::AgentEvent::TextDelta {
+        text: "Here is".into(),
+    });
+    assert_eq!(app.status.activity, Activity::Writing);
 }
 
 #[tokio::test]
