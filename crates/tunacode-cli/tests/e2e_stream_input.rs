@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::time::Duration;
 
 use common::*;
@@ -28,6 +28,19 @@ fn next_of(reader: &mut LineReader, ty: &str) -> Value {
         .wait_for(WAIT, |l| l.contains(&pattern))
         .unwrap_or_else(|| panic!("no {ty} line; seen: {:#?}", reader.seen));
     serde_json::from_str(&line).unwrap()
+}
+
+/// `tunacode run` reading operations from a piped stdin.
+fn spawn_streaming(env: &TestEnv, fake: &FakeProvider) -> Child {
+    env.command(&bin())
+        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--input-format", "stream-json", "--output", "stream-json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 fn script() -> Vec<Turn> {
@@ -67,16 +80,7 @@ fn script() -> Vec<Turn> {
 fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
     let env = TestEnv::new().unwrap();
     let fake = FakeProvider::start(script());
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_streaming(&env, &fake);
     let mut stdin = child.stdin.take().unwrap();
     let mut out = LineReader::new(child.stdout.take().unwrap());
 
@@ -212,16 +216,7 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
 fn unreadable_input_lines_are_reported_and_the_session_goes_on() {
     let env = TestEnv::new().unwrap();
     let fake = FakeProvider::start(vec![Turn::text("fine")]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_streaming(&env, &fake);
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "this is not json").unwrap();
     send(

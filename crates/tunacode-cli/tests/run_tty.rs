@@ -12,23 +12,11 @@ use tunacode_testkit::{FakeProvider, TestEnv, Tmux, Turn};
 const WAIT: Duration = Duration::from_secs(20);
 
 fn start_run(env: &TestEnv, fake: &FakeProvider, prompt: &str) -> Tmux {
-    let dir = env.workspace();
-    let home = dir.parent().unwrap().to_path_buf();
-    let vars = [
-        ("HOME", home.display().to_string()),
-        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
-        ("XDG_DATA_HOME", home.join("data").display().to_string()),
-        ("XDG_STATE_HOME", home.join("state").display().to_string()),
-        ("TERM", "xterm-256color".to_string()),
-    ];
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let command = format!(
-        "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL {} run --model openai:test-model \
-         --base-url {} '{prompt}'",
-        common::bin().display(),
+    let args = format!(
+        "run --model openai:test-model --base-url {} '{prompt}'",
         fake.base_url()
     );
-    Tmux::start(&command, 100, 30, &vars, &dir).unwrap()
+    common::tmux_start(env, &args, 100, 30)
 }
 
 fn write_call() -> Turn {

@@ -15,21 +15,7 @@ use tunacode_testkit::{Ending, FakeProvider, Reply, TestEnv, Tmux, Turn};
 const WAIT: Duration = Duration::from_secs(20);
 
 fn start(env: &TestEnv) -> Tmux {
-    let dir = env.workspace();
-    let home = dir.parent().unwrap().to_path_buf();
-    let vars = [
-        ("HOME", home.display().to_string()),
-        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
-        ("XDG_DATA_HOME", home.join("data").display().to_string()),
-        ("XDG_STATE_HOME", home.join("state").display().to_string()),
-        ("TERM", "xterm-256color".to_string()),
-    ];
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let command = format!(
-        "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL -u NO_COLOR {}",
-        common::bin().display()
-    );
-    Tmux::start(&command, 100, 30, &vars, &dir).unwrap()
+    common::tmux_start(env, "", 100, 30)
 }
 
 #[test]

@@ -74,6 +74,13 @@ fn opened(e: RuntimeEvent) -> Option<SessionView> {
     }
 }
 
+fn failed(e: RuntimeEvent) -> Option<OpFailure> {
+    match e {
+        RuntimeEvent::OpFailed(f) => Some(f),
+        _ => None,
+    }
+}
+
 fn ended(e: RuntimeEvent) -> Option<Box<tunacode_core::RequestEnd>> {
     match e {
         RuntimeEvent::RequestEnded(end) => Some(end),
@@ -153,11 +160,7 @@ async fn a_model_without_a_key_is_a_typed_failure_and_busy_operations_are_refuse
     rt.submit(Op::SetModel {
         model: "google:gemini-2.5-pro".into(),
     });
-    let failure = next(&mut rx, |e| match e {
-        RuntimeEvent::OpFailed(f) => Some(f),
-        _ => None,
-    })
-    .await;
+    let failure = next(&mut rx, failed).await;
     assert!(
         matches!(&failure, OpFailure::Settings(SettingsError::MissingKey { var, .. }) if var == "GEMINI_API_KEY"),
         "{failure:?}"
@@ -173,11 +176,7 @@ async fn a_model_without_a_key_is_a_typed_failure_and_busy_operations_are_refuse
     .await;
     assert_eq!(queued, 2);
     rt.submit(Op::NewSession);
-    let busy = next(&mut rx, |e| match e {
-        RuntimeEvent::OpFailed(f) => Some(f),
-        _ => None,
-    })
-    .await;
+    let busy = next(&mut rx, failed).await;
     assert!(matches!(busy, OpFailure::Busy(_)), "{busy:?}");
     rt.submit(Op::Interrupt);
     next(&mut rx, |e| {

@@ -19,6 +19,26 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tunacode"))
 }
 
+/// Starts `args` (a shell-quoted argument string) with the real binary in a tmux window of
+/// `width`×`height`, with the test's private home and no provider variables from outside.
+pub fn tmux_start(env: &TestEnv, args: &str, width: u16, height: u16) -> tunacode_testkit::Tmux {
+    let dir = env.workspace();
+    let home = dir.parent().unwrap().to_path_buf();
+    let vars = [
+        ("HOME", home.display().to_string()),
+        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
+        ("XDG_DATA_HOME", home.join("data").display().to_string()),
+        ("XDG_STATE_HOME", home.join("state").display().to_string()),
+        ("TERM", "xterm-256color".to_string()),
+    ];
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let command = format!(
+        "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL -u NO_COLOR {} {args}",
+        bin().display()
+    );
+    tunacode_testkit::Tmux::start(&command, width, height, &vars, &dir).unwrap()
+}
+
 /// The outcome of one run.
 #[derive(Debug)]
 pub struct Run {
