@@ -16,6 +16,7 @@ use crate::fsutil::{io_error, join_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::workspace::Workspace;
+use std::sync::LazyLock;
 
 const NAME: &str = "glob";
 const DEFAULT_MAX_RESULTS: usize = 1000;
@@ -118,7 +119,9 @@ impl Tool for Glob {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

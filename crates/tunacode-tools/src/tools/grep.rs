@@ -22,6 +22,7 @@ use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
 use crate::workspace::Workspace;
+use std::sync::LazyLock;
 
 const NAME: &str = "grep";
 const DEFAULT_MAX_RESULTS: usize = 100;
@@ -248,7 +249,9 @@ impl Tool for Grep {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

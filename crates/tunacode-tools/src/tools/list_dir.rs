@@ -10,6 +10,7 @@ use crate::args::parse;
 use crate::fsutil::{io_error, join_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use std::sync::LazyLock;
 
 const NAME: &str = "list_dir";
 /// Entries shown at most.
@@ -38,7 +39,9 @@ impl Tool for ListDir {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

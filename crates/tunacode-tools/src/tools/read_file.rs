@@ -13,6 +13,7 @@ use crate::fsutil::io_error;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
+use std::sync::LazyLock;
 
 const NAME: &str = "read_file";
 /// Lines shown when no `limit` is given.
@@ -56,7 +57,9 @@ impl Tool for ReadFile {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

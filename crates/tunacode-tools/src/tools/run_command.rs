@@ -13,6 +13,7 @@ use crate::args::parse;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
+use std::sync::LazyLock;
 
 const NAME: &str = "run_command";
 
@@ -64,7 +65,9 @@ impl Tool for RunCommand {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

@@ -13,6 +13,7 @@ use tunacode_protocol::{TodoItem, TodoStatus};
 use crate::args::parse;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use std::sync::LazyLock;
 
 const NAME: &str = "todo";
 
@@ -128,7 +129,9 @@ impl Tool for Todo {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

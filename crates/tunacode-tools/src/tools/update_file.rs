@@ -12,6 +12,7 @@ use crate::diff::{line_counts, unified_diff};
 use crate::fsutil::{io_error, join_error, write_atomically};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use std::sync::LazyLock;
 
 const NAME: &str = "update_file";
 
@@ -145,7 +146,9 @@ impl Tool for UpdateFile {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {

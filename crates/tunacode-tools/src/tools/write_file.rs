@@ -13,6 +13,7 @@ use crate::diff::unified_diff;
 use crate::fsutil::io_error;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use std::sync::LazyLock;
 
 const NAME: &str = "write_file";
 
@@ -73,7 +74,9 @@ impl Tool for WriteFile {
     }
 
     fn parameters(&self) -> Value {
-        schema_for::<Args>()
+        // Derived once: the schema is offered to the model on every call.
+        static SCHEMA: LazyLock<Value> = LazyLock::new(schema_for::<Args>);
+        SCHEMA.clone()
     }
 
     fn kind(&self) -> ToolKind {
