@@ -28,6 +28,11 @@ fn main() -> ExitCode {
         Err(e) => return fail(&anyhow::anyhow!("cannot start the async runtime: {e}")),
     };
     let result = runtime.block_on(async {
+        // Past a file-size limit (`ulimit -f`) a write must fail with an error the user sees, not
+        // kill the process (SIGXFSZ's default): a failed save then keeps the previous file.
+        let _file_size_limit = tokio::signal::unix::signal(
+            tokio::signal::unix::SignalKind::from_raw(nix::sys::signal::Signal::SIGXFSZ as i32),
+        );
         match cli.command.take() {
             Some(Command::Run(args)) => run_cmd::run(args).await,
             Some(Command::Sessions(args)) => sessions_cmd::run(args),

@@ -77,6 +77,9 @@ pub struct Session {
     pub todos: TodoList,
     /// Whether plan mode is on: only read-only tools until a plan is approved (stored as `plan_mode`).
     pub plan_mode: bool,
+    /// The checkpoint (the session file as last saved or loaded) new journal lines follow; `None`
+    /// while the session has no file.
+    pub journal_base: Option<tunacode_store::JournalBase>,
     /// Stored keys this version does not use, written back unchanged.
     pub extra: Map<String, Value>,
 }
@@ -98,11 +101,13 @@ impl Session {
             total_tokens: 0,
             todos: TodoList::default(),
             plan_mode: false,
+            journal_base: None,
             extra: Map::new(),
         }
     }
 
-    /// A session loaded from its file.
+    /// A session loaded from its file. Set [`Session::journal_base`] when the file is on disk as
+    /// loaded.
     pub fn from_file(file: SessionFile) -> Self {
         let mut extra = file.extra;
         let todos = extra
@@ -130,6 +135,7 @@ impl Session {
             total_tokens: file.total_tokens,
             todos: TodoList::from_items(todos),
             plan_mode,
+            journal_base: None,
             extra,
         }
     }

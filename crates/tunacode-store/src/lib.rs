@@ -4,16 +4,20 @@
 mod config;
 mod config_write;
 mod error;
+mod journal;
 mod paths;
 mod session_file;
+mod session_list;
 mod session_store;
 
 pub use config::{CustomProvider, Settings, UserConfig};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
+pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord, apply_journal, read_journal};
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
-pub use session_store::{SessionStore, SessionSummary};
+pub use session_list::INDEX_FILE;
+pub use session_store::{LoadedSession, SessionStore, SessionSummary, parse_session};
 
 /// The current time as RFC 3339 (UTC, seconds), as stored in session files.
 pub fn now_rfc3339() -> String {

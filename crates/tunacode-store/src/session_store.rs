@@ -1,14 +1,16 @@
 //! [`SessionStore`]: session files under `<sessions_dir>/<project_id>/<session_id>.json`, written
-//! atomically (temporary file, fsync, rename) with mode 0600.
+//! atomically (temporary file, fsync, rename) with mode 0600, each with its journal
+//! `<session_id>.jsonl` beside it (see [`crate::journal`]). Listing is in `session_list.rs`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
+use crate::journal::{Journal, JournalBase, apply_journal, read_journal};
 use crate::session_file::SessionFile;
 
 /// A short description of a stored session, for listings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SessionSummary {
     /// The id.
     pub session_id: String,
@@ -20,8 +22,23 @@ pub struct SessionSummary {
     pub message_count: usize,
     /// The first user prompt, shortened.
     pub title: String,
+    /// The first lines of the conversation, for a picker's preview.
+    #[serde(default)]
+    pub preview: String,
     /// The file.
     pub path: PathBuf,
+}
+
+/// A session read back: the checkpoint with its journal replayed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSession {
+    /// The session as the last process left it.
+    pub file: SessionFile,
+    /// Journal lines replayed onto the checkpoint (non-zero: the last process did not finish cleanly,
+    /// and the file should be saved again).
+    pub recovered: usize,
+    /// The checkpoint the file is (what new journal lines follow).
+    pub base: JournalBase,
 }
 
 /// Reads and writes the session files of one sessions directory.
@@ -49,8 +66,10 @@ impl SessionStore {
             .join(format!("{session_id}.json"))
     }
 
-    /// Writes a session atomically: a crash leaves either the old file or the new one, never half.
-    pub fn save(&self, session: &SessionFile) -> Result<PathBuf, StoreError> {
+    /// Writes a session atomically (a crash leaves either the old file or the new one, never half; a
+    /// failed write leaves the old file and no temporary file), then removes the journal it includes.
+    /// Returns the checkpoint new journal lines follow.
+    pub fn save(&self, session: &SessionFile) -> Result<JournalBase, StoreError> {
         let dir = self.project_dir(&session.project_id);
         std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
@@ -73,18 +92,30 @@ impl SessionStore {
             .map_err(|e| StoreError::io(tmp.path(), e))?;
         tmp.persist(&path)
             .map_err(|e| StoreError::io(&path, e.error))?;
-        Ok(path)
+        // The file now holds everything the journal had.
+        self.journal(&session.project_id, &session.session_id)
+            .reset()?;
+        Ok(base_of(json.len(), session))
     }
 
-    /// Reads a session file. A malformed file is an error naming the file and position; it is not
-    /// touched.
+    /// The journal of one session.
+    pub fn journal(&self, project_id: &str, session_id: &str) -> Journal {
+        Journal::new(
+            self.project_dir(project_id)
+                .join(format!("{session_id}.jsonl")),
+        )
+    }
+
+    /// Reads a session file (without its journal). A malformed file is an error naming the file and
+    /// position; it is not touched.
     pub fn load_file(path: &Path) -> Result<SessionFile, StoreError> {
-        let text = std::fs::read_to_string(path).map_err(|e| StoreError::io(path, e))?;
-        serde_json::from_str(&text).map_err(|e| StoreError::malformed(path, &e))
+        let text = std::fs::read(path).map_err(|e| StoreError::io(path, e))?;
+        parse_session(&text).map_err(|e| StoreError::malformed(path, &e))
     }
 
-    /// Reads one session of a project.
-    pub fn load(&self, project_id: &str, session_id: &str) -> Result<SessionFile, StoreError> {
+    /// Reads one session of a project, with its journal replayed (a killed process loses at most
+    /// the response that was streaming).
+    pub fn load(&self, project_id: &str, session_id: &str) -> Result<LoadedSession, StoreError> {
         let path = self.path_of(project_id, session_id);
         if !path.exists() {
             return Err(StoreError::SessionNotFound {
@@ -92,67 +123,38 @@ impl SessionStore {
                 dir: self.project_dir(project_id),
             });
         }
-        Self::load_file(&path)
-    }
-
-    /// The project's sessions, newest first. Files that cannot be read are listed in the second
-    /// vector with their error, not skipped silently.
-    pub fn list(
-        &self,
-        project_id: &str,
-    ) -> Result<(Vec<SessionSummary>, Vec<StoreError>), StoreError> {
-        let dir = self.project_dir(project_id);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((vec![], vec![])),
-            Err(e) => return Err(StoreError::io(&dir, e)),
+        let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
+        let mut file = parse_session(&bytes).map_err(|e| StoreError::malformed(&path, &e))?;
+        let base = base_of(bytes.len(), &file);
+        let journal = self.journal(project_id, session_id);
+        let recovered = match std::fs::read(journal.path()) {
+            Ok(text) => apply_journal(&mut file.messages, read_journal(&text, &base)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(e) => return Err(StoreError::io(journal.path(), e)),
         };
-        let mut sessions = Vec::new();
-        let mut broken = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !name.ends_with(".json") || name.starts_with(".tmp-") {
-                continue;
-            }
-            match Self::load_file(&path) {
-                Ok(file) => sessions.push(summarize(&file, path)),
-                Err(e) => broken.push(e),
-            }
+        if recovered == 0 {
+            // Empty, or left from an older checkpoint: new lines must not follow its header.
+            journal.reset()?;
         }
-        sessions.sort_by(|a, b| b.last_modified.cmp(&a.last_modified));
-        Ok((sessions, broken))
+        Ok(LoadedSession {
+            file,
+            recovered,
+            base,
+        })
     }
 }
 
-fn summarize(file: &SessionFile, path: PathBuf) -> SessionSummary {
-    let title = file
-        .messages
-        .iter()
-        .filter(|m| m.is_request())
-        .flat_map(|m| m.parts.iter())
-        .find_map(|p| match p {
-            tunacode_protocol::Part::UserPrompt(u) => {
-                Some(tunacode_protocol::content_to_text(&u.content))
-            }
-            _ => None,
-        })
-        .unwrap_or_default();
-    let title: String = title
-        .lines()
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(60)
-        .collect();
-    SessionSummary {
-        session_id: file.session_id.clone(),
-        last_modified: file.last_modified.clone(),
-        current_model: file.current_model.clone(),
-        message_count: file.messages.len(),
-        title,
-        path,
+fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {
+    JournalBase {
+        bytes: bytes as u64,
+        messages: file.messages.len(),
+        modified: file.last_modified.clone(),
     }
+}
+
+/// Parses a session file's bytes (either era of the format).
+pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
+    serde_json::from_slice(bytes)
 }
 
 #[cfg(test)]
@@ -184,11 +186,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
         let s = session("a", "2026-01-01T00:00:00Z");
-        let path = store.save(&s).unwrap();
-        assert_eq!(path, dir.path().join("proj/a.json"));
+        store.save(&s).unwrap();
+        let path = dir.path().join("proj/a.json");
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        assert_eq!(store.load("proj", "a").unwrap(), s);
+        assert_eq!(store.load("proj", "a").unwrap().file, s);
         let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
             .unwrap()
             .collect();
@@ -196,30 +198,34 @@ mod tests {
     }
 
     #[test]
-    fn lists_newest_first_and_reports_broken_files_without_touching_them() {
+    fn a_journal_after_the_checkpoint_is_replayed_and_a_stale_one_is_dropped() {
+        use crate::journal::{JournalEntry, JournalRecord};
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::new(dir.path());
-        store.save(&session("old", "2026-01-01T00:00:00Z")).unwrap();
-        store.save(&session("new", "2026-02-01T00:00:00Z")).unwrap();
-        let broken = dir.path().join("proj/bad.json");
-        std::fs::write(&broken, "{\"version\": 1,").unwrap();
-        let (list, errors) = store.list("proj").unwrap();
-        let ids: Vec<_> = list.iter().map(|s| s.session_id.as_str()).collect();
-        assert_eq!(ids, ["new", "old"]);
-        assert_eq!(list[0].title, "fix the bug");
-        assert_eq!(errors.len(), 1);
-        assert!(
-            errors[0].to_string().contains("bad.json:1:"),
-            "{}",
-            errors[0]
-        );
-        assert_eq!(
-            std::fs::read_to_string(&broken).unwrap(),
-            "{\"version\": 1,"
-        );
-        assert!(matches!(
-            store.load("proj", "zzz"),
-            Err(StoreError::SessionNotFound { .. })
-        ));
+        let s = session("a", "2026-01-01T00:00:00Z");
+        let base = store.save(&s).unwrap();
+        let journal = store.journal("proj", "a");
+        let line = JournalEntry {
+            at: 1,
+            record: JournalRecord::Message(Message::user("after the save")),
+        };
+        journal.append(&base, std::slice::from_ref(&line)).unwrap();
+        let loaded = store.load("proj", "a").unwrap();
+        assert_eq!(loaded.recovered, 1);
+        assert_eq!(loaded.file.messages.len(), 2);
+        assert_eq!(loaded.base, base);
+        // Saving the recovered session removes the journal it includes.
+        let mut saved = loaded.file.clone();
+        saved.last_modified = "2026-01-01T00:00:05Z".into();
+        let new_base = store.save(&saved).unwrap();
+        assert!(!journal.path().exists());
+        assert_ne!(new_base, base);
+        // Lines following the old checkpoint (a crash between save and removal) are not replayed,
+        // and the stale journal goes so new lines are not written after its header.
+        let stale = store.journal("proj", "a");
+        stale.append(&base, &[line]).unwrap();
+        let loaded = store.load("proj", "a").unwrap();
+        assert_eq!((loaded.recovered, loaded.file.messages.len()), (0, 2));
+        assert!(!stale.path().exists());
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct ToolDispatcher {
     pub tool_max_retries: u32,
     /// When set (plan mode), write and execute calls are refused with this text.
     pub read_only_reason: Option<String>,
+    /// Where each finished result is made durable before it is reported.
+    pub results: Option<crate::orchestrator::ResultSink>,
 }
 
 /// How one call ended: the part answering it and the event status.
@@ -117,6 +119,9 @@ impl ToolDispatcher {
             if let Err(e) = recorded {
                 tracing::error!(error = %e, "tool registry");
             }
+        }
+        if let Some(results) = &self.results {
+            results.record(&answer.part).await;
         }
         self.events.emit(AgentEvent::ToolCallFinished {
             tool_call_id: call.tool_call_id.clone(),

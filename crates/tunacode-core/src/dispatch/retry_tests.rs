@@ -61,6 +61,7 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
         max_parallel: 2,
         tool_max_retries: retries,
         read_only_reason: None,
+        results: None,
     }
 }
 

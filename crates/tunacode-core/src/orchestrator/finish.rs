@@ -10,7 +10,7 @@ use crate::history::run_cleanup_loop;
 impl RequestRun<'_> {
     /// Seed 000 §6.2: keep partial text as `[INTERRUPTED]`, cancel in-flight calls, clean dangling
     /// calls, persist and save; drop the cached client after an abort or a timeout.
-    pub(super) fn finish_interrupted(&mut self, interrupt: Interrupt) -> RequestError {
+    pub(super) async fn finish_interrupted(&mut self, interrupt: Interrupt) -> RequestError {
         let partial = std::mem::take(&mut self.shown);
         if !partial.trim().is_empty() {
             let text = format!("{partial}\n\n{INTERRUPTED_MARKER}");
@@ -52,7 +52,7 @@ impl RequestRun<'_> {
         if matches!(error, RequestError::Aborted | RequestError::TimedOut(_)) {
             self.agent.clients.invalidate(&self.agent.provider);
         }
-        match self.save() {
+        match self.save().await {
             Ok(()) => error,
             Err(store) => store,
         }
@@ -71,14 +71,5 @@ impl RequestRun<'_> {
         messages.extend(external);
         session.messages = messages;
         session.update_token_count();
-    }
-
-    pub(super) fn save(&self) -> Result<(), RequestError> {
-        let Some(store) = &self.agent.store else {
-            return Ok(());
-        };
-        let file = self.agent.session.lock().to_file();
-        store.save(&file)?;
-        Ok(())
     }
 }

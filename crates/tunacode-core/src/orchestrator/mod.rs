@@ -9,8 +9,11 @@
 //! and persistence.
 
 mod finish;
+mod journal;
 mod limit;
 mod node;
+
+pub(crate) use journal::ResultSink;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -68,6 +71,14 @@ pub(crate) struct RequestRun<'a> {
     fallback: Option<String>,
     /// Every tool-call id in the history sent to the model (kept unique).
     call_ids: HashSet<String>,
+    /// The session's journal (none when the session is not stored).
+    journal: Option<Arc<tunacode_store::Journal>>,
+    /// Run messages before this index are in the journal as they are now.
+    journal_mark: usize,
+    /// A failed journal write was reported.
+    journal_warned: bool,
+    /// The prepared history differs from the session file (or there is no file): save it first.
+    checkpoint_needed: bool,
 }
 
 impl<'a> RequestRun<'a> {
@@ -95,16 +106,29 @@ impl<'a> RequestRun<'a> {
             final_summary: false,
             fallback: None,
             call_ids: HashSet::new(),
+            journal: None,
+            journal_mark: 0,
+            journal_warned: false,
+            checkpoint_needed: false,
         }
     }
 
     pub(crate) async fn run(mut self) -> Result<RunOutcome, RequestError> {
         self.initialize();
+        if self.checkpoint_needed
+            && let Err(e) = self.save().await
+        {
+            self.agent.events.emit(AgentEvent::RequestFailed {
+                kind: e.kind().to_string(),
+                message: e.to_string(),
+            });
+            return Err(e);
+        }
         let result = self.iterate().await;
         match result {
             Ok(reason) => {
                 self.persist();
-                self.save()?;
+                self.save().await?;
                 let response = self
                     .fallback
                     .clone()
@@ -121,7 +145,7 @@ impl<'a> RequestRun<'a> {
                     request_id: self.request_id.clone(),
                 })
             }
-            Err(interrupt) => Err(self.finish_interrupted(interrupt)),
+            Err(interrupt) => Err(self.finish_interrupted(interrupt).await),
         }
     }
 
@@ -137,8 +161,20 @@ impl<'a> RequestRun<'a> {
         session.runtime.plan_awaiting_approval = None;
         session.task.original_query = self.message.clone();
         session.model = self.agent.options.model.clone();
-        self.baseline = session.messages.len();
         self.run_messages = prepare_history(&session.messages, &self.agent.options.prune);
+        // The journal indexes the prepared history: the file must hold exactly it.
+        self.checkpoint_needed =
+            session.journal_base.is_none() || self.run_messages != session.messages;
+        if self.checkpoint_needed {
+            session.messages = self.run_messages.clone();
+        }
+        self.baseline = session.messages.len();
+        self.journal_mark = self.run_messages.len();
+        self.journal = self
+            .agent
+            .store
+            .as_ref()
+            .map(|store| Arc::new(store.journal(&session.project_id, &session.id)));
         self.call_ids = self
             .run_messages
             .iter()
@@ -160,7 +196,8 @@ impl<'a> RequestRun<'a> {
     fn add_user_prompt(&mut self, text: String) {
         match self.run_messages.last_mut() {
             Some(last) if last.is_request() && !last.is_legacy() => {
-                last.parts.push(Part::user_prompt(text))
+                last.parts.push(Part::user_prompt(text));
+                self.journal_touch(self.run_messages.len() - 1);
             }
             _ => self.run_messages.push(Message::user(text)),
         }
@@ -188,7 +225,10 @@ impl<'a> RequestRun<'a> {
             if let Err(problem) = check_invariants(&self.run_messages) {
                 tracing::error!(%problem, "history invariant broken before a request; cleaning");
                 run_cleanup_loop(&mut self.run_messages);
+                self.journal_touch(0);
             }
+            // Whatever this call carries is durable before it is sent.
+            self.journal_flush().await;
             let request = self.model_request();
             let client = self
                 .agent

@@ -62,9 +62,11 @@ impl RequestRun<'_> {
         self.unproductive = 0;
         self.last_productive = self.iteration;
         self.transition(AgentState::ToolExecution);
+        self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
         let answers = self.dispatcher().dispatch(&calls).await;
         self.run_messages.push(Message::request(answers));
+        self.journal_flush().await;
         self.transition(AgentState::Response);
         let (todos_after, presented) = {
             let session = self.agent.session.lock();
@@ -220,6 +222,7 @@ impl RequestRun<'_> {
             max_parallel: self.agent.options.max_parallel,
             tool_max_retries: self.agent.options.tool_max_retries,
             read_only_reason: plan_mode.then(|| PLAN_MODE_REFUSAL.to_string()),
+            results: self.result_sink(),
         }
     }
 

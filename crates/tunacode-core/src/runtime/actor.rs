@@ -338,7 +338,7 @@ impl Actor {
             tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
                 .await;
         match opened {
-            Ok(Ok(opened)) => self.install_session(opened.session, true, None),
+            Ok(Ok(opened)) => self.install_session(opened.session, true, opened.notice),
             Ok(Err(e)) => self.fail(OpFailure::Store(e)),
             Err(e) => tracing::error!(error = %e, "resuming a session"),
         }

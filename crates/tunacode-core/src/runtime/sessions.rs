@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use tunacode_protocol::{Message, Part, content_to_text};
 use tunacode_store::{SessionStore, StoreError, project_id};
 
 use crate::runtime::SessionChoice;
@@ -28,8 +27,8 @@ pub(crate) fn open(
     let id = match choice {
         SessionChoice::New => None,
         SessionChoice::Resume(id) => Some(id.clone()),
-        SessionChoice::ContinueLatest => match store.list(&project)?.0.first() {
-            Some(latest) => Some(latest.session_id.clone()),
+        SessionChoice::ContinueLatest => match store.latest(&project)? {
+            Some(latest) => Some(latest.session_id),
             None => {
                 return Ok(Opened {
                     session: Session::new(cwd, model),
@@ -43,11 +42,7 @@ pub(crate) fn open(
         },
     };
     match id {
-        Some(id) => Ok(Opened {
-            session: Session::from_file(store.load(&project, &id)?),
-            resumed: true,
-            notice: None,
-        }),
+        Some(id) => resume(store, &project, &id),
         None => Ok(Opened {
             session: Session::new(cwd, model),
             resumed: false,
@@ -56,7 +51,30 @@ pub(crate) fn open(
     }
 }
 
-/// This project's sessions with a preview each, and the files that could not be read.
+/// Loads a saved session. When its journal held messages the file did not (the last process was
+/// killed), the recovered session is saved at once, so the file is whole again.
+fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, StoreError> {
+    let mut loaded = store.load(project, id)?;
+    let notice = (loaded.recovered > 0).then(|| {
+        format!(
+            "Recovered {} message(s) the last run wrote before it stopped.",
+            loaded.recovered
+        )
+    });
+    if loaded.recovered > 0 {
+        loaded.file.last_modified = tunacode_store::now_rfc3339();
+        loaded.base = store.save(&loaded.file)?;
+    }
+    let mut session = Session::from_file(loaded.file);
+    session.journal_base = Some(loaded.base);
+    Ok(Opened {
+        session,
+        resumed: true,
+        notice,
+    })
+}
+
+/// This project's sessions (with a preview each) and the files that could not be read.
 pub(crate) fn list(
     store: &SessionStore,
     cwd: &Path,
@@ -64,37 +82,10 @@ pub(crate) fn list(
     let (sessions, broken) = store.list(&project_id(cwd))?;
     let listed = sessions
         .into_iter()
-        .map(|summary| {
-            let preview = SessionStore::load_file(&summary.path)
-                .map(|f| preview_of(&f.messages))
-                .unwrap_or_default();
-            ListedSession { summary, preview }
+        .map(|summary| ListedSession {
+            preview: summary.preview.clone(),
+            summary,
         })
         .collect();
     Ok((listed, broken.iter().map(ToString::to_string).collect()))
-}
-
-/// The first messages of a session, one short line each.
-pub(crate) fn preview_of(messages: &[Message]) -> String {
-    let mut text = String::new();
-    for m in messages.iter().filter(|m| !m.is_legacy()).take(8) {
-        for p in &m.parts {
-            let line = match p {
-                Part::UserPrompt(u) => format!("› {}", content_to_text(&u.content)),
-                Part::Text(t) => t.content.clone(),
-                Part::ToolCall(c) => format!("  ⚙ {}", c.tool_name),
-                _ => continue,
-            };
-            let line: String = line
-                .lines()
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(200)
-                .collect();
-            text.push_str(&line);
-            text.push('\n');
-        }
-    }
-    text
 }

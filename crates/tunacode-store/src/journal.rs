@@ -1,0 +1,193 @@
+//! The session journal: `<session_id>.jsonl` beside the session file, one JSON line per completed
+//! message (or finished tool result), flushed and fsync'd as it is written, so a killed process loses
+//! at most the model response that was streaming. The session file is the checkpoint: the journal's
+//! first line names the checkpoint it follows (its size, message count and save time), so lines that
+//! follow an older checkpoint (left by a crash between a save and the journal's removal) are ignored
+//! rather than replayed onto the wrong history. A torn last line is dropped. The session file keeps
+//! exactly the original's keys.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use tunacode_protocol::{Message, Part};
+
+use crate::error::StoreError;
+
+/// The checkpoint a journal follows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalBase {
+    /// The session file's size in bytes.
+    pub bytes: u64,
+    /// Its number of messages.
+    pub messages: usize,
+    /// Its `last_modified`.
+    pub modified: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    base: JournalBase,
+}
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// The index in the session's messages it applies to.
+    pub at: usize,
+    /// What it records.
+    #[serde(flatten)]
+    pub record: JournalRecord,
+}
+
+/// What a journal line records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JournalRecord {
+    /// The message at `at` is this one (appended, or replacing one that grew, e.g. a prompt joined to a
+    /// trailing request).
+    Message(Message),
+    /// A finished tool result, added to the request at `at` (created when absent) before the whole
+    /// batch of answers is complete.
+    ToolResult(Part),
+}
+
+/// The journal of one session, open for appending.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<Option<File>>,
+}
+
+impl Journal {
+    /// The journal at `path` (created on the first append, mode 0600).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Journal {
+            path: path.into(),
+            file: Mutex::new(None),
+        }
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends lines after checkpoint `base` and makes them durable (write, then one fsync) before
+    /// returning; a new journal starts with the line naming `base`. Blocking: call it off the async
+    /// threads.
+    pub fn append(&self, base: &JournalBase, entries: &[JournalEntry]) -> Result<(), StoreError> {
+        let mut slot = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let mut bytes = Vec::new();
+        if slot.is_none() {
+            let (file, empty) = self.open()?;
+            if empty {
+                line(&mut bytes, &Header { base: base.clone() }, &self.path)?;
+            }
+            *slot = Some(file);
+        }
+        for entry in entries {
+            line(&mut bytes, entry, &self.path)?;
+        }
+        let Some(file) = slot.as_mut() else {
+            return Ok(());
+        };
+        file.write_all(&bytes)
+            .and_then(|()| file.sync_data())
+            .map_err(|e| StoreError::io(&self.path, e))
+    }
+
+    fn open(&self) -> Result<(File, bool), StoreError> {
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&self.path)
+            .map_err(|e| StoreError::io(&self.path, e))?;
+        let empty = file
+            .metadata()
+            .map_err(|e| StoreError::io(&self.path, e))?
+            .len()
+            == 0;
+        Ok((file, empty))
+    }
+
+    /// Empties the journal after a checkpoint included everything in it. Blocking.
+    pub fn reset(&self) -> Result<(), StoreError> {
+        let mut slot = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        *slot = None;
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StoreError::io(&self.path, e)),
+        }
+    }
+}
+
+fn line<T: Serialize>(out: &mut Vec<u8>, value: &T, path: &Path) -> Result<(), StoreError> {
+    serde_json::to_writer(&mut *out, value).map_err(|e| {
+        StoreError::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })?;
+    out.push(b'\n');
+    Ok(())
+}
+
+/// The entries of a journal's text when it follows checkpoint `base` (none otherwise), in order. A
+/// line that is not valid (a torn last write, or garbage) ends the readable part: nothing after it is
+/// trusted.
+pub fn read_journal(text: &[u8], base: &JournalBase) -> Vec<JournalEntry> {
+    let mut lines = text
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let follows = lines
+        .next()
+        .and_then(|l| serde_json::from_slice::<Header>(l).ok())
+        .is_some_and(|h| h.base == *base);
+    if !follows {
+        return Vec::new();
+    }
+    lines
+        .map_while(|l| serde_json::from_slice::<JournalEntry>(l).ok())
+        .collect()
+}
+
+/// Applies journal entries to the checkpoint's messages. Returns how many entries applied (an entry
+/// pointing past the end of the messages is skipped: it cannot belong to this checkpoint).
+pub fn apply_journal(messages: &mut Vec<Message>, entries: Vec<JournalEntry>) -> usize {
+    let mut applied = 0;
+    for entry in entries {
+        let at = entry.at;
+        if at > messages.len() {
+            continue;
+        }
+        match entry.record {
+            JournalRecord::Message(message) => {
+                messages.truncate(at);
+                messages.push(message);
+            }
+            JournalRecord::ToolResult(part) => {
+                messages.truncate(at + 1);
+                match messages.get_mut(at) {
+                    Some(m) if m.is_request() => m.parts.push(part),
+                    Some(_) => continue,
+                    None => messages.push(Message::request(vec![part])),
+                }
+            }
+        }
+        applied += 1;
+    }
+    applied
+}
+
+#[cfg(test)]
+#[path = "journal_tests.rs"]
+mod tests;

@@ -1,0 +1,213 @@
+//! Listing a project's sessions without reading every file: `index.json` in the project's folder
+//! caches each session file's summary under its size and modification time. The index is only a
+//! cache: a file whose size or time changed (or one copied in by hand) is read and its summary
+//! cached anew, an entry whose file is gone is dropped, and an index that cannot be read or written
+//! is rebuilt or skipped without an error.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tunacode_protocol::{Message, Part, content_to_text};
+
+use crate::error::StoreError;
+use crate::session_file::SessionFile;
+use crate::session_store::{SessionStore, SessionSummary};
+
+/// The index's file name in a project's folder.
+pub const INDEX_FILE: &str = "index.json";
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    version: u32,
+    entries: BTreeMap<String, IndexEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct IndexEntry {
+    len: u64,
+    modified_ns: u64,
+    summary: SessionSummary,
+}
+
+/// What a scan of the folder found.
+struct Scan {
+    /// Readable sessions and when their files (or journals) last changed.
+    sessions: Vec<(SessionSummary, u64)>,
+    /// Unreadable files and when they last changed.
+    broken: Vec<(StoreError, u64)>,
+}
+
+impl SessionStore {
+    /// The project's sessions, newest first. Files that cannot be read are listed in the second
+    /// vector with their error, not skipped silently.
+    pub fn list(
+        &self,
+        project_id: &str,
+    ) -> Result<(Vec<SessionSummary>, Vec<StoreError>), StoreError> {
+        let scan = self.scan(project_id)?;
+        let mut sessions: Vec<SessionSummary> = scan.sessions.into_iter().map(|(s, _)| s).collect();
+        sessions.sort_by(|a, b| b.last_modified.cmp(&a.last_modified));
+        Ok((sessions, scan.broken.into_iter().map(|(e, _)| e).collect()))
+    }
+
+    /// The session changed last (for `--continue`); an error when that file cannot be read, so a
+    /// corrupt newest session is said rather than silently passed over.
+    pub fn latest(&self, project_id: &str) -> Result<Option<SessionSummary>, StoreError> {
+        let scan = self.scan(project_id)?;
+        let newest_ok = scan.sessions.into_iter().max_by_key(|(_, t)| *t);
+        let newest_broken = scan.broken.into_iter().max_by_key(|(_, t)| *t);
+        match (newest_ok, newest_broken) {
+            (Some((ok, t)), Some((_, tb))) if t >= tb => Ok(Some(ok)),
+            (_, Some((broken, _))) => Err(broken),
+            (ok, None) => Ok(ok.map(|(s, _)| s)),
+        }
+    }
+
+    fn scan(&self, project_id: &str) -> Result<Scan, StoreError> {
+        let dir = self.project_dir(project_id);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Scan {
+                    sessions: vec![],
+                    broken: vec![],
+                });
+            }
+            Err(e) => return Err(StoreError::io(&dir, e)),
+        };
+        let old = read_index(&dir);
+        let mut index = Index {
+            version: 1,
+            entries: BTreeMap::new(),
+        };
+        let mut scan = Scan {
+            sessions: vec![],
+            broken: vec![],
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".json") || name.starts_with(".tmp-") || name == INDEX_FILE {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            let (len, modified_ns) = (meta.len(), nanos(meta.modified().ok()));
+            let path = entry.path();
+            let changed = journal_time(&path).max(modified_ns);
+            let cached = old
+                .entries
+                .get(&name)
+                .filter(|e| e.len == len && e.modified_ns == modified_ns);
+            let summary = match cached {
+                Some(e) => e.summary.clone(),
+                None => match SessionStore::load_file(&path) {
+                    Ok(file) => summarize(&file, path),
+                    Err(e) => {
+                        scan.broken.push((e, changed));
+                        continue;
+                    }
+                },
+            };
+            index.entries.insert(
+                name,
+                IndexEntry {
+                    len,
+                    modified_ns,
+                    summary: summary.clone(),
+                },
+            );
+            scan.sessions.push((summary, changed));
+        }
+        if index.entries != old.entries {
+            // A cache: when it cannot be written the next listing reads the files again.
+            let _ = write_index(&dir, &index);
+        }
+        Ok(scan)
+    }
+}
+
+fn nanos(time: Option<SystemTime>) -> u64 {
+    time.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// When the session's journal last changed (0 without one).
+fn journal_time(session_file: &Path) -> u64 {
+    let journal = session_file.with_extension("jsonl");
+    nanos(std::fs::metadata(journal).and_then(|m| m.modified()).ok())
+}
+
+fn read_index(dir: &Path) -> Index {
+    std::fs::read(dir.join(INDEX_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
+        .filter(|i| i.version == 1)
+        .unwrap_or_default()
+}
+
+fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(index).map_err(std::io::Error::other)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-index-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)?;
+    tmp.write_all(&bytes)?;
+    tmp.persist(dir.join(INDEX_FILE)).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A session file's summary: its id, time, model, size, first prompt and a short preview.
+pub(crate) fn summarize(file: &SessionFile, path: PathBuf) -> SessionSummary {
+    let title = file
+        .messages
+        .iter()
+        .filter(|m| m.is_request())
+        .flat_map(|m| m.parts.iter())
+        .find_map(|p| match p {
+            Part::UserPrompt(u) => Some(content_to_text(&u.content)),
+            _ => None,
+        })
+        .unwrap_or_default();
+    SessionSummary {
+        session_id: file.session_id.clone(),
+        last_modified: file.last_modified.clone(),
+        current_model: file.current_model.clone(),
+        message_count: file.messages.len(),
+        title: first_line(&title, 60),
+        preview: preview_of(&file.messages),
+        path,
+    }
+}
+
+fn first_line(text: &str, max: usize) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(max)
+        .collect()
+}
+
+/// The first messages of a session, one short line each.
+fn preview_of(messages: &[Message]) -> String {
+    let mut text = String::new();
+    for m in messages.iter().filter(|m| !m.is_legacy()).take(8) {
+        for p in &m.parts {
+            let line = match p {
+                Part::UserPrompt(u) => format!("› {}", content_to_text(&u.content)),
+                Part::Text(t) => t.content.clone(),
+                Part::ToolCall(c) => format!("  ⚙ {}", c.tool_name),
+                _ => continue,
+            };
+            text.push_str(&first_line(&line, 200));
+            text.push('\n');
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+#[path = "session_list_tests.rs"]
+mod tests;
