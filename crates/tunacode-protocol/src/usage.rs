@@ -7,19 +7,38 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct Usage {
     /// Input tokens, including cached ones.
-    #[serde(alias = "prompt_tokens", alias = "input_tokens")]
+    #[serde(alias = "prompt_tokens", alias = "input_tokens", alias = "input")]
     pub request_tokens: u64,
     /// Output tokens, including reasoning ones.
-    #[serde(alias = "completion_tokens", alias = "output_tokens")]
+    #[serde(alias = "completion_tokens", alias = "output_tokens", alias = "output")]
     pub response_tokens: u64,
     /// Input tokens served from the provider's cache.
+    #[serde(alias = "cache_read")]
     pub cached_tokens: u64,
     /// Input tokens written to the provider's cache (Anthropic cache creation).
+    #[serde(alias = "cache_write")]
     pub cache_write_tokens: u64,
     /// Output tokens spent on reasoning.
     pub reasoning_tokens: u64,
-    /// Cost in US dollars, when known.
+    /// Cost in US dollars, when known (TunaCode 0.2.x stores a map of parts with a `total`).
+    #[serde(deserialize_with = "cost_number_or_map")]
     pub cost: f64,
+}
+
+/// A cost as a number, or as the map TunaCode 0.2.x writes (`{"input": …, "total": …}`).
+fn cost_number_or_map<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Cost {
+        Number(f64),
+        Parts { total: f64 },
+        Other(serde::de::IgnoredAny),
+    }
+    Ok(match Cost::deserialize(deserializer)? {
+        Cost::Number(n) => n,
+        Cost::Parts { total } => total,
+        Cost::Other(_) => 0.0,
+    })
 }
 
 impl Usage {
@@ -42,6 +61,25 @@ impl Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tunacode_0_2_usage_with_a_cost_map_loads() {
+        let u: Usage = serde_json::from_str(
+            r#"{"input": 4750, "output": 57, "cache_read": 2560, "cache_write": 3, "total_tokens": 4807,
+                "cost": {"input": 0.01, "output": 0.02, "cache_read": 0.0, "cache_write": 0.0, "total": 0.03}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                u.request_tokens,
+                u.response_tokens,
+                u.cached_tokens,
+                u.cache_write_tokens
+            ),
+            (4750, 57, 2560, 3)
+        );
+        assert!((u.cost - 0.03).abs() < 1e-12);
+    }
 
     #[test]
     fn add_accumulates_every_field_and_old_names_load() {

@@ -5,6 +5,7 @@ mod config;
 mod config_write;
 mod error;
 mod journal;
+mod legacy_v02;
 mod paths;
 mod session_file;
 mod session_list;

@@ -66,19 +66,32 @@ impl SessionStore {
         }
     }
 
+    /// The Python TunaCode's files of this project (`<root>/<project>_<session>.json`), named in the
+    /// index as `python:<file name>`.
+    fn python_candidates(&self, project_id: &str) -> Vec<(String, PathBuf)> {
+        let prefix = format!("{project_id}_");
+        let Ok(entries) = std::fs::read_dir(self.root()) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name.starts_with(&prefix) && name.ends_with(".json"))
+                    .then(|| (format!("python:{name}"), e.path()))
+            })
+            .collect()
+    }
+
     fn scan(&self, project_id: &str) -> Result<Scan, StoreError> {
         let dir = self.project_dir(project_id);
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(Scan {
-                    sessions: vec![],
-                    broken: vec![],
-                });
-            }
+        let entries: Vec<std::fs::DirEntry> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries.flatten().collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(StoreError::io(&dir, e)),
         };
         let old = read_index(&dir);
+        let python = self.python_candidates(project_id);
         let mut index = Index {
             version: 1,
             entries: BTreeMap::new(),
@@ -87,14 +100,18 @@ impl SessionStore {
             sessions: vec![],
             broken: vec![],
         };
-        for entry in entries.flatten() {
+        let ours = entries.into_iter().filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !name.ends_with(".json") || name.starts_with(".tmp-") || name == INDEX_FILE {
+            let listed =
+                name.ends_with(".json") && !name.starts_with(".tmp-") && name != INDEX_FILE;
+            listed.then(|| (name, entry.path()))
+        });
+        let mut seen = std::collections::HashSet::new();
+        for (name, path) in ours.collect::<Vec<_>>().into_iter().chain(python) {
+            let Ok(meta) = std::fs::metadata(&path) else {
                 continue;
-            }
-            let Ok(meta) = entry.metadata() else { continue };
+            };
             let (len, modified_ns) = (meta.len(), nanos(meta.modified().ok()));
-            let path = entry.path();
             let changed = journal_time(&path).max(modified_ns);
             let cached = old
                 .entries
@@ -110,6 +127,10 @@ impl SessionStore {
                     }
                 },
             };
+            // A Python session already resumed here is listed once, as this version's file.
+            if !seen.insert(summary.session_id.clone()) {
+                continue;
+            }
             index.entries.insert(
                 name,
                 IndexEntry {
@@ -120,7 +141,7 @@ impl SessionStore {
             );
             scan.sessions.push((summary, changed));
         }
-        if index.entries != old.entries {
+        if index.entries != old.entries && dir.is_dir() {
             // A cache: when it cannot be written the next listing reads the files again.
             let _ = write_index(&dir, &index);
         }

@@ -34,6 +34,9 @@ pub struct SessionSummary {
 pub struct LoadedSession {
     /// The session as the last process left it.
     pub file: SessionFile,
+    /// Where it was read from: this version's folder, or the Python TunaCode's flat folder (a file
+    /// this version never writes to; the session is saved in its own folder from then on).
+    pub from_python: bool,
     /// Journal lines replayed onto the checkpoint (non-zero: the last process did not finish cleanly,
     /// and the file should be saved again).
     pub recovered: usize,
@@ -118,10 +121,21 @@ impl SessionStore {
     pub fn load(&self, project_id: &str, session_id: &str) -> Result<LoadedSession, StoreError> {
         let path = self.path_of(project_id, session_id);
         if !path.exists() {
-            return Err(StoreError::SessionNotFound {
-                id: session_id.to_string(),
-                dir: self.project_dir(project_id),
-            });
+            return match self.python_file(session_id) {
+                Some(python) => {
+                    let file = Self::load_file(&python)?;
+                    Ok(LoadedSession {
+                        base: base_of(0, &file),
+                        file,
+                        recovered: 0,
+                        from_python: true,
+                    })
+                }
+                None => Err(StoreError::SessionNotFound {
+                    id: session_id.to_string(),
+                    dir: self.project_dir(project_id),
+                }),
+            };
         }
         let bytes = std::fs::read(&path).map_err(|e| StoreError::io(&path, e))?;
         let mut file = parse_session(&bytes).map_err(|e| StoreError::malformed(&path, &e))?;
@@ -140,7 +154,29 @@ impl SessionStore {
             file,
             recovered,
             base,
+            from_python: false,
         })
+    }
+
+    /// The Python TunaCode's file of a session: `<sessions>/<project>_<session_id>.json` (its
+    /// project id may differ from ours inside a git repository, so any project prefix matches).
+    fn python_file(&self, session_id: &str) -> Option<PathBuf> {
+        let suffix = format!("_{session_id}.json");
+        std::fs::read_dir(&self.root)
+            .ok()?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.is_file()
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.ends_with(&suffix))
+            })
+    }
+
+    /// The root every project's folder is in (the Python TunaCode keeps its files here, flat).
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
     }
 }
 
@@ -152,9 +188,15 @@ fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {
     }
 }
 
-/// Parses a session file's bytes (either era of the format).
+/// Parses a session file's bytes: this version's (and the seeds' pydantic-era) format, or a session of
+/// the Python TunaCode 0.2.x, whose messages are converted into canonical ones.
 pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
-    serde_json::from_slice(bytes)
+    let mut file: SessionFile = serde_json::from_slice(bytes)?;
+    if crate::legacy_v02::is_v02(&file.messages) {
+        let messages = std::mem::take(&mut file.messages);
+        file.messages = crate::legacy_v02::convert(messages, file.extra.get("compaction"));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -65,8 +65,12 @@ fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, Store
         loaded.file.last_modified = tunacode_store::now_rfc3339();
         loaded.base = store.save(&loaded.file)?;
     }
+    if loaded.from_python {
+        // Saved from now on in this version's folder for this project; the Python file stays as it is.
+        loaded.file.project_id = project.to_string();
+    }
     let mut session = Session::from_file(loaded.file);
-    session.journal_base = Some(loaded.base);
+    session.journal_base = (!loaded.from_python).then_some(loaded.base);
     Ok(Opened {
         session,
         resumed: true,
