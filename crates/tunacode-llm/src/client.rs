@@ -1,11 +1,13 @@
 //! The [`ModelClient`] trait: one request in, a stream of model events out.
 
+use std::borrow::Cow;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use futures::Stream;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use tunacode_protocol::{Message, ToolSpec, Usage};
+use tunacode_protocol::{Message, Part, ToolSpec, Usage};
 
 use crate::error::LlmError;
 
@@ -16,8 +18,12 @@ pub struct ModelRequest {
     pub model: String,
     /// The system prompt.
     pub system: String,
-    /// The conversation so far; the last message is a request.
-    pub messages: Vec<Message>,
+    /// The conversation so far; the last message is a request. Shared with the engine, so a turn
+    /// does not copy the whole history.
+    pub messages: Arc<Vec<Message>>,
+    /// A user prompt added to the last request of this call only (the self-evaluation question);
+    /// never stored.
+    pub nudge: Option<String>,
     /// The tools offered.
     pub tools: Vec<ToolSpec>,
     /// Upper bound on output tokens, when set.
@@ -27,6 +33,24 @@ pub struct ModelRequest {
     /// Reasoning effort (`low`, `medium`, `high`) for models that reason; `None` leaves the provider's
     /// default (for Anthropic: thinking off).
     pub reasoning: Option<String>,
+}
+
+impl ModelRequest {
+    /// The history as sent: the messages, with the nudge (if any) joined to the last request. Only
+    /// that message is copied.
+    pub fn history(&self) -> impl Iterator<Item = Cow<'_, Message>> {
+        let last = self.messages.len().checked_sub(1);
+        self.messages.iter().enumerate().map(move |(i, m)| {
+            match (&self.nudge, Some(i) == last && m.is_request()) {
+                (Some(nudge), true) => {
+                    let mut with = m.clone();
+                    with.parts.push(Part::user_prompt(nudge.clone()));
+                    Cow::Owned(with)
+                }
+                _ => Cow::Borrowed(m),
+            }
+        })
+    }
 }
 
 /// One piece of a streamed model response.

@@ -53,6 +53,12 @@ pub(crate) trait StreamDecoder: Send {
     fn finished(&self) -> bool;
 }
 
+/// A request body as bytes. Serialising to memory fails only for maps with non-string keys, which
+/// no body has; such a body would be sent empty and the provider would say so.
+pub(crate) fn json_bytes(body: &impl serde::Serialize) -> bytes::Bytes {
+    serde_json::to_vec(body).unwrap_or_default().into()
+}
+
 /// Turns an HTTP error body into an error (per wire format).
 pub(crate) type ErrorClassifier = fn(u16, &str, Option<Duration>) -> LlmError;
 
@@ -61,7 +67,8 @@ pub(crate) struct StreamingCall {
     pub client: reqwest::Client,
     pub url: String,
     pub headers: HeaderMap,
-    pub body: serde_json::Value,
+    /// The request body, serialised once (retries send the same bytes).
+    pub body: bytes::Bytes,
     pub retry: RetryPolicy,
     pub idle_timeout: Duration,
     pub classify: ErrorClassifier,
@@ -130,7 +137,8 @@ impl StreamingCall {
             .client
             .post(&self.url)
             .headers(self.headers.clone())
-            .json(&self.body)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(self.body.clone())
             .send()
             .await
             .map_err(|e| LlmError::Network {

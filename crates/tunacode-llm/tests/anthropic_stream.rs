@@ -44,7 +44,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         model: "claude-test".into(),
         system: "sys".into(),
-        messages: vec![Message::user("hi")],
+        messages: vec![Message::user("hi")].into(),
         ..Default::default()
     }
 }
@@ -207,7 +207,7 @@ async fn thinking_keeps_its_signature_and_goes_back_byte_exact() {
         4
     );
     let follow_up = ModelRequest {
-        messages: vec![Message::user("hi"), message, Message::user("again")],
+        messages: vec![Message::user("hi"), message, Message::user("again")].into(),
         ..request()
     };
     assert_eq!(
@@ -443,7 +443,8 @@ async fn sends_key_version_and_an_alternating_body() {
                 Part::retry_prompt("toolu_2", "grep", "bad pattern"),
             ]),
             Message::user("and hurry"),
-        ],
+        ]
+        .into(),
         tools: vec![ToolSpec {
             name: "read_file".into(),
             description: "Reads a file.".into(),

@@ -42,7 +42,7 @@ fn request(messages: Vec<Message>) -> ModelRequest {
     ModelRequest {
         model: "test-model".into(),
         system: "sys".into(),
-        messages,
+        messages: messages.into(),
         ..ModelRequest::default()
     }
 }

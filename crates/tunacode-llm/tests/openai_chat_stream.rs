@@ -32,7 +32,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         model: "test-model".into(),
         system: "sys".into(),
-        messages: vec![Message::user("hi")],
+        messages: vec![Message::user("hi")].into(),
         ..Default::default()
     }
 }

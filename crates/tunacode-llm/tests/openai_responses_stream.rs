@@ -44,7 +44,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         model: "gpt-test".into(),
         system: "sys".into(),
-        messages: vec![Message::user("hi")],
+        messages: vec![Message::user("hi")].into(),
         ..Default::default()
     }
 }
@@ -252,11 +252,11 @@ async fn a_cut_stream_is_a_network_error() {
 async fn request_body_and_authorization_header() {
     let fake = start(vec![Turn::text("ok")]);
     let mut req = request();
-    req.messages.push(Message::response(vec![
+    std::sync::Arc::make_mut(&mut req.messages).push(Message::response(vec![
         Part::text("Looking."),
         Part::tool_call("call_1", "list_dir", json!({"directory": "."})),
     ]));
-    req.messages.push(Message::request(vec![Part::tool_return(
+    std::sync::Arc::make_mut(&mut req.messages).push(Message::request(vec![Part::tool_return(
         "call_1", "list_dir", "a.txt",
     )]));
     req.tools = vec![ToolSpec {

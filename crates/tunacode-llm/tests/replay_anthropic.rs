@@ -45,7 +45,8 @@ fn request_like(recorded: &Value) -> ModelRequest {
             recorded["messages"][0]["content"][0]["text"]
                 .as_str()
                 .unwrap(),
-        )],
+        )]
+        .into(),
         max_output_tokens: recorded["max_tokens"].as_u64().map(|n| n as u32),
         ..Default::default()
     }
@@ -134,7 +135,8 @@ async fn thinking_stream_replays_and_its_signature_goes_back_byte_exact() {
             request.messages[0].clone(),
             message,
             Message::user("And at night?"),
-        ],
+        ]
+        .into(),
         ..request
     };
     let body = build_body(&follow_up);
@@ -200,7 +202,7 @@ async fn tool_use_stream_replays_and_the_follow_up_matches_the_recorded_request(
         )]),
     ];
     let follow_up = ModelRequest {
-        messages: history.clone(),
+        messages: history.clone().into(),
         ..request.clone()
     };
     let body = build_body(&follow_up);

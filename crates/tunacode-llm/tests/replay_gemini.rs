@@ -98,7 +98,7 @@ fn request_like(recorded: &Value, model: &str, messages: Vec<Message>) -> ModelR
             .and_then(Value::as_str)
             .unwrap_or_default()
             .into(),
-        messages,
+        messages: messages.into(),
         tools: tools_of(recorded),
         ..ModelRequest::default()
     }
@@ -330,7 +330,7 @@ async fn raw_sse_with_thought_summary_text_and_a_signed_call() {
         &body,
         ModelRequest {
             model: "gemini-3.1-pro-preview".into(),
-            messages: vec![Message::user(prompt)],
+            messages: vec![Message::user(prompt)].into(),
             ..ModelRequest::default()
         },
     )
@@ -357,7 +357,7 @@ async fn raw_sse_with_thought_summary_text_and_a_signed_call() {
         answer(&response, r#"{"temperature": 31, "unit": "C"}"#),
     ];
     let ours = build_body(&ModelRequest {
-        messages: history,
+        messages: history.into(),
         ..ModelRequest::default()
     });
     let model_parts = &ours["contents"][1]["parts"];

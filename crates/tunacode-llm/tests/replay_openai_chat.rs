@@ -21,7 +21,7 @@ async fn replay(provider: &str, body: &str) -> (Vec<ModelEvent>, Result<Message,
         client.as_ref(),
         ModelRequest {
             model: "m".into(),
-            messages: vec![Message::user("q")],
+            messages: vec![Message::user("q")].into(),
             ..Default::default()
         },
     )
@@ -71,7 +71,7 @@ async fn openai_chat_tool_roundtrip() {
     let ours = build_body(
         &ModelRequest {
             model: "gpt-4o-mini".into(),
-            messages: history,
+            messages: history.into(),
             ..Default::default()
         },
         ChatDialect::default(),
@@ -131,7 +131,7 @@ async fn openrouter_reasoning_details_are_kept_and_sent_back_byte_exact() {
     ];
     let request = ModelRequest {
         model: "anthropic/claude-sonnet-4.5".into(),
-        messages: history,
+        messages: history.into(),
         ..Default::default()
     };
     let body = build_body(&request, ChatDialect { openrouter: true });

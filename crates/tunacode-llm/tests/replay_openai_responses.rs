@@ -33,7 +33,7 @@ async fn replay(body: &str, model: &str) -> (Vec<ModelEvent>, Message) {
     let client = create_client(&settings).unwrap();
     let request = ModelRequest {
         model: model.into(),
-        messages: vec![Message::user("replay")],
+        messages: vec![Message::user("replay")].into(),
         ..ModelRequest::default()
     };
     let (events, message) = support::collect(client.as_ref(), request).await;
@@ -74,7 +74,8 @@ fn follow_up(prompt: &str, response: &Message, answer: &str) -> Value {
                 call.tool_name.clone(),
                 answer,
             )]),
-        ],
+        ]
+        .into(),
         ..ModelRequest::default()
     })
 }

@@ -1,6 +1,8 @@
 //! The session journal: `<session_id>.jsonl` beside the session file, one JSON line per completed
-//! message (or finished tool result), flushed and fsync'd as it is written, so a killed process loses
-//! at most the model response that was streaming. The session file is the checkpoint: the journal's
+//! message (or finished tool result), written as soon as it is complete (so a killed process loses at
+//! most the model response that was streaming) and fsync'd by [`Journal::sync`], which the engine runs
+//! in the background after each write, coalesced (so a power cut loses at most the lines of the last
+//! few milliseconds, and no turn waits for the disk). The session file is the checkpoint: the journal's
 //! first line names the checkpoint it follows (its size, message count and save time), so lines that
 //! follow an older checkpoint (left by a crash between a save and the journal's removal) are ignored
 //! rather than replayed onto the wrong history. A torn last line is dropped. The session file keeps
@@ -76,9 +78,9 @@ impl Journal {
         &self.path
     }
 
-    /// Appends lines after checkpoint `base` and makes them durable (write, then one fsync) before
-    /// returning; a new journal starts with the line naming `base`. Blocking: call it off the async
-    /// threads.
+    /// Appends lines after checkpoint `base` (written to the file before returning, so they survive
+    /// the process being killed; [`Journal::sync`] makes them survive a power cut); a new journal
+    /// starts with the line naming `base`. Blocking: call it off the async threads.
     pub fn append(&self, base: &JournalBase, entries: &[JournalEntry]) -> Result<(), StoreError> {
         let mut slot = self.file.lock().unwrap_or_else(|p| p.into_inner());
         let mut bytes = Vec::new();
@@ -96,8 +98,16 @@ impl Journal {
             return Ok(());
         };
         file.write_all(&bytes)
-            .and_then(|()| file.sync_data())
             .map_err(|e| StoreError::io(&self.path, e))
+    }
+
+    /// Makes everything written so far durable (fsync). Blocking.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        let slot = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        match slot.as_ref() {
+            Some(file) => file.sync_data().map_err(|e| StoreError::io(&self.path, e)),
+            None => Ok(()),
+        }
     }
 
     fn open(&self) -> Result<(File, bool), StoreError> {

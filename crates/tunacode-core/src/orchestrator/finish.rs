@@ -14,7 +14,7 @@ impl RequestRun<'_> {
         let partial = std::mem::take(&mut self.shown);
         if !partial.trim().is_empty() {
             let text = format!("{partial}\n\n{INTERRUPTED_MARKER}");
-            self.run_messages
+            self.history_mut()
                 .push(Message::response(vec![Part::text(text)]));
         }
         {
@@ -24,7 +24,7 @@ impl RequestRun<'_> {
                 let _ = registry.cancel(&id, "request interrupted");
             }
         }
-        run_cleanup_loop(&mut self.run_messages);
+        run_cleanup_loop(self.history_mut());
         self.persist();
         let cause = *self.cause.lock().unwrap_or_else(|p| p.into_inner());
         let error = match (interrupt, cause) {
@@ -67,7 +67,7 @@ impl RequestRun<'_> {
             .get(self.baseline..)
             .unwrap_or_default()
             .to_vec();
-        let mut messages = self.run_messages.clone();
+        let mut messages = self.run_messages.to_vec();
         messages.extend(external);
         session.messages = messages;
         session.update_token_count();

@@ -4,6 +4,7 @@
 //! process loses at most the response that was streaming; loading replays the journal.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tunacode_protocol::{AgentEvent, NoticeLevel, Part};
 use tunacode_store::{Journal, JournalBase, JournalEntry, JournalRecord};
@@ -14,10 +15,12 @@ use crate::error::RequestError;
 /// Where a batch's finished tool results go before the whole answer is complete.
 #[derive(Debug, Clone)]
 pub(crate) struct ResultSink {
-    journal: Arc<Journal>,
+    journal: Arc<RunJournal>,
     base: JournalBase,
     /// The index the batch's answers will have in the session's messages.
     at: usize,
+    /// The call ids of the results written, in the order they were written.
+    written: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ResultSink {
@@ -28,21 +31,91 @@ impl ResultSink {
             at: self.at,
             record: JournalRecord::ToolResult(part.clone()),
         };
-        write(self.journal.clone(), self.base.clone(), vec![entry])
+        if write(self.journal.clone(), self.base.clone(), vec![entry])
             .await
-            .ok();
+            .is_ok()
+            && let Some(id) = part.tool_call_id()
+        {
+            self.written
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(id.to_string());
+        }
+    }
+
+    /// Whether the journal already holds exactly these answers, in this order (so the whole answer
+    /// need not be written again).
+    pub(crate) fn holds(&self, answers: &[Part]) -> bool {
+        let written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        written.len() == answers.len()
+            && answers
+                .iter()
+                .zip(written.iter())
+                .all(|(part, id)| part.tool_call_id() == Some(id.as_str()))
     }
 }
 
-/// Appends entries with one fsync, on a blocking thread.
-async fn write(
+/// How long the background fsync waits to gather writes: the most a power cut can lose.
+const SYNC_DELAY: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// The journal of a run, with its background fsync.
+#[derive(Debug)]
+pub(crate) struct RunJournal {
     journal: Arc<Journal>,
+    /// A syncer is running.
+    syncing: AtomicBool,
+    /// Lines were written since the running syncer started.
+    dirty: AtomicBool,
+}
+
+impl RunJournal {
+    pub(crate) fn new(journal: Journal) -> Arc<Self> {
+        Arc::new(RunJournal {
+            journal: Arc::new(journal),
+            syncing: AtomicBool::new(false),
+            dirty: AtomicBool::new(false),
+        })
+    }
+
+    /// Fsyncs in the background, at most one syncer at a time, a few milliseconds after the first
+    /// unsynced write so the writes of several turns share one fsync (group commit); writes made
+    /// while it runs are synced by its next round.
+    fn schedule_sync(self: &Arc<Self>) {
+        self.dirty.store(true, Ordering::SeqCst);
+        if self.syncing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || {
+            loop {
+                std::thread::sleep(SYNC_DELAY);
+                this.dirty.store(false, Ordering::SeqCst);
+                if let Err(e) = this.journal.sync() {
+                    tracing::error!(error = %e, "session journal fsync");
+                }
+                this.syncing.store(false, Ordering::SeqCst);
+                // Another write came in meanwhile: sync again unless a new syncer took over.
+                if !this.dirty.load(Ordering::SeqCst) || this.syncing.swap(true, Ordering::SeqCst) {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+/// Appends entries on a blocking thread (written before this returns), then fsyncs in the background.
+async fn write(
+    journal: Arc<RunJournal>,
     base: JournalBase,
     entries: Vec<JournalEntry>,
 ) -> Result<(), String> {
-    let result = tokio::task::spawn_blocking(move || journal.append(&base, &entries)).await;
+    let writer = journal.journal.clone();
+    let result = tokio::task::spawn_blocking(move || writer.append(&base, &entries)).await;
     match result {
-        Ok(Ok(())) => Ok(()),
+        Ok(Ok(())) => {
+            journal.schedule_sync();
+            Ok(())
+        }
         Ok(Err(e)) => {
             tracing::error!(error = %e, "session journal");
             Err(e.to_string())
@@ -83,6 +156,16 @@ impl RequestRun<'_> {
         }
     }
 
+    /// The answers just added are in the journal already when their results were written one by one
+    /// in call order.
+    pub(super) fn journal_answers(&mut self, sink: Option<&ResultSink>, answers: &[Part]) {
+        if sink.is_some_and(|s| s.holds(answers))
+            && self.journal_mark + 1 == self.run_messages.len()
+        {
+            self.journal_mark = self.run_messages.len();
+        }
+    }
+
     /// The run's message at `index` changed (a prompt joined a trailing request): write it again.
     pub(super) fn journal_touch(&mut self, index: usize) {
         self.journal_mark = self.journal_mark.min(index);
@@ -98,6 +181,7 @@ impl RequestRun<'_> {
             journal: self.journal.clone()?,
             base: self.journal_base()?,
             at: self.run_messages.len(),
+            written: Arc::default(),
         })
     }
 

@@ -53,7 +53,11 @@ pub(crate) struct RequestRun<'a> {
     cancel: CancellationToken,
     cause: Arc<Mutex<Option<StopCause>>>,
     request_id: String,
-    run_messages: Vec<Message>,
+    /// The history of this run, shared with the model request of each turn (a turn copies no
+    /// message; changes go through [`RequestRun::history_mut`]).
+    run_messages: Arc<Vec<Message>>,
+    /// Run messages before this index passed the invariant check (only later ones are checked).
+    checked: usize,
     baseline: usize,
     state: ResponseState,
     /// Text the user saw of the response being streamed.
@@ -72,7 +76,7 @@ pub(crate) struct RequestRun<'a> {
     /// Every tool-call id in the history sent to the model (kept unique).
     call_ids: HashSet<String>,
     /// The session's journal (none when the session is not stored).
-    journal: Option<Arc<tunacode_store::Journal>>,
+    journal: Option<Arc<journal::RunJournal>>,
     /// Run messages before this index are in the journal as they are now.
     journal_mark: usize,
     /// A failed journal write was reported.
@@ -94,7 +98,8 @@ impl<'a> RequestRun<'a> {
             cancel,
             cause,
             request_id: new_request_id(),
-            run_messages: Vec::new(),
+            run_messages: Arc::new(Vec::new()),
+            checked: 0,
             baseline: 0,
             state: ResponseState::new(),
             shown: String::new(),
@@ -161,20 +166,22 @@ impl<'a> RequestRun<'a> {
         session.runtime.plan_awaiting_approval = None;
         session.task.original_query = self.message.clone();
         session.model = self.agent.options.model.clone();
-        self.run_messages = prepare_history(&session.messages, &self.agent.options.prune);
+        self.run_messages = Arc::new(prepare_history(
+            &session.messages,
+            &self.agent.options.prune,
+        ));
         // The journal indexes the prepared history: the file must hold exactly it.
         self.checkpoint_needed =
-            session.journal_base.is_none() || self.run_messages != session.messages;
+            session.journal_base.is_none() || *self.run_messages != session.messages;
         if self.checkpoint_needed {
-            session.messages = self.run_messages.clone();
+            session.messages = self.run_messages.to_vec();
         }
         self.baseline = session.messages.len();
         self.journal_mark = self.run_messages.len();
-        self.journal = self
-            .agent
-            .store
-            .as_ref()
-            .map(|store| Arc::new(store.journal(&session.project_id, &session.id)));
+        self.journal =
+            self.agent.store.as_ref().map(|store| {
+                journal::RunJournal::new(store.journal(&session.project_id, &session.id))
+            });
         self.call_ids = self
             .run_messages
             .iter()
@@ -194,13 +201,33 @@ impl<'a> RequestRun<'a> {
 
     /// Adds a user prompt, joining a trailing request so requests never follow each other.
     fn add_user_prompt(&mut self, text: String) {
-        match self.run_messages.last_mut() {
+        let history = self.history_mut();
+        match history.last_mut() {
             Some(last) if last.is_request() && !last.is_legacy() => {
                 last.parts.push(Part::user_prompt(text));
-                self.journal_touch(self.run_messages.len() - 1);
+                let last = history.len() - 1;
+                self.journal_touch(last);
+                self.checked = self.checked.min(last);
             }
-            _ => self.run_messages.push(Message::user(text)),
+            _ => history.push(Message::user(text)),
         }
+    }
+
+    /// The run's history, to change it (copied only if a model request still holds it).
+    fn history_mut(&mut self) -> &mut Vec<Message> {
+        Arc::make_mut(&mut self.run_messages)
+    }
+
+    /// Checks the invariants of what was added since the last check (the message before it too: it
+    /// may now have its answer); cleans the whole history when one is broken.
+    fn check_new_messages(&mut self) {
+        let from = self.checked.saturating_sub(1);
+        if let Err(problem) = check_invariants(&self.run_messages[from..]) {
+            tracing::error!(%problem, "history invariant broken before a request; cleaning");
+            run_cleanup_loop(self.history_mut());
+            self.journal_touch(0);
+        }
+        self.checked = self.run_messages.len();
     }
 
     async fn iterate(&mut self) -> Result<FinishReason, Interrupt> {
@@ -222,11 +249,7 @@ impl<'a> RequestRun<'a> {
                 max_iterations: self.max_iterations,
             });
             self.transition(AgentState::Assistant);
-            if let Err(problem) = check_invariants(&self.run_messages) {
-                tracing::error!(%problem, "history invariant broken before a request; cleaning");
-                run_cleanup_loop(&mut self.run_messages);
-                self.journal_touch(0);
-            }
+            self.check_new_messages();
             // Whatever this call carries is durable before it is sent.
             self.journal_flush().await;
             let request = self.model_request();
@@ -296,15 +319,14 @@ impl<'a> RequestRun<'a> {
     /// request also asks the model to assess its progress (seed 003 §7): in the same call, not stored.
     fn model_request(&self) -> ModelRequest {
         let options = &self.agent.options;
-        let mut messages = self.run_messages.clone();
-        if options.guidance.self_evaluation
+        let nudge = (options.guidance.self_evaluation
             && self.iteration >= SELF_EVALUATION_FROM
             && !self.state.task_completed
             && !self.final_summary
-            && let Some(last) = messages.last_mut().filter(|m| m.is_request())
-        {
-            last.parts.push(Part::user_prompt(self_evaluation_prompt()));
-            if options.guidance.show_thoughts {
+            && self.run_messages.last().is_some_and(Message::is_request))
+        .then(self_evaluation_prompt);
+        if nudge.is_some() && options.guidance.show_thoughts {
+            {
                 self.agent.events.emit(AgentEvent::Notice {
                     level: NoticeLevel::Info,
                     message: "Self-evaluation: asking the agent whether the task is complete."
@@ -315,7 +337,8 @@ impl<'a> RequestRun<'a> {
         ModelRequest {
             model: options.provider_model.clone(),
             system: self.system_prompt(),
-            messages,
+            messages: self.run_messages.clone(),
+            nudge,
             tools: self.offered_tools().specs(),
             max_output_tokens: options.max_output_tokens,
             temperature: None,

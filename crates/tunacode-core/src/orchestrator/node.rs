@@ -44,7 +44,7 @@ impl RequestRun<'_> {
             self.state.has_user_response = true;
             self.last_text = text;
         }
-        self.run_messages.push(response);
+        self.history_mut().push(response);
         if self.final_summary {
             self.transition(AgentState::Response);
             return Ok(Some(FinishReason::IterationLimit));
@@ -64,8 +64,10 @@ impl RequestRun<'_> {
         self.transition(AgentState::ToolExecution);
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
-        let answers = self.dispatcher().dispatch(&calls).await;
-        self.run_messages.push(Message::request(answers));
+        let dispatcher = self.dispatcher();
+        let answers = dispatcher.dispatch(&calls).await;
+        self.history_mut().push(Message::request(answers.clone()));
+        self.journal_answers(dispatcher.results.as_ref(), &answers);
         self.journal_flush().await;
         self.transition(AgentState::Response);
         let (todos_after, presented) = {

@@ -49,10 +49,7 @@ pub fn build_body(request: &ModelRequest) -> Value {
     if !request.system.is_empty() {
         body.insert("system".into(), json!(request.system));
     }
-    body.insert(
-        "messages".into(),
-        Value::Array(build_messages(&request.messages)),
-    );
+    body.insert("messages".into(), Value::Array(build_messages(request)));
     body.insert("stream".into(), json!(true));
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
@@ -80,9 +77,14 @@ pub fn build_body(request: &ModelRequest) -> Value {
 }
 
 /// The `messages` array: one entry per run of same-side canonical messages.
-fn build_messages(history: &[Message]) -> Vec<Value> {
+fn build_messages(request: &ModelRequest) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for message in history.iter().filter(|m| !m.is_legacy()) {
+    let history: Vec<_> = request.history().collect();
+    for message in history
+        .iter()
+        .map(|m| m.as_ref())
+        .filter(|m| !m.is_legacy())
+    {
         let (role, blocks) = if message.is_request() {
             ("user", request_blocks(message))
         } else {
@@ -250,7 +252,8 @@ mod tests {
                 Message::from_value(json!({"thought": "legacy"})).unwrap(),
                 Message::response(vec![Part::thinking("only foreign", None)]),
                 Message::user("next"),
-            ],
+            ]
+            .into(),
             tools: vec![ToolSpec {
                 name: "list_dir".into(),
                 description: "lists".into(),
@@ -259,6 +262,7 @@ mod tests {
             max_output_tokens: None,
             temperature: Some(0.2),
             reasoning: None,
+            nudge: None,
         };
         let body = build_body(&request);
         assert_eq!(
@@ -298,7 +302,7 @@ mod tests {
     fn reasoning_effort_enables_thinking_with_room_for_the_answer() {
         let mut request = ModelRequest {
             model: "m".into(),
-            messages: vec![Message::user("hi")],
+            messages: vec![Message::user("hi")].into(),
             temperature: Some(0.5),
             reasoning: Some("low".into()),
             ..Default::default()
@@ -349,7 +353,8 @@ mod tests {
                         extra: Map::new(),
                     },
                 )]),
-            ],
+            ]
+            .into(),
             ..Default::default()
         };
         assert_eq!(

@@ -49,7 +49,12 @@ pub fn build_body(request: &ModelRequest) -> Value {
     let mut contents: Vec<Value> = Vec::new();
     // Call id → tool name, for answers that do not name their tool.
     let mut names: HashMap<&str, &str> = HashMap::new();
-    for message in request.messages.iter().filter(|m| !m.is_legacy()) {
+    let history: Vec<_> = request.history().collect();
+    for message in history
+        .iter()
+        .map(|m| m.as_ref())
+        .filter(|m| !m.is_legacy())
+    {
         let (role, parts) = if message.is_request() {
             ("user", request_parts(message, &names))
         } else {
@@ -359,11 +364,13 @@ mod tests {
                 Message::response(vec![signed(Part::text(""), "EndSig==")]),
                 Message::user("next"),
                 Message::user("and more"),
-            ],
+            ]
+            .into(),
             tools: vec![],
             max_output_tokens: None,
             temperature: None,
             reasoning: None,
+            nudge: None,
         };
         let body = build_body(&request);
         assert_eq!(
@@ -400,7 +407,8 @@ mod tests {
                     Part::tool_call("a", "glob", json!({})),
                     Part::tool_call("b", "grep", Value::Null),
                 ]),
-            ],
+            ]
+            .into(),
             ..ModelRequest::default()
         };
         let body = build_body(&request);
@@ -419,7 +427,7 @@ mod tests {
     #[test]
     fn tools_schemas_are_cleaned_and_config_is_set() {
         let request = ModelRequest {
-            messages: vec![Message::user("x")],
+            messages: vec![Message::user("x")].into(),
             tools: vec![
                 ToolSpec {
                     name: "read_file".into(),

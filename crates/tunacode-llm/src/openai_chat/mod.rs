@@ -3,20 +3,22 @@
 
 mod decode;
 mod reasoning_details;
-mod request;
+pub mod request;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
+use crate::http::{
+    StreamingCall, insert_key_header, json_bytes, shared_http_client, with_key_hint,
+};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
 pub(crate) use decode::classify_error;
 pub use reasoning_details::ReasoningDetails;
-pub use request::{ChatDialect, build_body};
+pub use request::{ChatBody, ChatDialect, build_body};
 
 /// A client for one OpenAI-compatible endpoint.
 #[derive(Debug, Clone)]
@@ -50,7 +52,10 @@ impl ModelClient for OpenAiChatClient {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
             headers: self.headers.clone(),
-            body: build_body(&request, ChatDialect::for_settings(&self.settings)),
+            body: json_bytes(&ChatBody::new(
+                &request,
+                ChatDialect::for_settings(&self.settings),
+            )),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

@@ -1,6 +1,10 @@
 //! Canonical history → Chat Completions request body.
 
-use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
@@ -26,70 +30,261 @@ impl ChatDialect {
     }
 }
 
-/// Builds the JSON body of a streaming Chat Completions request.
+/// Builds the JSON body of a streaming Chat Completions request (as a tree, for inspection; the
+/// client serialises [`ChatBody`] straight to bytes).
 pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
-    let mut messages = Vec::new();
-    if !request.system.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system}));
-    }
-    for message in request.messages.iter().filter(|m| !m.is_legacy()) {
-        if message.is_request() {
-            push_request(&mut messages, message);
-        } else {
-            push_response(&mut messages, message, dialect);
-        }
-    }
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    body.insert("stream_options".into(), json!({"include_usage": true}));
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters}})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    if let Some(max) = request.max_output_tokens {
-        body.insert("max_tokens".into(), json!(max));
-    }
-    if let Some(t) = request.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(effort) = &request.reasoning {
-        if dialect.openrouter {
-            body.insert("reasoning".into(), json!({"effort": effort}));
-        } else {
-            body.insert("reasoning_effort".into(), json!(effort));
-        }
-    }
-    Value::Object(body)
+    serde_json::to_value(ChatBody::new(request, dialect)).unwrap_or(Value::Null)
 }
 
-fn push_request(out: &mut Vec<Value>, message: &Message) {
-    for part in &message.parts {
-        match part {
-            // System prompts travel in `ModelRequest::system`, never inside history.
-            Part::SystemPrompt(_) => {}
-            Part::UserPrompt(p) => out.push(json!({"role": "user", "content": p.content})),
-            Part::ToolReturn(p) => out.push(json!({
-                "role": "tool", "tool_call_id": p.tool_call_id, "content": content_to_text(&p.content)})),
-            Part::RetryPrompt(p) => {
-                let text = format!("{}{RETRY_SUFFIX}", content_to_text(&p.content));
-                match &p.tool_call_id {
-                    Some(id) => out.push(json!({"role": "tool", "tool_call_id": id, "content": text})),
-                    None => out.push(json!({"role": "user", "content": text})),
-                }
+/// The body of a streaming Chat Completions request, serialised straight from the canonical history:
+/// no intermediate JSON tree and no copy of the messages, so a late turn of a long task costs little
+/// more than writing its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatBody<'a> {
+    request: &'a ModelRequest,
+    dialect: ChatDialect,
+}
+
+impl<'a> ChatBody<'a> {
+    /// The body for `request` in `dialect`.
+    pub fn new(request: &'a ModelRequest, dialect: ChatDialect) -> Self {
+        ChatBody { request, dialect }
+    }
+}
+
+impl Serialize for ChatBody<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.request;
+        let mut body = serializer.serialize_map(None)?;
+        body.serialize_entry("model", &r.model)?;
+        body.serialize_entry("messages", &ChatMessages(*self))?;
+        body.serialize_entry("stream", &true)?;
+        body.serialize_entry("stream_options", &json!({"include_usage": true}))?;
+        if !r.tools.is_empty() {
+            let tools: Vec<ChatTool> = r.tools.iter().map(ChatTool::of).collect();
+            body.serialize_entry("tools", &tools)?;
+        }
+        if let Some(max) = r.max_output_tokens {
+            body.serialize_entry("max_tokens", &max)?;
+        }
+        if let Some(t) = r.temperature {
+            body.serialize_entry("temperature", &t)?;
+        }
+        if let Some(effort) = &r.reasoning {
+            if self.dialect.openrouter {
+                body.serialize_entry("reasoning", &json!({"effort": effort}))?;
+            } else {
+                body.serialize_entry("reasoning_effort", effort)?;
             }
-            Part::Text(t) => out.push(json!({"role": "user", "content": t.content})),
-            Part::Thinking(_) | Part::ToolCall(_) | Part::Other(_) => {}
+        }
+        body.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ChatTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: ChatFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct ChatFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+impl<'a> ChatTool<'a> {
+    fn of(t: &'a tunacode_protocol::ToolSpec) -> Self {
+        ChatTool {
+            kind: "function",
+            function: ChatFunction {
+                name: &t.name,
+                description: &t.description,
+                parameters: &t.parameters,
+            },
         }
     }
+}
+
+/// The `messages` array: the system prompt, then each canonical message as Chat messages.
+struct ChatMessages<'a>(ChatBody<'a>);
+
+impl Serialize for ChatMessages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.0.request;
+        let mut seq = serializer.serialize_seq(None)?;
+        if !r.system.is_empty() {
+            seq.serialize_element(&ChatMessage::text("system", &r.system))?;
+        }
+        for message in r.messages.iter().filter(|m| !m.is_legacy()) {
+            if message.is_request() {
+                for part in &message.parts {
+                    if let Some(m) = request_part(part) {
+                        seq.serialize_element(&m)?;
+                    }
+                }
+            } else if let Some(m) = response_message(message, self.0.dialect) {
+                seq.serialize_element(&m)?;
+            }
+        }
+        if let Some(nudge) = r
+            .nudge
+            .as_ref()
+            .filter(|_| r.messages.last().is_some_and(Message::is_request))
+        {
+            seq.serialize_element(&ChatMessage::text("user", nudge))?;
+        }
+        seq.end()
+    }
+}
+
+/// One Chat message, borrowing from the history where it can.
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    content: ChatContent<'a>,
+    #[serde(skip_serializing_if = "ChatCalls::is_empty")]
+    tool_calls: ChatCalls<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_details: Option<Value>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ChatContent<'a> {
+    Text(Cow<'a, str>),
+    Value(&'a Value),
+}
+
+/// A response's tool calls, written straight from its parts.
+struct ChatCalls<'a>(Option<&'a Message>);
+
+impl ChatCalls<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_none_or(|m| m.tool_calls().next().is_none())
+    }
+}
+
+impl Serialize for ChatCalls<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for c in self.0.into_iter().flat_map(Message::tool_calls) {
+            seq.serialize_element(&ChatCall {
+                id: &c.tool_call_id,
+                kind: "function",
+                function: ChatCallFunction {
+                    name: &c.tool_name,
+                    arguments: Arguments(&c.args),
+                },
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ChatCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: ChatCallFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct ChatCallFunction<'a> {
+    name: &'a str,
+    arguments: Arguments<'a>,
+}
+
+/// Call arguments as the JSON text Chat Completions wants: kept as received when they are text,
+/// otherwise written compactly straight into the string (no intermediate copy).
+struct Arguments<'a>(&'a Value);
+
+impl Serialize for Arguments<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::String(s) => serializer.serialize_str(s),
+            Value::Null => serializer.serialize_str("{}"),
+            other => serializer.serialize_str(&other.to_string()),
+        }
+    }
+}
+
+impl<'a> ChatMessage<'a> {
+    fn text(role: &'static str, text: &'a str) -> Self {
+        ChatMessage {
+            role,
+            tool_call_id: None,
+            content: ChatContent::Text(Cow::Borrowed(text)),
+            tool_calls: ChatCalls(None),
+            reasoning_details: None,
+        }
+    }
+
+    fn tool(id: &'a str, content: Cow<'a, str>) -> Self {
+        ChatMessage {
+            tool_call_id: Some(id),
+            content: ChatContent::Text(content),
+            ..ChatMessage::text("tool", "")
+        }
+    }
+}
+
+/// Tool answers, prompts and retries of a request, each its own Chat message.
+fn request_part(part: &Part) -> Option<ChatMessage<'_>> {
+    Some(match part {
+        // System prompts travel in `ModelRequest::system`, never inside history.
+        Part::SystemPrompt(_) | Part::Thinking(_) | Part::ToolCall(_) | Part::Other(_) => {
+            return None;
+        }
+        Part::UserPrompt(p) => ChatMessage {
+            content: ChatContent::Value(&p.content),
+            ..ChatMessage::text("user", "")
+        },
+        Part::ToolReturn(p) => ChatMessage::tool(&p.tool_call_id, text_of(&p.content)),
+        Part::RetryPrompt(p) => {
+            let text = Cow::Owned(format!("{}{RETRY_SUFFIX}", content_to_text(&p.content)));
+            match &p.tool_call_id {
+                Some(id) => ChatMessage::tool(id, text),
+                None => ChatMessage {
+                    content: ChatContent::Text(text),
+                    ..ChatMessage::text("user", "")
+                },
+            }
+        }
+        Part::Text(t) => ChatMessage::text("user", &t.content),
+    })
+}
+
+/// A tool return's content as text, borrowed when it already is one.
+fn text_of(content: &Value) -> Cow<'_, str> {
+    match content {
+        Value::String(s) => Cow::Borrowed(s),
+        other => Cow::Owned(content_to_text(other)),
+    }
+}
+
+/// A response as one assistant message (none when it has neither text nor calls).
+fn response_message(message: &Message, dialect: ChatDialect) -> Option<ChatMessage<'_>> {
+    let calls = ChatCalls(Some(message));
+    let text = response_text(message);
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    Some(ChatMessage {
+        // Some servers reject `null` content next to tool calls; an empty string is accepted everywhere.
+        content: ChatContent::Text(text),
+        tool_calls: calls,
+        reasoning_details: dialect
+            .openrouter
+            .then(|| openrouter_details(message))
+            .flatten(),
+        ..ChatMessage::text("assistant", "")
+    })
 }
 
 /// OpenRouter reasoning kept on the message's reasoning parts.
@@ -107,36 +302,17 @@ fn openrouter_details(message: &Message) -> Option<Value> {
     (!all.is_empty()).then_some(Value::Array(all))
 }
 
-fn push_response(out: &mut Vec<Value>, message: &Message, dialect: ChatDialect) {
-    let text = message.text();
-    let calls: Vec<Value> = message
-        .tool_calls()
-        .map(|c| {
-            let args = match &c.args {
-                Value::String(s) => s.clone(),
-                Value::Null => "{}".to_string(),
-                other => other.to_string(),
-            };
-            json!({"id": c.tool_call_id, "type": "function",
-                   "function": {"name": c.tool_name, "arguments": args}})
-        })
-        .collect();
-    if text.is_empty() && calls.is_empty() {
-        return;
+/// The text of a response, borrowed when it is one part (the usual case).
+fn response_text(message: &Message) -> Cow<'_, str> {
+    let mut texts = message.parts.iter().filter_map(|p| match p {
+        Part::Text(t) => Some(t.content.as_str()),
+        _ => None,
+    });
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(only), None) => Cow::Borrowed(only),
+        (Some(_), Some(_)) => Cow::Owned(message.text()),
     }
-    let mut msg = Map::new();
-    msg.insert("role".into(), json!("assistant"));
-    // Some servers reject `null` content next to tool calls; an empty string is accepted everywhere.
-    msg.insert("content".into(), json!(text));
-    if !calls.is_empty() {
-        msg.insert("tool_calls".into(), Value::Array(calls));
-    }
-    if dialect.openrouter
-        && let Some(details) = openrouter_details(message)
-    {
-        msg.insert("reasoning_details".into(), details);
-    }
-    out.push(Value::Object(msg));
 }
 
 #[cfg(test)]
@@ -163,7 +339,8 @@ mod tests {
                     Part::retry_prompt("c2", "read_file", "no such file"),
                 ]),
                 Message::from_value(json!({"thought": "legacy"})).unwrap(),
-            ],
+            ]
+            .into(),
             tools: vec![ToolSpec {
                 name: "list_dir".into(),
                 description: "lists".into(),
@@ -172,6 +349,7 @@ mod tests {
             max_output_tokens: Some(100),
             temperature: None,
             reasoning: None,
+            nudge: None,
         };
         let body = build_body(&request, ChatDialect::default());
         assert_eq!(

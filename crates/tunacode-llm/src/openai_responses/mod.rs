@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, insert_key_header, shared_http_client, with_key_hint};
+use crate::http::{
+    StreamingCall, insert_key_header, json_bytes, shared_http_client, with_key_hint,
+};
 use crate::openai_chat::classify_error;
 use crate::provider::ProviderSettings;
 
@@ -49,7 +51,7 @@ impl ModelClient for OpenAiResponsesClient {
             client: self.http.clone(),
             url: format!("{}/responses", self.settings.base_url),
             headers: self.headers.clone(),
-            body: build_body(&request),
+            body: json_bytes(&build_body(&request)),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: classify_error,

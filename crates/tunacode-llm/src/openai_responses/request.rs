@@ -16,7 +16,12 @@ pub const PROVIDER_TAG: &str = "openai-responses";
 /// Builds the JSON body of a streaming Responses request.
 pub fn build_body(request: &ModelRequest) -> Value {
     let mut input = Vec::new();
-    for message in request.messages.iter().filter(|m| !m.is_legacy()) {
+    let history: Vec<_> = request.history().collect();
+    for message in history
+        .iter()
+        .map(|m| m.as_ref())
+        .filter(|m| !m.is_legacy())
+    {
         if message.is_request() {
             push_request(&mut input, message);
         } else {
@@ -225,7 +230,8 @@ mod tests {
                     content: json!(["look", {"kind": "image-url", "url": "http://x/i.png"}]),
                     extra: Map::new(),
                 })]),
-            ],
+            ]
+            .into(),
             tools: vec![ToolSpec {
                 name: "list_dir".into(),
                 description: "lists".into(),
@@ -234,6 +240,7 @@ mod tests {
             max_output_tokens: Some(100),
             temperature: None,
             reasoning: Some("low".into()),
+            nudge: None,
         };
         assert_eq!(
             build_body(&request),
@@ -273,7 +280,7 @@ mod tests {
     fn minimal_request_omits_optional_fields() {
         let request = ModelRequest {
             model: "m".into(),
-            messages: vec![Message::user("hi")],
+            messages: vec![Message::user("hi")].into(),
             temperature: Some(0.5),
             ..ModelRequest::default()
         };

@@ -36,7 +36,7 @@ async fn check_with(
     let client = create_client(&settings).map_err(|e| describe(&e, &endpoint))?;
     let request = ModelRequest {
         model: model.to_string(),
-        messages: vec![Message::user("ping")],
+        messages: vec![Message::user("ping")].into(),
         max_output_tokens: Some(16),
         ..ModelRequest::default()
     };
