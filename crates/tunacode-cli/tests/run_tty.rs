@@ -52,8 +52,11 @@ fn an_answer_at_the_prompt_is_used() {
     let env = TestEnv::new().unwrap();
     let fake = FakeProvider::start(vec![write_call(), Turn::text("Wrote it.")]);
     let tmux = start_run(&env, &fake, "write hello");
-    let screen = tmux.wait_for_text("Allow?", WAIT).unwrap();
-    assert!(screen.contains("+hi"), "the diff is shown:\n{screen}");
+    // The diff is shown with the question.
+    tmux.wait_for("the prompt with the diff", WAIT, |s| {
+        s.contains("Allow?") && s.contains("+hi")
+    })
+    .unwrap();
     tmux.type_text("y").unwrap();
     tmux.keys(&["Enter"]).unwrap();
     assert_eq!(

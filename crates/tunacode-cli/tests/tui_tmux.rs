@@ -86,17 +86,17 @@ fn setup_task_approval_interrupt_quit_and_resume() {
     // A task: the write asks for approval and shows the diff; approving writes the file.
     tmux.type_text("create hello.txt").unwrap();
     tmux.keys(&["Enter"]).unwrap();
-    let dialog = tmux.wait_for_text("Allow write_file?", WAIT).unwrap();
-    assert!(
-        dialog.contains("+++ b/hello.txt") && dialog.contains("+hi there"),
-        "{dialog}"
-    );
+    tmux.wait_for("the approval with its diff", WAIT, |s| {
+        s.contains("Allow write_file?") && s.contains("+++ b/hello.txt") && s.contains("+hi there")
+    })
+    .unwrap();
     tmux.keys(&["y"]).unwrap();
-    let done = tmux.wait_for_text("Created hello.txt.", WAIT).unwrap();
-    assert!(
-        done.contains("✓ write_file hello.txt") && !done.contains("TUNACODE DONE"),
-        "{done}"
-    );
+    let done = tmux
+        .wait_for("the answer and the finished tool", WAIT, |s| {
+            s.contains("Created hello.txt.") && s.contains("✓ write_file hello.txt")
+        })
+        .unwrap();
+    assert!(!done.contains("TUNACODE DONE"), "{done}");
     assert_eq!(
         std::fs::read_to_string(env.workspace().join("hello.txt")).unwrap(),
         "hi there\n"
@@ -130,11 +130,12 @@ fn setup_task_approval_interrupt_quit_and_resume() {
     tmux.keys(&["Enter"]).unwrap();
     tmux.wait_for_text("Resume a session", WAIT).unwrap();
     tmux.keys(&["Enter"]).unwrap();
-    let resumed = tmux.wait_for_text("Resumed session", WAIT).unwrap();
-    assert!(
-        resumed.contains("create hello.txt") && resumed.contains("Created hello.txt."),
-        "{resumed}"
-    );
+    tmux.wait_for("the resumed history", WAIT, |s| {
+        s.contains("Resumed session")
+            && s.contains("create hello.txt")
+            && s.contains("Created hello.txt.")
+    })
+    .unwrap();
     tmux.type_text("and now?").unwrap();
     tmux.keys(&["Enter"]).unwrap();
     tmux.wait_for_text("Resumed fine.", WAIT).unwrap();
@@ -166,16 +167,18 @@ fn continuing_past_the_iteration_limit_from_its_dialog() {
     tmux.wait_for_text("local:test-model", WAIT).unwrap();
     tmux.type_text("look around").unwrap();
     tmux.keys(&["Enter"]).unwrap();
-    let dialog = tmux.wait_for_text("Iteration limit reached", WAIT).unwrap();
-    assert!(
-        dialog.contains("Original request: look around") && dialog.contains("list_dir: 2"),
-        "{dialog}"
-    );
+    // A screen is captured whole only once every part of it has arrived: wait for all of it.
+    tmux.wait_for("the limit dialog", WAIT, |s| {
+        s.contains("Iteration limit reached")
+            && s.contains("Original request: look around")
+            && s.contains("list_dir: 2")
+    })
+    .unwrap();
     tmux.keys(&["1"]).unwrap();
-    let screen = tmux
-        .wait_for_text("Finished after continuing.", WAIT)
-        .unwrap();
-    assert!(screen.contains("the iteration limit is now 7"), "{screen}");
+    tmux.wait_for("the answer after continuing", WAIT, |s| {
+        s.contains("Finished after continuing.") && s.contains("the iteration limit is now 7")
+    })
+    .unwrap();
     assert_eq!(fake.requests().len(), 3);
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
