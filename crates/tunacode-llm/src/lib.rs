@@ -10,6 +10,7 @@ mod error;
 pub mod gemini;
 mod http;
 pub mod models;
+mod offline;
 pub mod openai_chat;
 pub mod openai_responses;
 mod provider;
@@ -20,6 +21,7 @@ pub mod usage_norm;
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
+pub use offline::decode_response;
 pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,
     known_provider_names,

@@ -111,10 +111,15 @@ impl UserConfig {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(e) => return Err(StoreError::io(path, e)),
         };
+        Self::parse(path, &text)
+    }
+
+    /// Reads a config file's text (`path` names it in errors). Blank text is the default config.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, StoreError> {
         if text.trim().is_empty() {
             return Ok(Self::default());
         }
-        serde_json::from_str(&text).map_err(|e| StoreError::malformed(path, &e))
+        serde_json::from_str(text).map_err(|e| StoreError::malformed(path, &e))
     }
 
     /// A variable from the real environment, else from the config's `env`; empty values count as unset.
