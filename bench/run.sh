@@ -5,6 +5,9 @@
 #   3. the grep tool against ripgrep on a large tree (default: the cargo registry sources)
 #   4. TUI rendering, @-completion and key-to-frame latency in process
 #   5. TUI in tmux: start-up, idle CPU and memory, key-to-screen latency while an answer streams
+#   6. sessions: a journal write per message, saving and loading 10,000 messages, listing 500 sessions
+#   7. turn cost against history length: a 1,000-call run against ten 100-call runs (CPU), and what
+#      building one late request costs
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,3 +79,12 @@ need tmux tmux
 tuiwork=$(mktemp -d)
 python3 "$root/bench/tui_terminal.py" "$bin" "$fake" "$tuiwork"
 rm -rf "$tuiwork"
+
+echo "== 6. sessions: journal writes, a 10,000-message session, listing 500 sessions"
+cargo build --release --locked -q -p tunacode-store --example store_bench
+"$root/target/release/examples/store_bench"
+
+echo "== 7. turn cost against history length"
+"$root/bench/turns.sh" "$bin" "$fake"
+cargo build --release --locked -q -p tunacode-llm --example body_bench
+"$root/target/release/examples/body_bench"
