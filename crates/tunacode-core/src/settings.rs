@@ -291,13 +291,7 @@ fn provider_settings(
             config_file: paths.config_file.clone(),
         });
     }
-    let key_var = custom
-        .and_then(|c| c.key_env.clone())
-        .or_else(|| known.and_then(|k| k.key_env).map(str::to_string));
-    let key = key_var
-        .as_deref()
-        .and_then(|var| config.env_var(var))
-        .or_else(|| config.env_var("TUNACODE_API_KEY"));
+    let (key, key_var) = api_key(model, config);
     if let (Some(var), None, None) = (known.and_then(|k| k.key_env), &key, &base_url) {
         return Err(SettingsError::MissingKey {
             provider: model.provider.clone(),
@@ -319,6 +313,32 @@ fn provider_settings(
         settings.key_hint = key_var;
     }
     settings.config_file = Some(paths.config_file.clone());
+    tune(&mut settings, config);
+    Ok(settings)
+}
+
+/// The key and the variable it is read from: the provider's variable (`providers.<name>.key_env`,
+/// or e.g. `OPENAI_API_KEY`), else `TUNACODE_API_KEY`; each from the environment, then the config's
+/// `env`.
+fn api_key(model: &ModelId, config: &UserConfig) -> (Option<String>, Option<String>) {
+    let key_var = config
+        .providers
+        .get(&model.provider)
+        .and_then(|c| c.key_env.clone())
+        .or_else(|| {
+            known_provider(&model.provider)
+                .and_then(|k| k.key_env)
+                .map(str::to_string)
+        });
+    let key = key_var
+        .as_deref()
+        .and_then(|var| config.env_var(var))
+        .or_else(|| config.env_var("TUNACODE_API_KEY"));
+    (key, key_var)
+}
+
+/// The stream idle timeout and the retry policy from the config.
+fn tune(settings: &mut ProviderSettings, config: &UserConfig) {
     settings.idle_timeout = Duration::from_secs_f64(
         config
             .env_var("TUNACODE_STREAM_IDLE_TIMEOUT")
@@ -330,7 +350,6 @@ fn provider_settings(
         max_retries: config.settings.max_retries,
         ..RetryPolicy::default()
     };
-    Ok(settings)
 }
 
 /// An http(s) URL with a host.

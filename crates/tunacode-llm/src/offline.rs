@@ -26,9 +26,9 @@ pub fn decode_response(wire: WireApi, body: &[u8]) -> Result<Message, LlmError> 
         WireApi::Anthropic => Box::new(AnthropicStreamDecoder::default()),
         WireApi::Gemini => Box::new(GeminiStreamDecoder::default()),
     };
-    let chunks = futures::stream::iter([Ok::<_, std::convert::Infallible>(Bytes::copy_from_slice(
-        body,
-    ))]);
+    let chunks = futures::stream::iter([Ok::<_, std::convert::Infallible>(
+        Bytes::copy_from_slice(body),
+    )]);
     let mut events = chunks.eventsource();
     let mut assembler = ResponseAssembler::new();
     futures::executor::block_on(async {

@@ -113,19 +113,12 @@ impl SessionStore {
             };
             let (len, modified_ns) = (meta.len(), nanos(meta.modified().ok()));
             let changed = journal_time(&path).max(modified_ns);
-            let cached = old
-                .entries
-                .get(&name)
-                .filter(|e| e.len == len && e.modified_ns == modified_ns);
-            let summary = match cached {
-                Some(e) => e.summary.clone(),
-                None => match SessionStore::load_file(&path) {
-                    Ok(file) => summarize(&file, path),
-                    Err(e) => {
-                        scan.broken.push((e, changed));
-                        continue;
-                    }
-                },
+            let summary = match cached_or_read(&old, &name, path, len, modified_ns) {
+                Ok(summary) => summary,
+                Err(e) => {
+                    scan.broken.push((e, changed));
+                    continue;
+                }
             };
             // A Python session already resumed here is listed once, as this version's file.
             if !seen.insert(summary.session_id.clone()) {
@@ -146,6 +139,24 @@ impl SessionStore {
             let _ = write_index(&dir, &index);
         }
         Ok(scan)
+    }
+}
+
+/// A file's summary: from the index when its size and time match, else read from the file.
+fn cached_or_read(
+    index: &Index,
+    name: &str,
+    path: PathBuf,
+    len: u64,
+    modified_ns: u64,
+) -> Result<SessionSummary, StoreError> {
+    match index
+        .entries
+        .get(name)
+        .filter(|e| e.len == len && e.modified_ns == modified_ns)
+    {
+        Some(e) => Ok(e.summary.clone()),
+        None => SessionStore::load_file(&path).map(|file| summarize(&file, path)),
     }
 }
 

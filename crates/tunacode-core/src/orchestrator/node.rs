@@ -59,13 +59,22 @@ impl RequestRun<'_> {
             };
             return Ok(Some(reason));
         }
+        self.run_tools(&calls).await
+    }
+
+    /// Runs a response's tool calls and records their answers; the finish reason when the request is
+    /// over (a plan was presented, the task is complete).
+    async fn run_tools(
+        &mut self,
+        calls: &[tunacode_protocol::ToolCallPart],
+    ) -> Result<Option<FinishReason>, Interrupt> {
         self.unproductive = 0;
         self.last_productive = self.iteration;
         self.transition(AgentState::ToolExecution);
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
         let dispatcher = self.dispatcher();
-        let answers = dispatcher.dispatch(&calls).await;
+        let answers = dispatcher.dispatch(calls).await;
         self.history_mut().push(Message::request(answers.clone()));
         self.journal_answers(dispatcher.results.as_ref(), &answers);
         self.journal_flush().await;

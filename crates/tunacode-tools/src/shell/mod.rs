@@ -81,13 +81,37 @@ struct Segment<'a> {
 /// small crate parses bash operators. So this scanner tracks single quotes, double quotes and
 /// backslash escapes itself, and refuses everything that is not a plain word or one of the three
 /// operators.
-fn scan(command: &str) -> Option<Vec<Segment<'_>>> {
-    #[derive(PartialEq)]
-    enum Quote {
-        None,
-        Single,
-        Double,
+#[derive(PartialEq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+/// Consumes one character inside quotes; `None` when it starts a substitution (not allowed).
+fn quoted(
+    quote: &mut Quote,
+    c: char,
+    next: Option<char>,
+    chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
+) -> Option<()> {
+    match quote {
+        Quote::Single if c == '\'' => *quote = Quote::None,
+        Quote::Double => match c {
+            '"' => *quote = Quote::None,
+            '\\' => {
+                chars.next()?;
+            }
+            '`' => return None,
+            '$' if dollar_expands(next, true) => return None,
+            _ => {}
+        },
+        _ => {}
     }
+    Some(())
+}
+
+fn scan(command: &str) -> Option<Vec<Segment<'_>>> {
     let mut segments = Vec::new();
     let mut chars = command.char_indices().peekable();
     let mut quote = Quote::None;
@@ -98,26 +122,9 @@ fn scan(command: &str) -> Option<Vec<Segment<'_>>> {
     let mut safe_lead = false;
     while let Some((i, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
-        match quote {
-            Quote::Single => {
-                if c == '\'' {
-                    quote = Quote::None;
-                }
-                continue;
-            }
-            Quote::Double => {
-                match c {
-                    '"' => quote = Quote::None,
-                    '\\' => {
-                        chars.next()?;
-                    }
-                    '`' => return None,
-                    '$' if dollar_expands(next, true) => return None,
-                    _ => {}
-                }
-                continue;
-            }
-            Quote::None => {}
+        if quote != Quote::None {
+            quoted(&mut quote, c, next, &mut chars)?;
+            continue;
         }
         let word_start = !in_word;
         if word_start && !matches!(c, ' ' | '\t' | '|' | '&') {
