@@ -251,3 +251,60 @@ async fn a_panicking_tool_leaves_the_ui_usable() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_setup_check_uses_the_settings_the_run_will_use() {
+    // The user's config already points `openai` at another endpoint: the check must go there (as the
+    // run will), not to the provider's default address.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("pong")]);
+    let (mut app, mut ch) = test_app(dir.path()).await;
+    let config = app.startup.paths.config_file.clone();
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let json = serde_json::json!({"providers": {"openai": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}});
+    std::fs::write(&config, json.to_string()).unwrap();
+    app.startup.flags.base_url = None;
+    app.screen = crate::app::state::Screen::Setup(Box::new(crate::setup::SetupScreen::new(
+        &app.registry,
+        config.clone(),
+    )));
+    app.check_setup(crate::setup::SetupChoice {
+        provider: "openai".into(),
+        model: "gpt-test".into(),
+        base_url: None,
+        wire_api: None,
+        key_env: Some("OPENAI_API_KEY".into()),
+        api_key: Some("sk-check".into()),
+    });
+    let checked = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match ch.msg_rx.recv().await {
+                Some(crate::app::state::AppMsg::SetupChecked(result)) => break result,
+                Some(_) => {}
+                None => panic!("closed"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(checked, Ok(()));
+    let requests = fake.requests();
+    assert_eq!(
+        requests.len(),
+        1,
+        "the check reached the configured endpoint"
+    );
+    assert_eq!(requests[0].body["model"], "gpt-test");
+    let auth = requests[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "authorization")
+        .map(|(_, v)| v.as_str());
+    assert_eq!(auth, Some("Bearer sk-check"));
+    // Nothing was written: the choice is saved only after the check.
+    assert!(
+        !std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("sk-check")
+    );
+}

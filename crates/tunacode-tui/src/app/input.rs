@@ -124,7 +124,7 @@ impl App {
 
     /// Checks a setup choice with the settings the run will use: the core resolves them over the
     /// config as setup would save it (nothing is written yet).
-    fn check_setup(&self, choice: crate::setup::SetupChoice) {
+    pub(crate) fn check_setup(&self, choice: crate::setup::SetupChoice) {
         let (tx, paths) = (self.msgs.clone(), self.startup.paths.clone());
         let flags = self.setup_flags(&choice);
         let update = setup_update(&choice);
