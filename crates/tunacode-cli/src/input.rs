@@ -51,6 +51,12 @@ pub enum InputLine {
     },
     /// Stops the running request.
     Interrupt,
+    /// Compacts the history now.
+    Compact {
+        /// What the summary should keep in particular.
+        #[serde(default)]
+        focus: Option<String>,
+    },
     /// Switches the model between requests.
     SetModel {
         /// `provider:model`.
@@ -148,6 +154,7 @@ impl InputLine {
             },
             InputLine::Interrupt => Op::Interrupt,
             InputLine::SetModel { model } => Op::SetModel { model },
+            InputLine::Compact { focus } => Op::Compact { focus },
         })
     }
 }

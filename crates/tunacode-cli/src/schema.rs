@@ -192,6 +192,15 @@ pub enum OutputEvent {
     PlanPresented {
         plan: String,
     },
+    ContextUsed {
+        tokens: u64,
+        window: Option<u64>,
+    },
+    ContextCompacted {
+        tokens_before: u64,
+        tokens_after: u64,
+        compacted_messages: usize,
+    },
     RequestFinished {
         reason: &'static str,
         iterations: u32,
@@ -229,6 +238,7 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
         FinishReason::Answered => "answered",
         FinishReason::IterationLimit => "iteration_limit",
         FinishReason::PlanPresented => "plan_presented",
+        FinishReason::Compacted => "compacted",
     }
 }
 
@@ -393,6 +403,16 @@ fn from_agent_rest(event: AgentEvent) -> OutputEvent {
             summary,
         },
         AgentEvent::FallbackResponse { text } => OutputEvent::FallbackResponse { text },
+        AgentEvent::ContextUsed { tokens, window } => OutputEvent::ContextUsed { tokens, window },
+        AgentEvent::ContextCompacted {
+            tokens_before,
+            tokens_after,
+            compacted_messages,
+        } => OutputEvent::ContextCompacted {
+            tokens_before,
+            tokens_after,
+            compacted_messages,
+        },
         AgentEvent::TodosUpdated { items } => OutputEvent::TodosUpdated {
             items: items.iter().map(TodoOut::from).collect(),
         },

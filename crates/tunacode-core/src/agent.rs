@@ -45,6 +45,8 @@ pub struct AgentOptions {
     pub pricing: Option<tunacode_llm::models::Pricing>,
     /// How the loop steers (self-evaluation, no-progress alert, fallback response).
     pub guidance: crate::guidance::GuidanceOptions,
+    /// The context budget: window, output reserve and when to compact.
+    pub context: crate::compaction::ContextBudget,
 }
 
 /// How a request finished.
@@ -192,6 +194,36 @@ impl Agent {
         message: &str,
         cancel: CancellationToken,
     ) -> Result<RunOutcome, RequestError> {
+        self.supervised(cancel, |token, cause| {
+            RequestRun::new(self, message, token, cause).run()
+        })
+        .await
+    }
+
+    /// Compacts the session's history now (`/compact`): the model writes a hand-off summary (no tools)
+    /// of the older turns, which replaces them in the conversation; `focus` says what the summary
+    /// should keep. They stay in the session, marked. Cancelling `cancel` stops it, changing nothing.
+    pub async fn compact(
+        &self,
+        focus: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome, RequestError> {
+        self.supervised(cancel, |token, cause| {
+            RequestRun::new(self, "", token, cause).run_compaction(focus)
+        })
+        .await
+    }
+
+    /// Runs `work` with one run token, cancelled by `cancel` (the user) or the global timeout.
+    async fn supervised<'s, F, Fut>(
+        &'s self,
+        cancel: CancellationToken,
+        work: F,
+    ) -> Result<RunOutcome, RequestError>
+    where
+        F: FnOnce(CancellationToken, Arc<std::sync::Mutex<Option<StopCause>>>) -> Fut,
+        Fut: std::future::Future<Output = Result<RunOutcome, RequestError>> + 's,
+    {
         let run_token = CancellationToken::new();
         let cause = Arc::new(std::sync::Mutex::new(None::<StopCause>));
         let finished = CancellationToken::new();
@@ -214,7 +246,7 @@ impl Agent {
                 run_token.cancel();
             })
         };
-        let result = RequestRun::new(self, message, run_token, cause).run().await;
+        let result = work(run_token, cause).await;
         finished.cancel();
         let _ = watcher.await;
         result

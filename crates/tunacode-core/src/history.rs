@@ -2,7 +2,8 @@
 //! prune old tool outputs to a token budget, clean up until consistent (dangling tool calls, orphaned
 //! tool answers, empty responses, consecutive requests), handle a trailing request, strip system prompts.
 //!
-//! Legacy dict messages are never sent to a model nor changed; the clean-up looks through them.
+//! Messages outside the conversation (legacy dicts, compacted messages) are never sent to a model nor
+//! changed; the clean-up looks through them.
 
 use std::collections::HashSet;
 
@@ -63,7 +64,7 @@ pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> 
     let mut seen = 0u64;
     let mut candidates = Vec::new();
     for (mi, message) in messages.iter().enumerate().rev() {
-        if message.is_legacy() {
+        if !message.in_conversation() {
             continue;
         }
         for (pi, part) in message.parts.iter().enumerate().rev() {
@@ -94,11 +95,11 @@ pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> 
 
 /// Removes system prompt parts (and `run_id`) so they are never persisted or resent.
 pub fn strip_system_prompts(messages: &mut Vec<Message>) {
-    for m in messages.iter_mut().filter(|m| !m.is_legacy()) {
+    for m in messages.iter_mut().filter(|m| m.in_conversation()) {
         m.parts.retain(|p| !matches!(p, Part::SystemPrompt(_)));
         m.extra.remove("run_id");
     }
-    messages.retain(|m| m.is_legacy() || !(m.is_request() && m.parts.is_empty()));
+    messages.retain(|m| !(m.in_conversation() && m.is_request() && m.parts.is_empty()));
 }
 
 /// Drops a trailing request that holds no tool answers (an unanswered prompt).
@@ -125,15 +126,15 @@ pub fn run_cleanup_loop(messages: &mut Vec<Message>) {
 }
 
 fn last_canonical(messages: &[Message]) -> Option<usize> {
-    messages.iter().rposition(|m| !m.is_legacy())
+    messages.iter().rposition(|m| m.in_conversation())
 }
 
 fn next_canonical(messages: &[Message], after: usize) -> Option<usize> {
-    (after + 1..messages.len()).find(|&i| !messages[i].is_legacy())
+    (after + 1..messages.len()).find(|&i| messages[i].in_conversation())
 }
 
 fn prev_canonical(messages: &[Message], before: usize) -> Option<usize> {
-    (0..before).rev().find(|&i| !messages[i].is_legacy())
+    (0..before).rev().find(|&i| messages[i].in_conversation())
 }
 
 fn answered_ids(message: &Message) -> HashSet<String> {
@@ -149,7 +150,7 @@ fn answered_ids(message: &Message) -> HashSet<String> {
 fn remove_dangling_tool_calls(messages: &mut [Message]) -> bool {
     let mut changed = false;
     for i in 0..messages.len() {
-        if messages[i].is_legacy() || !messages[i].is_response() {
+        if !messages[i].in_conversation() || !messages[i].is_response() {
             continue;
         }
         let answered = match next_canonical(messages, i) {
@@ -170,7 +171,7 @@ fn remove_dangling_tool_calls(messages: &mut [Message]) -> bool {
 fn remove_orphaned_answers(messages: &mut [Message]) -> bool {
     let mut changed = false;
     for i in 0..messages.len() {
-        if messages[i].is_legacy() || !messages[i].is_request() {
+        if !messages[i].in_conversation() || !messages[i].is_request() {
             continue;
         }
         let calls: HashSet<String> = match prev_canonical(messages, i) {
@@ -198,7 +199,7 @@ fn remove_orphaned_answers(messages: &mut [Message]) -> bool {
 fn remove_empty_messages(messages: &mut Vec<Message>) -> bool {
     let before = messages.len();
     messages.retain(|m| {
-        m.is_legacy() || !(m.parts.is_empty() || (m.is_response() && m.is_empty_response()))
+        !m.in_conversation() || !(m.parts.is_empty() || (m.is_response() && m.is_empty_response()))
     });
     messages.len() != before
 }
@@ -208,7 +209,7 @@ fn merge_consecutive_requests(messages: &mut Vec<Message>) -> bool {
     let mut changed = false;
     let mut i = 0;
     while i < messages.len() {
-        if messages[i].is_legacy() || !messages[i].is_request() {
+        if !messages[i].in_conversation() || !messages[i].is_request() {
             i += 1;
             continue;
         }
@@ -226,7 +227,7 @@ fn merge_consecutive_requests(messages: &mut Vec<Message>) -> bool {
 
 /// Whether a history satisfies the invariants checked before every model request.
 pub fn check_invariants(messages: &[Message]) -> Result<(), String> {
-    let canonical: Vec<&Message> = messages.iter().filter(|m| !m.is_legacy()).collect();
+    let canonical: Vec<&Message> = messages.iter().filter(|m| m.in_conversation()).collect();
     for (i, m) in canonical.iter().enumerate() {
         if m.parts.iter().any(|p| matches!(p, Part::SystemPrompt(_))) {
             return Err(format!("message {i} holds a system prompt"));

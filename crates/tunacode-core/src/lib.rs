@@ -7,6 +7,7 @@
 mod agent;
 mod approval;
 mod client_cache;
+pub mod compaction;
 pub mod completion;
 pub mod concurrency;
 mod dispatch;

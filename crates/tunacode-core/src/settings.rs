@@ -242,6 +242,11 @@ fn resolve_model(
             show_thoughts: s.show_thoughts,
         },
         pricing: info.map(|m| m.pricing),
+        context: crate::compaction::ContextBudget {
+            window: info.map(|m| m.context_window).filter(|w| *w > 0),
+            max_output: info.map(|m| m.max_output).filter(|w| *w > 0),
+            threshold: s.compaction_threshold.clamp(0.1, 0.99),
+        },
     };
     Ok(ModelSettings {
         context_window: info.map(|m| m.context_window).filter(|w| *w > 0),

@@ -41,6 +41,8 @@ pub enum FinishReason {
     IterationLimit,
     /// In plan mode, the model presented a plan that waits for the user's approval.
     PlanPresented,
+    /// `/compact` summarized the older history (no model answer).
+    Compacted,
 }
 
 /// Where a todo is.
@@ -189,6 +191,23 @@ pub enum AgentEvent {
     PlanPresented {
         /// The plan, in markdown.
         plan: String,
+    },
+    /// The size of the next model request, as the engine counts it (what the provider counted for the
+    /// last call plus an estimate of what was added since), against the model's window.
+    ContextUsed {
+        /// Tokens of the request about to be sent.
+        tokens: u64,
+        /// The model's context window, when known.
+        window: Option<u64>,
+    },
+    /// The history was compacted: older turns replaced by a summary (they stay in the session, marked).
+    ContextCompacted {
+        /// Estimated tokens of the next request before.
+        tokens_before: u64,
+        /// Estimated tokens after.
+        tokens_after: u64,
+        /// Messages the summary replaced.
+        compacted_messages: usize,
     },
     /// The request finished normally.
     RequestFinished {

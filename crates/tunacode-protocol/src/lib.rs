@@ -8,7 +8,7 @@ mod part;
 mod usage;
 
 pub use event::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus, ToolUse};
-pub use message::{Message, MessageKind};
+pub use message::{COMPACTED_KEY, Message, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
     UserPromptPart, content_to_text,

@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 
 use crate::part::{Part, content_to_text};
 
+/// The key marking a message a compaction replaced (`"compacted": true` beside `kind` and `parts`).
+pub const COMPACTED_KEY: &str = "compacted";
+
 /// Which side of the conversation a message is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -144,6 +147,22 @@ impl Message {
     /// Whether this message is a legacy dict (kept as loaded, never sent to a model).
     pub fn is_legacy(&self) -> bool {
         self.legacy.is_some()
+    }
+
+    /// Whether the model sees this message: not a legacy dict, not compacted away. Messages outside the
+    /// conversation are kept as they are and looked through by history preparation.
+    pub fn in_conversation(&self) -> bool {
+        self.legacy.is_none() && !self.is_compacted()
+    }
+
+    /// Whether a compaction replaced this message with its summary (it stays in the session, marked).
+    pub fn is_compacted(&self) -> bool {
+        self.extra.get(COMPACTED_KEY) == Some(&Value::Bool(true))
+    }
+
+    /// Marks this message as replaced by a compaction summary.
+    pub fn mark_compacted(&mut self) {
+        self.extra.insert(COMPACTED_KEY.into(), Value::Bool(true));
     }
 
     /// The tool call parts of this message, in order.

@@ -43,6 +43,8 @@ pub struct Settings {
     pub fallback_response: bool,
     /// Show the loop's own steering and the model's reasoning.
     pub show_thoughts: bool,
+    /// Compact the history when the next request would fill this share of the model's window.
+    pub compaction_threshold: f64,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -66,6 +68,7 @@ impl Default for Settings {
             no_progress_alert: true,
             fallback_response: true,
             show_thoughts: false,
+            compaction_threshold: 0.85,
             other: Map::new(),
         }
     }

@@ -23,12 +23,16 @@ use crate::wire::{RenderContext, SseReply, WireFormat};
 use crate::{Ending, OpenAiChat, RecordedRequest, TestkitError, Turn};
 
 /// Options for [`FakeProvider::start_with`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FakeOptions {
     /// Restart the script from the first turn when it is exhausted (for benchmarks).
     pub cycle: bool,
     /// Port to bind on 127.0.0.1; 0 picks a free one.
     pub port: u16,
+    /// When set, a request that offers no tools (a history-summary request) is answered with this
+    /// text without taking a turn of the script, as a real model would write the summary whenever it
+    /// is asked.
+    pub summary: Option<String>,
 }
 
 /// A scripted fake LLM provider listening on 127.0.0.1. The n-th request to the wire format's
@@ -46,6 +50,7 @@ type Body =
 struct Shared {
     format: Arc<dyn WireFormat>,
     script: Vec<Turn>,
+    summary: Option<String>,
     cycle: bool,
     state: Mutex<State>,
     changed: Condvar,
@@ -132,6 +137,7 @@ impl FakeProvider {
         let shared = Arc::new(Shared {
             format,
             script,
+            summary: options.summary,
             cycle: options.cycle,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
@@ -258,6 +264,13 @@ async fn accept_loop(
     }
 }
 
+/// Whether a request body offers tools (in any of the wire formats' shapes).
+fn offers_tools(body: &serde_json::Value) -> bool {
+    body.get("tools")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|t| !t.is_empty())
+}
+
 async fn handle(
     shared: Arc<Shared>,
     connection_id: u64,
@@ -295,7 +308,17 @@ async fn handle(
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
-    let served = shared.record(request.clone(), endpoint && is_post);
+    let summary = shared
+        .summary
+        .as_ref()
+        .filter(|_| endpoint && is_post && !offers_tools(&request.body));
+    let served = match summary {
+        Some(text) => {
+            shared.record(request.clone(), false);
+            Some((crate::Turn::text(text), 0))
+        }
+        None => shared.record(request.clone(), endpoint && is_post),
+    };
 
     let response = if !endpoint {
         let message = format!(

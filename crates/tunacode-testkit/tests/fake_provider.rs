@@ -249,6 +249,7 @@ async fn cycling_restarts_the_script() {
         FakeOptions {
             cycle: true,
             port: 0,
+            summary: None,
         },
     );
     let statuses = [200, 503, 200, 503, 200];
@@ -330,6 +331,7 @@ fn fixed_port_in_use_is_an_error() {
         FakeOptions {
             cycle: false,
             port: fake.addr().port(),
+            summary: None,
         },
     );
     assert!(matches!(taken, Err(TestkitError::Io(_))));

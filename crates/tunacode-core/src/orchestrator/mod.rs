@@ -8,6 +8,7 @@
 //! `node.rs` processes one response, `limit.rs` handles the iteration limit, `finish.rs` interruption
 //! and persistence.
 
+mod context;
 mod finish;
 mod journal;
 mod limit;
@@ -19,17 +20,18 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
-use tunacode_llm::ModelRequest;
+use tunacode_llm::{LlmError, ModelRequest};
 use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part};
 use tunacode_tools::{ToolKind, ToolSet};
 
 use crate::agent::{Agent, RunOutcome};
+use crate::compaction::fixed_tokens;
 use crate::error::RequestError;
 use crate::guidance::{SELF_EVALUATION_FROM, self_evaluation_prompt};
 use crate::history::{check_invariants, prepare_history, run_cleanup_loop};
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::response_state::{AgentState, ResponseState};
-use crate::streaming::{StreamStop, stream_response};
+use crate::streaming::{StreamStop, Streamed, stream_response};
 
 /// Why the run token was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +85,8 @@ pub(crate) struct RequestRun<'a> {
     journal_warned: bool,
     /// The prepared history differs from the session file (or there is no file): save it first.
     checkpoint_needed: bool,
+    /// What the provider counted for the last call (input + output) and the history length then.
+    measured: Option<(u64, usize)>,
 }
 
 impl<'a> RequestRun<'a> {
@@ -115,6 +119,7 @@ impl<'a> RequestRun<'a> {
             journal_mark: 0,
             journal_warned: false,
             checkpoint_needed: false,
+            measured: None,
         }
     }
 
@@ -146,6 +151,42 @@ impl<'a> RequestRun<'a> {
                 Ok(RunOutcome {
                     reason,
                     iterations: self.iteration,
+                    response,
+                    request_id: self.request_id.clone(),
+                })
+            }
+            Err(interrupt) => Err(self.finish_interrupted(interrupt).await),
+        }
+    }
+
+    /// `/compact`: prepares the history as a request would, compacts it, and saves the session.
+    pub(crate) async fn run_compaction(
+        mut self,
+        focus: Option<String>,
+    ) -> Result<RunOutcome, RequestError> {
+        self.initialize();
+        if self.checkpoint_needed {
+            self.save().await?;
+        }
+        let request = self.model_request();
+        let fixed = fixed_tokens(&request.system, &request.tools);
+        match self.compact(focus.as_deref(), fixed).await {
+            Ok(done) => {
+                self.persist();
+                self.save().await?;
+                let response = if done {
+                    "The older history was summarized.".to_string()
+                } else {
+                    "Nothing to compact yet.".to_string()
+                };
+                self.agent.events.emit(AgentEvent::RequestFinished {
+                    reason: FinishReason::Compacted,
+                    iterations: 0,
+                    response: response.clone(),
+                });
+                Ok(RunOutcome {
+                    reason: FinishReason::Compacted,
+                    iterations: 0,
                     response,
                     request_id: self.request_id.clone(),
                 })
@@ -190,7 +231,9 @@ impl<'a> RequestRun<'a> {
             .collect();
         let session_id = session.id.clone();
         drop(session);
-        self.add_user_prompt(self.message.clone());
+        if !self.message.is_empty() {
+            self.add_user_prompt(self.message.clone());
+        }
         tracing::info!(request_id = %self.request_id, "request started");
         self.agent.events.emit(AgentEvent::RequestStarted {
             request_id: self.request_id.clone(),
@@ -203,7 +246,7 @@ impl<'a> RequestRun<'a> {
     fn add_user_prompt(&mut self, text: String) {
         let history = self.history_mut();
         match history.last_mut() {
-            Some(last) if last.is_request() && !last.is_legacy() => {
+            Some(last) if last.is_request() && last.in_conversation() => {
                 last.parts.push(Part::user_prompt(text));
                 let last = history.len() - 1;
                 self.journal_touch(last);
@@ -250,29 +293,55 @@ impl<'a> RequestRun<'a> {
             });
             self.transition(AgentState::Assistant);
             self.check_new_messages();
+            let streamed = self.call_model().await?;
+            if let Some(reason) = self.process_node(streamed).await? {
+                return Ok(reason);
+            }
+        }
+    }
+
+    /// One model call: compacted first when the request would pass the window's threshold, durable
+    /// before it is sent, compacted and retried once when the provider says the context is too long.
+    async fn call_model(&mut self) -> Result<Streamed, Interrupt> {
+        let mut request = self.model_request();
+        let fixed = fixed_tokens(&request.system, &request.tools);
+        if self.compact_if_needed(fixed).await? {
+            request = self.model_request();
+        }
+        self.agent.events.emit(AgentEvent::ContextUsed {
+            tokens: self.next_request_tokens(fixed),
+            window: self.agent.options.context.window,
+        });
+        let mut retried = false;
+        loop {
             // Whatever this call carries is durable before it is sent.
             self.journal_flush().await;
-            let request = self.model_request();
             let client = self
                 .agent
                 .clients
                 .get(&self.agent.provider)
                 .map_err(Interrupt::Failed)?;
-            let streamed = stream_response(
+            let result = stream_response(
                 client.as_ref(),
                 request,
                 &self.cancel,
                 &self.agent.events,
                 &mut self.shown,
             )
-            .await
-            .map_err(|stop| match stop {
-                StreamStop::Cancelled => Interrupt::Cancelled,
-                StreamStop::Failed(e) => Interrupt::Failed(e),
-            })?;
-            self.shown.clear();
-            if let Some(reason) = self.process_node(streamed).await? {
-                return Ok(reason);
+            .await;
+            match result {
+                Ok(streamed) => {
+                    self.shown.clear();
+                    return Ok(streamed);
+                }
+                Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
+                Err(StreamStop::Failed(LlmError::ContextOverflow { .. }))
+                    if !retried && self.shown.is_empty() && self.compact(None, fixed).await? =>
+                {
+                    retried = true;
+                    request = self.model_request();
+                }
+                Err(StreamStop::Failed(e)) => return Err(Interrupt::Failed(e)),
             }
         }
     }

@@ -19,6 +19,10 @@ impl RequestRun<'_> {
         streamed: Streamed,
     ) -> Result<Option<FinishReason>, Interrupt> {
         let mut response = streamed.message;
+        if let Some(usage) = &streamed.usage {
+            let counted = usage.request_tokens + usage.response_tokens;
+            self.measured = Some((counted, self.run_messages.len() + 1));
+        }
         self.record_usage_and_thoughts(streamed.usage, &response);
         if streamed.completed {
             self.state.task_completed = true;

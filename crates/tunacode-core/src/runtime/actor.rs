@@ -72,10 +72,16 @@ impl Parts {
 pub(crate) struct Actor {
     parts: Parts,
     agent: Arc<Agent>,
-    queue: VecDeque<String>,
+    queue: VecDeque<Work>,
     running: Option<Running>,
     shell: CancellationToken,
     finishing: bool,
+}
+
+/// Work waiting for the running request to end, in order.
+enum Work {
+    Message(String),
+    Compact(Option<String>),
 }
 
 /// What woke the loop.
@@ -156,7 +162,10 @@ impl Actor {
                     self.request_ended(joined);
                     if let Some(next) = self.queue.pop_front() {
                         self.emit_queue();
-                        self.start_request(next);
+                        match next {
+                            Work::Message(text) => self.start_request(text),
+                            Work::Compact(focus) => self.start_compaction(focus),
+                        }
                     }
                 }
             }
@@ -168,6 +177,7 @@ impl Actor {
         match op {
             Op::UserMessage { text } => self.on_user_message(text),
             Op::Interrupt => self.on_interrupt(),
+            Op::Compact { focus } => self.on_compact(focus),
             Op::Answer { id, answer } => {
                 if let Err(e) = self.parts.policy.questions.answer(&id, answer) {
                     self.fail(e);
@@ -204,11 +214,30 @@ impl Actor {
             return;
         }
         if self.running.is_some() {
-            self.queue.push_back(text);
+            self.queue.push_back(Work::Message(text));
             self.emit_queue();
         } else {
             self.start_request(text);
         }
+    }
+
+    /// A compaction runs like a request, in turn with the messages (it can be interrupted;
+    /// `RequestEnded` reports it).
+    fn on_compact(&mut self, focus: Option<String>) {
+        if self.running.is_some() {
+            self.queue.push_back(Work::Compact(focus));
+            self.emit_queue();
+        } else {
+            self.start_compaction(focus);
+        }
+    }
+
+    fn start_compaction(&mut self, focus: Option<String>) {
+        let agent = self.agent.clone();
+        let cancel = CancellationToken::new();
+        let token = cancel.clone();
+        let task = tokio::spawn(async move { agent.compact(focus, token).await });
+        self.running = Some(Running { cancel, task });
     }
 
     fn on_interrupt(&mut self) {

@@ -12,6 +12,12 @@ pub enum Op {
         /// What the user typed.
         text: String,
     },
+    /// Compacts the history now (between requests): the model summarizes the older turns, which the
+    /// summary replaces in the conversation; `focus` says what the summary should keep.
+    Compact {
+        /// What the summary should keep in particular.
+        focus: Option<String>,
+    },
     /// Stops the running request (the partial answer is kept as `[INTERRUPTED]`, tools are cancelled),
     /// drops the messages waiting behind it, and stops a running `!` command.
     Interrupt,

@@ -32,6 +32,7 @@ pub fn options() -> AgentOptions {
         reasoning_effort: None,
         pricing: None,
         guidance: Default::default(),
+        context: Default::default(),
     }
 }
 

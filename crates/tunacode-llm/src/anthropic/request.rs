@@ -83,7 +83,7 @@ fn build_messages(request: &ModelRequest) -> Vec<Value> {
     for message in history
         .iter()
         .map(|m| m.as_ref())
-        .filter(|m| !m.is_legacy())
+        .filter(|m| m.in_conversation())
     {
         let (role, blocks) = if message.is_request() {
             ("user", request_blocks(message))

@@ -53,7 +53,7 @@ pub fn build_body(request: &ModelRequest) -> Value {
     for message in history
         .iter()
         .map(|m| m.as_ref())
-        .filter(|m| !m.is_legacy())
+        .filter(|m| m.in_conversation())
     {
         let (role, parts) = if message.is_request() {
             ("user", request_parts(message, &names))

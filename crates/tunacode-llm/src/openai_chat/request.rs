@@ -118,7 +118,7 @@ impl Serialize for ChatMessages<'_> {
         if !r.system.is_empty() {
             seq.serialize_element(&ChatMessage::text("system", &r.system))?;
         }
-        for message in r.messages.iter().filter(|m| !m.is_legacy()) {
+        for message in r.messages.iter().filter(|m| m.in_conversation()) {
             if message.is_request() {
                 for part in &message.parts {
                     if let Some(m) = request_part(part) {

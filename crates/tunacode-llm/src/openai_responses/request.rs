@@ -20,7 +20,7 @@ pub fn build_body(request: &ModelRequest) -> Value {
     for message in history
         .iter()
         .map(|m| m.as_ref())
-        .filter(|m| !m.is_legacy())
+        .filter(|m| m.in_conversation())
     {
         if message.is_request() {
             push_request(&mut input, message);

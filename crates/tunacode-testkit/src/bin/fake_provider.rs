@@ -156,6 +156,7 @@ fn main() -> ExitCode {
     let options = FakeOptions {
         cycle: args.cycle,
         port: args.port,
+        summary: None,
     };
     let provider = match FakeProvider::try_start_with(Arc::clone(&args.format), script, options) {
         Ok(provider) => provider,

@@ -92,6 +92,16 @@ impl App {
             Command::Cost => self.show_cost(),
             Command::Copy => self.copy_last_answer(),
             Command::Init => self.send_message(INIT_PROMPT.to_string()),
+            Command::Compact(focus) => {
+                if self.busy {
+                    self.hint =
+                        Some("wait for the agent to finish (or Esc) before compacting".into());
+                } else {
+                    self.busy = true;
+                    self.status.set_activity(Activity::Thinking);
+                    self.submit_op(Op::Compact { focus });
+                }
+            }
             Command::Clear => self.submit_op(Op::NewSession),
             Command::Resume => self.submit_op(Op::ListSessions),
             Command::Model(Some(id)) => self.switch_model(&id),

@@ -69,6 +69,23 @@ impl App {
             }
             AgentEvent::TodosUpdated { items } => self.todos = items,
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
+            AgentEvent::ContextUsed { tokens, window } => {
+                // The gauge shows the engine's own figure for the request being sent.
+                self.status.context_used = tokens;
+                if window.is_some() {
+                    self.status.context_window = window;
+                }
+            }
+            AgentEvent::ContextCompacted {
+                tokens_before,
+                tokens_after,
+                compacted_messages,
+            } => self.transcript.push(CellKind::Notice(
+                NoticeLevel::Info,
+                format!(
+                    "Context compacted: {compacted_messages} older messages summarized                      (~{tokens_before} → ~{tokens_after} tokens). They stay in the session."
+                ),
+            )),
             other => self.on_request_end_event(other),
         }
     }
@@ -141,7 +158,6 @@ impl App {
 
     fn on_usage(&mut self, last_call: &Usage, session_total: Usage) {
         self.status.usage = session_total;
-        self.status.context_used = last_call.request_tokens;
         self.usage_by_model
             .entry(self.status.model.clone())
             .or_default()

@@ -57,6 +57,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         description: "Copy the last answer to the clipboard",
     },
     CommandInfo {
+        name: "compact",
+        args: "[focus]",
+        description: "Summarize the older history now (optionally: what to keep)",
+    },
+    CommandInfo {
         name: "init",
         args: "",
         description: "Ask the agent to write an AGENTS.md for this repository",
@@ -93,6 +98,8 @@ pub enum Command {
     Copy,
     /// `/init`.
     Init,
+    /// `/compact [focus]`.
+    Compact(Option<String>),
     /// `/exit` (also `/quit`).
     Exit,
     /// Anything else.
@@ -118,6 +125,7 @@ pub fn parse_command(input: &str) -> Command {
         "cost" | "usage" => Command::Cost,
         "copy" => Command::Copy,
         "init" => Command::Init,
+        "compact" => Command::Compact(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),
     }

@@ -169,6 +169,10 @@ fn conversation(app: &mut App) {
         level: NoticeLevel::Warning,
         message: "rate limited; retrying in 1.0s (attempt 1)".into(),
     });
+    app.on_agent_event(AgentEvent::ContextUsed {
+        tokens: 12_800,
+        window: Some(128_000),
+    });
     app.on_agent_event(AgentEvent::UsageUpdated {
         last_call: Usage {
             request_tokens: 12_800,

@@ -1,0 +1,78 @@
+//! The context budget during a request: before every model call the size of the request is known
+//! (what the provider counted for the last call, plus an estimate of what was added since; an estimate
+//! of everything before the first call), and past the threshold the older history is compacted. A
+//! provider's "context too long" error triggers one compaction and one retry.
+
+use tunacode_protocol::AgentEvent;
+
+use super::{Interrupt, RequestRun};
+use crate::compaction::{apply, conversation_tokens, keep_from, summarize, summary_request};
+
+impl RequestRun<'_> {
+    /// Estimated tokens of the next request; `fixed` is its system prompt and tools.
+    pub(super) fn next_request_tokens(&self, fixed: u64) -> u64 {
+        match self.measured {
+            Some((tokens, len)) if tokens > 0 && len <= self.run_messages.len() => {
+                tokens + conversation_tokens(&self.run_messages[len..])
+            }
+            _ => fixed + conversation_tokens(&self.run_messages),
+        }
+    }
+
+    /// Compacts when the next request would pass the threshold of the window. Returns whether it did.
+    pub(super) async fn compact_if_needed(&mut self, fixed: u64) -> Result<bool, Interrupt> {
+        let tokens = self.next_request_tokens(fixed);
+        if !self.agent.options.context.needs_compaction(tokens) {
+            return Ok(false);
+        }
+        self.compact(None, fixed).await
+    }
+
+    /// Replaces the older history by a summary the model writes without tools (`focus`: what the
+    /// summary should keep). Returns whether anything was compacted.
+    pub(super) async fn compact(
+        &mut self,
+        focus: Option<&str>,
+        fixed: u64,
+    ) -> Result<bool, Interrupt> {
+        let budget = self.agent.options.context;
+        let before = self.next_request_tokens(fixed);
+        let Some(keep) = keep_from(&self.run_messages, budget.keep_budget()) else {
+            return Ok(false);
+        };
+        let request = summary_request(
+            &self.agent.options.provider_model,
+            &self.run_messages[..keep],
+            focus,
+            budget.summary_input_limit(),
+        );
+        let client = self
+            .agent
+            .clients
+            .get(&self.agent.provider)
+            .map_err(Interrupt::Failed)?;
+        let summary = summarize(client.as_ref(), request, &self.cancel)
+            .await
+            .map_err(|e| match e {
+                tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
+                other => Interrupt::Failed(other),
+            })?;
+        if self.cancel.is_cancelled() {
+            return Err(Interrupt::Cancelled);
+        }
+        let compacted = self.run_messages[..keep]
+            .iter()
+            .filter(|m| m.in_conversation())
+            .count();
+        let first = apply(self.history_mut(), keep, &summary);
+        self.journal_touch(first);
+        self.checked = 0;
+        self.measured = None;
+        self.agent.events.emit(AgentEvent::ContextCompacted {
+            tokens_before: before,
+            tokens_after: self.next_request_tokens(fixed),
+            compacted_messages: compacted,
+        });
+        Ok(true)
+    }
+}
