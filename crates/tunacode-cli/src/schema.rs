@@ -44,6 +44,8 @@ pub struct UsageOut {
     pub reasoning_tokens: u64,
     /// US dollars.
     pub cost: f64,
+    /// Share of the input tokens read from the provider's prompt cache (0 to 1).
+    pub cache_hit_ratio: f64,
 }
 
 impl From<&Usage> for UsageOut {
@@ -54,6 +56,7 @@ impl From<&Usage> for UsageOut {
             cached_tokens: u.cached_tokens,
             reasoning_tokens: u.reasoning_tokens,
             cost: u.cost,
+            cache_hit_ratio: u.cache_hit_ratio(),
         }
     }
 }

@@ -467,9 +467,12 @@ async fn sends_key_version_and_an_alternating_body() {
         json!({
             "model": "claude-test",
             "max_tokens": 2048,
-            "system": "You are TunaCode.",
+            // Prompt-cache breakpoints: the system prompt, the tools, and the last two user turns.
+            "system": [{"type": "text", "text": "You are TunaCode.",
+                        "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "fix the bug"}]},
+                {"role": "user", "content": [{"type": "text", "text": "fix the bug",
+                                              "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "plan", "signature": "c2ln+/="},
                     {"type": "text", "text": "Looking."},
@@ -480,13 +483,14 @@ async fn sends_key_version_and_an_alternating_body() {
                     {"type": "tool_result", "tool_use_id": "toolu_1", "content": "fn main() {}"},
                     {"type": "tool_result", "tool_use_id": "toolu_2",
                      "content": "bad pattern\n\nFix the errors and try again.", "is_error": true},
-                    {"type": "text", "text": "and hurry"}
+                    {"type": "text", "text": "and hurry", "cache_control": {"type": "ephemeral"}}
                 ]}
             ],
             "stream": true,
             "tools": [{"name": "read_file", "description": "Reads a file.",
                        "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}},
-                                        "required": ["file_path"]}}]
+                                        "required": ["file_path"]},
+                       "cache_control": {"type": "ephemeral"}}]
         })
     );
 }

@@ -52,6 +52,15 @@ impl Usage {
         self.cost += other.cost;
     }
 
+    /// Share of the input tokens read from the provider's prompt cache (0 when nothing was sent).
+    pub fn cache_hit_ratio(&self) -> f64 {
+        if self.request_tokens == 0 {
+            0.0
+        } else {
+            (self.cached_tokens as f64 / self.request_tokens as f64).min(1.0)
+        }
+    }
+
     /// Input plus output tokens.
     pub fn total_tokens(&self) -> u64 {
         self.request_tokens + self.response_tokens

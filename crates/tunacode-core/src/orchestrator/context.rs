@@ -68,6 +68,7 @@ impl RequestRun<'_> {
         self.journal_touch(first);
         self.checked = 0;
         self.measured = None;
+        self.compacted_since_call = true;
         self.agent.events.emit(AgentEvent::ContextCompacted {
             tokens_before: before,
             tokens_after: self.next_request_tokens(fixed),

@@ -87,6 +87,10 @@ pub(crate) struct RequestRun<'a> {
     checkpoint_needed: bool,
     /// What the provider counted for the last call (input + output) and the history length then.
     measured: Option<(u64, usize)>,
+    /// Cached input tokens of the previous call of this request.
+    last_cached: Option<u64>,
+    /// A compaction changed the history since the last call (a cache miss is expected).
+    compacted_since_call: bool,
 }
 
 impl<'a> RequestRun<'a> {
@@ -120,6 +124,8 @@ impl<'a> RequestRun<'a> {
             journal_warned: false,
             checkpoint_needed: false,
             measured: None,
+            last_cached: None,
+            compacted_since_call: false,
         }
     }
 

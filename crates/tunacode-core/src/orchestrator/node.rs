@@ -22,6 +22,7 @@ impl RequestRun<'_> {
         if let Some(usage) = &streamed.usage {
             let counted = usage.request_tokens + usage.response_tokens;
             self.measured = Some((counted, self.run_messages.len() + 1));
+            self.notice_cache_miss(usage);
         }
         self.record_usage_and_thoughts(streamed.usage, &response);
         if streamed.completed {
@@ -137,6 +138,25 @@ impl RequestRun<'_> {
             self.agent.events.emit(AgentEvent::UsageUpdated {
                 last_call: usage,
                 session_total: session.usage.session_total,
+            });
+        }
+    }
+
+    /// Says when a call read nothing from the provider's prompt cache although the previous call of
+    /// this request did (and no compaction changed the history in between): the start of the request
+    /// changed, so its whole input was billed at the full price.
+    fn notice_cache_miss(&mut self, usage: &tunacode_protocol::Usage) {
+        let previous = self.last_cached.replace(usage.cached_tokens);
+        let compacted = std::mem::take(&mut self.compacted_since_call);
+        if previous.is_some_and(|p| p > 0) && usage.cached_tokens == 0 && !compacted {
+            self.agent.events.emit(AgentEvent::Notice {
+                level: NoticeLevel::Warning,
+                message: format!(
+                    "This call read nothing from the provider's prompt cache although the previous \
+                     one did: the start of the request changed, so all {} input tokens were billed \
+                     at the full price.",
+                    usage.request_tokens
+                ),
             });
         }
     }

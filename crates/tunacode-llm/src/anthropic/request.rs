@@ -47,16 +47,24 @@ pub fn build_body(request: &ModelRequest) -> Value {
     body.insert("model".into(), json!(request.model));
     body.insert("max_tokens".into(), json!(max_tokens));
     if !request.system.is_empty() {
-        body.insert("system".into(), json!(request.system));
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]),
+        );
     }
-    body.insert("messages".into(), Value::Array(build_messages(request)));
+    let mut messages = build_messages(request);
+    mark_recent_turns(&mut messages);
+    body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), json!(true));
     if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
             .collect();
+        if let Some(Value::Object(last)) = tools.last_mut() {
+            last.insert("cache_control".into(), ephemeral());
+        }
         body.insert("tools".into(), Value::Array(tools));
     }
     match budget {
@@ -74,6 +82,27 @@ pub fn build_body(request: &ModelRequest) -> Value {
         }
     }
     Value::Object(body)
+}
+
+/// The cache breakpoints of the history: the last block of each of the last two user turns (the
+/// latest turn is written to the cache, the one before it is read from it). With the system prompt
+/// and the tools that makes four, Anthropic's limit.
+fn mark_recent_turns(messages: &mut [Value]) {
+    let users: Vec<usize> = (0..messages.len())
+        .filter(|&i| messages[i]["role"] == "user")
+        .collect();
+    for &i in users.iter().rev().take(2) {
+        if let Some(Value::Object(block)) = messages[i]["content"]
+            .as_array_mut()
+            .and_then(|c| c.last_mut())
+        {
+            block.insert("cache_control".into(), ephemeral());
+        }
+    }
+}
+
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
 }
 
 /// The `messages` array: one entry per run of same-side canonical messages.
@@ -201,6 +230,65 @@ fn tool_use_block(call: &ToolCallPart) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The body without its cache breakpoints (checked on their own below), as a string system.
+    fn without_cache_marks(mut body: Value) -> Value {
+        fn strip(v: &mut Value) {
+            match v {
+                Value::Object(map) => {
+                    map.remove("cache_control");
+                    map.values_mut().for_each(strip);
+                }
+                Value::Array(items) => items.iter_mut().for_each(strip),
+                _ => {}
+            }
+        }
+        strip(&mut body);
+        if let Some(text) = body["system"][0]["text"].as_str().map(str::to_string) {
+            body["system"] = json!(text);
+        }
+        body
+    }
+
+    #[test]
+    fn four_cache_breakpoints_cover_system_tools_and_the_last_two_user_turns() {
+        let request = ModelRequest {
+            model: "claude-test".into(),
+            system: "sys".into(),
+            messages: vec![
+                Message::user("one"),
+                Message::response(vec![Part::tool_call("c1", "read_file", json!({}))]),
+                Message::request(vec![Part::tool_return("c1", "read_file", "A")]),
+                Message::response(vec![Part::tool_call("c2", "read_file", json!({}))]),
+                Message::request(vec![Part::tool_return("c2", "read_file", "B")]),
+            ]
+            .into(),
+            tools: vec![
+                ToolSpec {
+                    name: "a".into(),
+                    description: "a".into(),
+                    parameters: json!({"type": "object"}),
+                },
+                ToolSpec {
+                    name: "b".into(),
+                    description: "b".into(),
+                    parameters: json!({"type": "object"}),
+                },
+            ],
+            ..ModelRequest::default()
+        };
+        let body = build_body(&request);
+        let marks = body.to_string().matches("cache_control").count();
+        assert_eq!(marks, 4, "{body}");
+        let ephemeral = json!({"type": "ephemeral"});
+        assert_eq!(body["system"][0]["cache_control"], ephemeral);
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(body["tools"][1]["cache_control"], ephemeral);
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages[4]["content"][0]["cache_control"], ephemeral);
+        assert_eq!(messages[2]["content"][0]["cache_control"], ephemeral);
+        assert!(messages[0]["content"][0].get("cache_control").is_none());
+    }
     use pretty_assertions::assert_eq;
     use tunacode_protocol::ToolSpec;
 
@@ -264,7 +352,7 @@ mod tests {
             reasoning: None,
             nudge: None,
         };
-        let body = build_body(&request);
+        let body = without_cache_marks(build_body(&request));
         assert_eq!(
             body,
             json!({
@@ -358,7 +446,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            build_body(&request)["messages"],
+            without_cache_marks(build_body(&request))["messages"],
             json!([
                 {"role": "user", "content": [{"type": "text", "text": "a"}]},
                 {"role": "assistant", "content": [{"type": "text", "text": "answer"}]},

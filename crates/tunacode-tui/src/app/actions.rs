@@ -142,17 +142,21 @@ impl App {
 
     fn show_cost(&mut self) {
         let mut text = String::from("Usage and cost this session:\n");
+        let row = |name: &str, u: &tunacode_protocol::Usage| {
+            format!(
+                "  {name:<40} in {:>9}  out {:>8}  cached {:>8} ({:>3.0}%)  ${:.4}",
+                u.request_tokens,
+                u.response_tokens,
+                u.cached_tokens,
+                u.cache_hit_ratio() * 100.0,
+                u.cost
+            )
+        };
         for (model, u) in &self.usage_by_model {
-            text.push_str(&format!(
-                "  {model:<40} in {:>9}  out {:>8}  cached {:>8}  ${:.4}\n",
-                u.request_tokens, u.response_tokens, u.cached_tokens, u.cost
-            ));
+            text.push_str(&row(model, u));
+            text.push('\n');
         }
-        let t = self.status.usage;
-        text.push_str(&format!(
-            "  {:<40} in {:>9}  out {:>8}  cached {:>8}  ${:.4}",
-            "total (session)", t.request_tokens, t.response_tokens, t.cached_tokens, t.cost
-        ));
+        text.push_str(&row("total (session)", &self.status.usage));
         self.transcript.push(CellKind::Info(text));
     }
 
