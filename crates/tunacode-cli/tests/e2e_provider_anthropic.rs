@@ -143,7 +143,11 @@ fn multi_step_task_over_anthropic_messages_lists_reads_and_writes() {
         assert_eq!(r.body["model"], "claude-test");
         assert_eq!(r.body["stream"], true);
         // The system prompt is one text block carrying a prompt-cache breakpoint.
-        assert!(r.body["system"][0]["text"].as_str().is_some_and(|s| !s.is_empty()));
+        assert!(
+            r.body["system"][0]["text"]
+                .as_str()
+                .is_some_and(|s| !s.is_empty())
+        );
         assert_eq!(r.body["system"][0]["cache_control"]["type"], "ephemeral");
         assert!(r.body["max_tokens"].as_u64().is_some());
         check_anthropic_pairing(&r.body);

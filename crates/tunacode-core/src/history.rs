@@ -61,6 +61,11 @@ pub fn prepare_history(messages: &[Message], prune: &PruneConfig) -> Vec<Message
 /// Replaces the content of tool outputs older than the protected budget with a placeholder, when that
 /// frees at least `minimum_tokens`. Returns the estimated tokens freed.
 pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> u64 {
+    prune_tool_outputs(messages, prune).map_or(0, |(freed, _)| freed)
+}
+
+/// [`prune_old_tool_outputs`], returning what it freed and the first message it changed.
+pub fn prune_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> Option<(u64, usize)> {
     let mut seen = 0u64;
     let mut candidates = Vec::new();
     for (mi, message) in messages.iter().enumerate().rev() {
@@ -83,14 +88,15 @@ pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> 
     }
     let freed: u64 = candidates.iter().map(|c| c.2).sum();
     if freed < prune.minimum_tokens || freed == 0 {
-        return 0;
+        return None;
     }
+    let first = candidates.iter().map(|c| c.0).min()?;
     for (mi, pi, _) in candidates {
         if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
             ret.content = Value::String(PRUNED_PLACEHOLDER.into());
         }
     }
-    freed
+    Some((freed, first))
 }
 
 /// Removes system prompt parts (and `run_id`) so they are never persisted or resent.

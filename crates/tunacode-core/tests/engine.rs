@@ -320,3 +320,41 @@ async fn a_malformed_text_tool_call_is_reported_to_the_model_not_dropped() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn old_tool_outputs_are_pruned_between_iterations_of_one_request() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "first file contents ".repeat(50)).unwrap();
+    std::fs::write(dir.path().join("b.txt"), "second file contents ".repeat(50)).unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("r1", "read_file", r#"{"file_path": "a.txt"}"#)]),
+        Turn::tool_calls(&[("r2", "read_file", r#"{"file_path": "b.txt"}"#)]),
+        Turn::text("done"),
+    ]);
+    let agent = agent(
+        &fake,
+        dir.path(),
+        Arc::new(AutoApprove),
+        new_session(dir.path()),
+    );
+    agent
+        .process_request("read both", CancellationToken::new())
+        .await
+        .unwrap();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    let second = requests[1].body.to_string();
+    assert!(
+        second.contains("first file contents"),
+        "nothing to prune yet"
+    );
+    let third = requests[2].body.to_string();
+    assert!(
+        !third.contains("first file contents") && third.contains(PRUNED_PLACEHOLDER),
+        "the older output was pruned before the third call: {third}"
+    );
+    assert!(
+        third.contains("second file contents"),
+        "the newest output is kept"
+    );
+}

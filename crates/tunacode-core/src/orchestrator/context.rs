@@ -7,6 +7,7 @@ use tunacode_protocol::AgentEvent;
 
 use super::{Interrupt, RequestRun};
 use crate::compaction::{apply, conversation_tokens, keep_from, summarize, summary_request};
+use crate::history::prune_tool_outputs;
 
 impl RequestRun<'_> {
     /// Estimated tokens of the next request; `fixed` is its system prompt and tools.
@@ -16,6 +17,27 @@ impl RequestRun<'_> {
                 tokens + conversation_tokens(&self.run_messages[len..])
             }
             _ => fixed + conversation_tokens(&self.run_messages),
+        }
+    }
+
+    /// Prunes old tool outputs (replaced by a placeholder) once the request has grown past the pruning
+    /// budget, and again each time it grew by the pruning minimum since the last try: every iteration
+    /// may prune, none walks the history for nothing.
+    pub(super) fn prune_if_worth(&mut self, fixed: u64) {
+        let prune = self.agent.options.prune;
+        let tokens = self.next_request_tokens(fixed);
+        if tokens < prune.protect_tokens + prune.minimum_tokens
+            || tokens < self.pruned_at + prune.minimum_tokens
+        {
+            return;
+        }
+        self.pruned_at = tokens;
+        if let Some((freed, first)) = prune_tool_outputs(self.history_mut(), &prune) {
+            tracing::info!(freed, "pruned old tool outputs");
+            self.journal_touch(first);
+            self.measured = None;
+            self.compacted_since_call = true;
+            self.pruned_at = self.next_request_tokens(fixed);
         }
     }
 

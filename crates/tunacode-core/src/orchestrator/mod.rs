@@ -89,6 +89,8 @@ pub(crate) struct RequestRun<'a> {
     measured: Option<(u64, usize)>,
     /// Cached input tokens of the previous call of this request.
     last_cached: Option<u64>,
+    /// The request's estimated size when pruning was last tried.
+    pruned_at: u64,
     /// A compaction changed the history since the last call (a cache miss is expected).
     compacted_since_call: bool,
 }
@@ -125,6 +127,7 @@ impl<'a> RequestRun<'a> {
             checkpoint_needed: false,
             measured: None,
             last_cached: None,
+            pruned_at: 0,
             compacted_since_call: false,
         }
     }
@@ -174,8 +177,7 @@ impl<'a> RequestRun<'a> {
         if self.checkpoint_needed {
             self.save().await?;
         }
-        let request = self.model_request();
-        let fixed = fixed_tokens(&request.system, &request.tools);
+        let fixed = fixed_tokens(&self.system_prompt(), &self.offered_tools().specs());
         match self.compact(focus.as_deref(), fixed).await {
             Ok(done) => {
                 self.persist();
@@ -309,11 +311,10 @@ impl<'a> RequestRun<'a> {
     /// One model call: compacted first when the request would pass the window's threshold, durable
     /// before it is sent, compacted and retried once when the provider says the context is too long.
     async fn call_model(&mut self) -> Result<Streamed, Interrupt> {
+        let fixed = fixed_tokens(&self.system_prompt(), &self.offered_tools().specs());
+        self.prune_if_worth(fixed);
+        self.compact_if_needed(fixed).await?;
         let mut request = self.model_request();
-        let fixed = fixed_tokens(&request.system, &request.tools);
-        if self.compact_if_needed(fixed).await? {
-            request = self.model_request();
-        }
         self.agent.events.emit(AgentEvent::ContextUsed {
             tokens: self.next_request_tokens(fixed),
             window: self.agent.options.context.window,
