@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tunacode_llm::{LlmError, ModelClient, ModelRequest, ResponseAssembler};
 use tunacode_protocol::{Message, Part, content_to_text};
 
-use crate::history::{estimate_history_tokens, estimate_tokens};
+use crate::history::{count_history_tokens, estimate_history_tokens};
 
 /// The key marking the message that holds a compaction's summary.
 pub const SUMMARY_KEY: &str = "compaction_summary";
@@ -47,6 +47,8 @@ pub struct ContextBudget {
     pub max_output: Option<u64>,
     /// Compact when the next request would pass this share of the window.
     pub threshold: f64,
+    /// How the model's tokens are counted.
+    pub tokens: crate::tokens::TokenCounter,
 }
 
 impl Default for ContextBudget {
@@ -55,6 +57,7 @@ impl Default for ContextBudget {
             window: None,
             max_output: None,
             threshold: 0.85,
+            tokens: crate::tokens::TokenCounter::Estimate,
         }
     }
 }
@@ -240,19 +243,31 @@ fn cut(text: &str) -> String {
 
 /// Estimated tokens of what the model sees of `messages`.
 pub fn conversation_tokens(messages: &[Message]) -> u64 {
+    counted_conversation_tokens(messages, crate::tokens::TokenCounter::Estimate)
+}
+
+/// Tokens of what the model sees of `messages`, counted by `counter`.
+pub fn counted_conversation_tokens(
+    messages: &[Message],
+    counter: crate::tokens::TokenCounter,
+) -> u64 {
     messages
         .iter()
         .filter(|m| m.in_conversation())
-        .map(|m| estimate_history_tokens(std::slice::from_ref(m)))
+        .map(|m| count_history_tokens(std::slice::from_ref(m), |t| counter.count(t)))
         .sum()
 }
 
-/// Estimated tokens of a system prompt and tool schemas.
-pub fn fixed_tokens(system: &str, tools: &[tunacode_protocol::ToolSpec]) -> u64 {
-    estimate_tokens(system)
+/// Tokens of a system prompt and tool schemas, counted by `counter`.
+pub fn fixed_tokens(
+    system: &str,
+    tools: &[tunacode_protocol::ToolSpec],
+    counter: crate::tokens::TokenCounter,
+) -> u64 {
+    counter.count(system)
         + tools
             .iter()
-            .map(|t| estimate_tokens(&t.description) + estimate_tokens(&t.parameters.to_string()))
+            .map(|t| counter.count(&t.description) + counter.count(&t.parameters.to_string()))
             .sum::<u64>()
 }
 

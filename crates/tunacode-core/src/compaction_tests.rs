@@ -85,6 +85,7 @@ fn the_summary_request_has_no_tools_and_fits_its_limit() {
         window: Some(8000),
         max_output: None,
         threshold: 0.85,
+        tokens: crate::tokens::TokenCounter::Estimate,
     };
     assert!(budget.needs_compaction(6801) && !budget.needs_compaction(6800));
     assert!(!ContextBudget::default().needs_compaction(10_000_000));

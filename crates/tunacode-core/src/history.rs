@@ -29,18 +29,23 @@ pub fn estimate_tokens(text: &str) -> u64 {
 
 /// Estimated tokens of a whole history.
 pub fn estimate_history_tokens(messages: &[Message]) -> u64 {
+    count_history_tokens(messages, estimate_tokens)
+}
+
+/// Tokens of a whole history, each text counted by `count`.
+pub fn count_history_tokens(messages: &[Message], count: impl Fn(&str) -> u64) -> u64 {
     messages
         .iter()
         .flat_map(|m| m.parts.iter())
         .map(|p| match p {
-            Part::SystemPrompt(x) => estimate_tokens(&x.content),
-            Part::UserPrompt(x) => estimate_tokens(&content_to_text(&x.content)),
-            Part::Text(x) => estimate_tokens(&x.content),
-            Part::Thinking(x) => estimate_tokens(&x.content),
-            Part::ToolCall(x) => estimate_tokens(&x.args.to_string()) + 4,
-            Part::ToolReturn(x) => estimate_tokens(&content_to_text(&x.content)),
-            Part::RetryPrompt(x) => estimate_tokens(&content_to_text(&x.content)),
-            Part::Other(v) => estimate_tokens(&v.to_string()),
+            Part::SystemPrompt(x) => count(&x.content),
+            Part::UserPrompt(x) => count(&content_to_text(&x.content)),
+            Part::Text(x) => count(&x.content),
+            Part::Thinking(x) => count(&x.content),
+            Part::ToolCall(x) => count(&x.args.to_string()) + 4,
+            Part::ToolReturn(x) => count(&content_to_text(&x.content)),
+            Part::RetryPrompt(x) => count(&content_to_text(&x.content)),
+            Part::Other(v) => count(&v.to_string()),
         })
         .sum()
 }

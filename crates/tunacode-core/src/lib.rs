@@ -26,6 +26,7 @@ pub mod runtime;
 mod session;
 pub mod settings;
 mod streaming;
+pub mod tokens;
 
 pub use agent::{Agent, AgentOptions, AgentParts, RunOutcome};
 pub use approval::{

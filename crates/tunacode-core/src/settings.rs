@@ -246,6 +246,7 @@ fn resolve_model(
             window: info.map(|m| m.context_window).filter(|w| *w > 0),
             max_output: info.map(|m| m.max_output).filter(|w| *w > 0),
             threshold: s.compaction_threshold.clamp(0.1, 0.99),
+            tokens: crate::tokens::TokenCounter::for_model(&model.provider, &model.model),
         },
     };
     Ok(ModelSettings {

@@ -6,17 +6,32 @@
 use tunacode_protocol::AgentEvent;
 
 use super::{Interrupt, RequestRun};
-use crate::compaction::{apply, conversation_tokens, keep_from, summarize, summary_request};
+use crate::compaction::{
+    apply, counted_conversation_tokens, keep_from, summarize, summary_request,
+};
 use crate::history::prune_tool_outputs;
+use crate::tokens::TokenCounter;
 
 impl RequestRun<'_> {
-    /// Estimated tokens of the next request; `fixed` is its system prompt and tools.
+    /// Estimated tokens of the next request; `fixed` is its system prompt and tools. The model's own
+    /// tokenizer is used only once the request nears the window (where precision matters), so short
+    /// sessions never load it.
     pub(super) fn next_request_tokens(&self, fixed: u64) -> u64 {
+        let budget = self.agent.options.context;
+        let estimate = self.request_tokens(fixed, TokenCounter::Estimate);
+        if budget.tokens == TokenCounter::Estimate || budget.window.is_none_or(|w| estimate < w / 2)
+        {
+            return estimate;
+        }
+        self.request_tokens(fixed, budget.tokens)
+    }
+
+    fn request_tokens(&self, fixed: u64, counter: TokenCounter) -> u64 {
         match self.measured {
             Some((tokens, len)) if tokens > 0 && len <= self.run_messages.len() => {
-                tokens + conversation_tokens(&self.run_messages[len..])
+                tokens + counted_conversation_tokens(&self.run_messages[len..], counter)
             }
-            _ => fixed + conversation_tokens(&self.run_messages),
+            _ => fixed + counted_conversation_tokens(&self.run_messages, counter),
         }
     }
 

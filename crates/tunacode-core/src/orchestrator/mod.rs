@@ -177,7 +177,12 @@ impl<'a> RequestRun<'a> {
         if self.checkpoint_needed {
             self.save().await?;
         }
-        let fixed = fixed_tokens(&self.system_prompt(), &self.offered_tools().specs());
+        let fixed = fixed_tokens(
+            &self.system_prompt(),
+            &self.offered_tools().specs(),
+            // The prompt and schemas are small: the estimate is enough, and loads no tokenizer.
+            crate::tokens::TokenCounter::Estimate,
+        );
         match self.compact(focus.as_deref(), fixed).await {
             Ok(done) => {
                 self.persist();
@@ -311,7 +316,12 @@ impl<'a> RequestRun<'a> {
     /// One model call: compacted first when the request would pass the window's threshold, durable
     /// before it is sent, compacted and retried once when the provider says the context is too long.
     async fn call_model(&mut self) -> Result<Streamed, Interrupt> {
-        let fixed = fixed_tokens(&self.system_prompt(), &self.offered_tools().specs());
+        let fixed = fixed_tokens(
+            &self.system_prompt(),
+            &self.offered_tools().specs(),
+            // The prompt and schemas are small: the estimate is enough, and loads no tokenizer.
+            crate::tokens::TokenCounter::Estimate,
+        );
         self.prune_if_worth(fixed);
         self.compact_if_needed(fixed).await?;
         let mut request = self.model_request();
