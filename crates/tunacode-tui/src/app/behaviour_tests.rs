@@ -308,3 +308,17 @@ async fn the_setup_check_uses_the_settings_the_run_will_use() {
             .contains("sk-check")
     );
 }
+
+#[tokio::test]
+async fn a_resumed_compacted_session_shows_everything_and_the_summary_as_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let mut old = tunacode_protocol::Message::user("the original task");
+    old.mark_compacted();
+    let summary = tunacode_protocol::Message::user("[Compaction summary]\n\n## Task\nThe task.");
+    app.replay(&[old, summary, tunacode_protocol::Message::user("next")]);
+    let kinds: Vec<&CellKind> = app.transcript.cells.iter().map(|c| &c.kind).collect();
+    assert!(matches!(kinds[0], CellKind::User(t) if t == "the original task"));
+    assert!(matches!(kinds[1], CellKind::Info(t) if t.contains("## Task\nThe task.")));
+    assert!(matches!(kinds[2], CellKind::User(t) if t == "next"));
+}

@@ -13,9 +13,17 @@ impl App {
         for m in messages {
             for part in &m.parts {
                 match part {
-                    Part::UserPrompt(p) => self
-                        .transcript
-                        .push(CellKind::User(content_to_text(&p.content))),
+                    // A compaction's summary is shown as what it is, not as something the user typed.
+                    Part::UserPrompt(p) => {
+                        let text = content_to_text(&p.content);
+                        match text.strip_prefix(tunacode_core::compaction::SUMMARY_HEADER) {
+                            Some(summary) => self.transcript.push(CellKind::Info(format!(
+                                "Earlier turns (kept above) were summarized for the model:\n{}",
+                                summary.trim()
+                            ))),
+                            None => self.transcript.push(CellKind::User(text)),
+                        }
+                    }
                     Part::Text(t) if m.is_response() && !t.content.trim().is_empty() => {
                         let mut md = StreamingMarkdown::new();
                         md.push(&t.content);
