@@ -37,19 +37,7 @@ fn history(body: &Value) -> Vec<Value> {
 
 /// A value without its prompt-cache breakpoints (they mark where the cache ends, not its content).
 fn unmarked(value: &Value) -> Value {
-    let mut value = value.clone();
-    fn strip(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                map.remove("cache_control");
-                map.values_mut().for_each(strip);
-            }
-            Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut value);
-    value
+    tunacode_testkit::without_key(value, "cache_control")
 }
 
 #[test]

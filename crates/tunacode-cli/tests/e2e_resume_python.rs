@@ -26,18 +26,8 @@ fn a_tunacode_0_2_session_is_listed_and_resumes_with_its_history() {
     let bytes = fixture("tunacode-0.2/tool_call.json");
     std::fs::write(&python, &bytes).unwrap();
 
-    let listing = env
-        .command(&bin())
-        .args(["sessions", "--json"])
-        .output()
-        .unwrap();
-    let list: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
-    assert_eq!(
-        list[0]["session_id"],
-        sid,
-        "{}",
-        String::from_utf8_lossy(&listing.stderr)
-    );
+    let list = list_sessions(&env);
+    assert_eq!(list[0]["session_id"], sid, "{list}");
     assert_eq!(list[0]["title"], "What does notes.txt say?");
 
     let fake = FakeProvider::start(vec![Turn::text("Yes, I remember.")]);
@@ -69,12 +59,7 @@ fn a_tunacode_0_2_session_is_listed_and_resumes_with_its_history() {
             .join(format!("{sid}.json"))
             .exists()
     );
-    let listing = env
-        .command(&bin())
-        .args(["sessions", "--json"])
-        .output()
-        .unwrap();
-    let list: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
+    let list = list_sessions(&env);
     assert_eq!(list.as_array().unwrap().len(), 1, "listed once: {list}");
 }
 

@@ -83,12 +83,7 @@ fn a_session_file_copied_in_by_hand_is_listed_and_loads() {
     copied["last_modified"] = "2099-01-01T00:00:00Z".into();
     copied["messages"][0]["parts"][0]["content"] = "a task from elsewhere".into();
     std::fs::write(dir.join("copied-by-hand.json"), copied.to_string()).unwrap();
-    let listing = env
-        .command(&bin())
-        .args(["sessions", "--json"])
-        .output()
-        .unwrap();
-    let list: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
+    let list = list_sessions(&env);
     assert_eq!(list[0]["session_id"], "copied-by-hand");
     assert_eq!(list[0]["title"], "a task from elsewhere");
     assert_eq!(list.as_array().unwrap().len(), 2);

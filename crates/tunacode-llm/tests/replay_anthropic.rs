@@ -241,17 +241,5 @@ async fn tool_use_stream_replays_and_the_follow_up_matches_the_recorded_request(
 /// Our body without its prompt-cache breakpoints (the recorded client asked for none; everything else
 /// must match).
 fn without_cache_marks(value: &serde_json::Value) -> serde_json::Value {
-    let mut value = value.clone();
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(map) => {
-                map.remove("cache_control");
-                map.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
-    strip(&mut value);
-    value
+    tunacode_testkit::without_key(value, "cache_control")
 }

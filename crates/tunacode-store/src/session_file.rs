@@ -41,6 +41,25 @@ pub struct SessionFile {
     pub extra: Map<String, Value>,
 }
 
+/// A small session of project `proj` for tests: one prompt, saved at `modified`.
+#[cfg(test)]
+pub(crate) fn test_session(id: &str, modified: &str) -> SessionFile {
+    SessionFile {
+        version: SESSION_FORMAT_VERSION,
+        session_id: id.into(),
+        project_id: "proj".into(),
+        created_at: modified.into(),
+        last_modified: modified.into(),
+        working_directory: "/w".into(),
+        current_model: "openai:m".into(),
+        total_tokens: 0,
+        session_total_usage: Usage::default(),
+        thoughts: vec![],
+        messages: vec![Message::user("fix the bug\nplease")],
+        extra: Default::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,22 +1,7 @@
 use super::*;
-use crate::session_file::SESSION_FORMAT_VERSION;
-use tunacode_protocol::Usage;
 
 fn session(id: &str, modified: &str) -> SessionFile {
-    SessionFile {
-        version: SESSION_FORMAT_VERSION,
-        session_id: id.into(),
-        project_id: "proj".into(),
-        created_at: modified.into(),
-        last_modified: modified.into(),
-        working_directory: "/w".into(),
-        current_model: "openai:m".into(),
-        total_tokens: 0,
-        session_total_usage: Usage::default(),
-        thoughts: vec![],
-        messages: vec![Message::user("fix the bug\nplease")],
-        extra: Default::default(),
-    }
+    crate::session_file::test_session(id, modified)
 }
 
 #[test]

@@ -25,3 +25,21 @@ pub use server::{FakeOptions, FakeProvider};
 pub use test_env::{LineReader, TestEnv, wait_with_timeout};
 pub use tmux::Tmux;
 pub use wire::{RenderContext, SseReply, WireFormat, split_chars};
+
+/// `value` with every object key `key` removed, at any depth (e.g. to compare request bodies without
+/// their prompt-cache breakpoints).
+pub fn without_key(value: &serde_json::Value, key: &str) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value, key: &str) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.remove(key);
+                map.values_mut().for_each(|v| strip(v, key));
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(|v| strip(v, key)),
+            _ => {}
+        }
+    }
+    let mut value = value.clone();
+    strip(&mut value, key);
+    value
+}

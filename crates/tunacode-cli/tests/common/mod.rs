@@ -39,6 +39,17 @@ pub fn tmux_start(env: &TestEnv, args: &str, width: u16, height: u16) -> tunacod
     tunacode_testkit::Tmux::start(&command, width, height, &vars, &dir).unwrap()
 }
 
+/// `tunacode sessions --json` in `env`, parsed.
+pub fn list_sessions(env: &TestEnv) -> Value {
+    let out = env
+        .command(&bin())
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
 /// The outcome of one run.
 #[derive(Debug)]
 pub struct Run {

@@ -232,18 +232,8 @@ mod tests {
     use super::*;
 
     /// The body without its cache breakpoints (checked on their own below), as a string system.
-    fn without_cache_marks(mut body: Value) -> Value {
-        fn strip(v: &mut Value) {
-            match v {
-                Value::Object(map) => {
-                    map.remove("cache_control");
-                    map.values_mut().for_each(strip);
-                }
-                Value::Array(items) => items.iter_mut().for_each(strip),
-                _ => {}
-            }
-        }
-        strip(&mut body);
+    fn without_cache_marks(body: Value) -> Value {
+        let mut body = tunacode_testkit::without_key(&body, "cache_control");
         if let Some(text) = body["system"][0]["text"].as_str().map(str::to_string) {
             body["system"] = json!(text);
         }
