@@ -467,12 +467,9 @@ async fn sends_key_version_and_an_alternating_body() {
         json!({
             "model": "claude-test",
             "max_tokens": 2048,
-            // Prompt-cache breakpoints: the system prompt, the tools, and the last two user turns.
-            "system": [{"type": "text", "text": "You are TunaCode.",
-                        "cache_control": {"type": "ephemeral"}}],
+            "system": [{"type": "text", "text": "You are TunaCode.", "cache_control": {"type": "ephemeral"}}],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "fix the bug",
-                                              "cache_control": {"type": "ephemeral"}}]},
+                {"role": "user", "content": [{"type": "text", "text": "fix the bug", "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "plan", "signature": "c2ln+/="},
                     {"type": "text", "text": "Looking."},
@@ -489,8 +486,7 @@ async fn sends_key_version_and_an_alternating_body() {
             "stream": true,
             "tools": [{"name": "read_file", "description": "Reads a file.",
                        "input_schema": {"type": "object", "properties": {"file_path": {"type": "string"}},
-                                        "required": ["file_path"]},
-                       "cache_control": {"type": "ephemeral"}}]
+                                        "required": ["file_path"]}, "cache_control": {"type": "ephemeral"}}]
         })
     );
 }
