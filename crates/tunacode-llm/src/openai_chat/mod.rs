@@ -26,6 +26,8 @@ pub struct OpenAiChatClient {
     settings: ProviderSettings,
     http: reqwest::Client,
     headers: HeaderMap,
+    /// The size of the last request body.
+    last_body: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl OpenAiChatClient {
@@ -42,7 +44,24 @@ impl OpenAiChatClient {
             http: shared_http_client()?,
             settings,
             headers,
+            last_body: Default::default(),
         })
+    }
+}
+
+impl OpenAiChatClient {
+    /// The request body, written into a buffer sized from the last one (a long history's body is
+    /// large; growing it by doubling would copy it several times).
+    fn body_bytes(&self, request: &ModelRequest) -> bytes::Bytes {
+        let size = self.last_body.load(std::sync::atomic::Ordering::Relaxed);
+        let mut buf = Vec::with_capacity(size + size / 8 + 1024);
+        let body = ChatBody::new(request, ChatDialect::for_settings(&self.settings));
+        if serde_json::to_writer(&mut buf, &body).is_err() {
+            return json_bytes(&body);
+        }
+        self.last_body
+            .store(buf.len(), std::sync::atomic::Ordering::Relaxed);
+        buf.into()
     }
 }
 
@@ -52,10 +71,7 @@ impl ModelClient for OpenAiChatClient {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
             headers: self.headers.clone(),
-            body: json_bytes(&ChatBody::new(
-                &request,
-                ChatDialect::for_settings(&self.settings),
-            )),
+            body: self.body_bytes(&request),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

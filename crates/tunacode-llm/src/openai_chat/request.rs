@@ -206,10 +206,20 @@ struct Arguments<'a>(&'a Value);
 
 impl Serialize for Arguments<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        thread_local! {
+            /// Reused for every call's arguments: a long history has thousands of them per request.
+            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         match self.0 {
             Value::String(s) => serializer.serialize_str(s),
             Value::Null => serializer.serialize_str("{}"),
-            other => serializer.serialize_str(&other.to_string()),
+            other => SCRATCH.with_borrow_mut(|buf| {
+                buf.clear();
+                serde_json::to_writer(&mut *buf, other).map_err(serde::ser::Error::custom)?;
+                // serde_json writes valid UTF-8.
+                serializer
+                    .serialize_str(std::str::from_utf8(buf).map_err(serde::ser::Error::custom)?)
+            }),
         }
     }
 }
