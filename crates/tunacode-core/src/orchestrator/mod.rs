@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use tunacode_llm::{LlmError, ModelRequest};
-use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part};
+use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part, ToolSpec};
 use tunacode_tools::{ToolKind, ToolSet};
 
 use crate::agent::{Agent, RunOutcome};
@@ -177,12 +177,7 @@ impl<'a> RequestRun<'a> {
         if self.checkpoint_needed {
             self.save().await?;
         }
-        let fixed = fixed_tokens(
-            &self.system_prompt(),
-            &self.offered_tools().specs(),
-            // The prompt and schemas are small: the estimate is enough, and loads no tokenizer.
-            crate::tokens::TokenCounter::Estimate,
-        );
+        let (_, _, fixed) = self.fixed_parts();
         match self.compact(focus.as_deref(), fixed).await {
             Ok(done) => {
                 self.persist();
@@ -316,15 +311,10 @@ impl<'a> RequestRun<'a> {
     /// One model call: compacted first when the request would pass the window's threshold, durable
     /// before it is sent, compacted and retried once when the provider says the context is too long.
     async fn call_model(&mut self) -> Result<Streamed, Interrupt> {
-        let fixed = fixed_tokens(
-            &self.system_prompt(),
-            &self.offered_tools().specs(),
-            // The prompt and schemas are small: the estimate is enough, and loads no tokenizer.
-            crate::tokens::TokenCounter::Estimate,
-        );
+        let (system, tools, fixed) = self.fixed_parts();
         self.prune_if_worth(fixed);
         self.compact_if_needed(fixed).await?;
-        let mut request = self.model_request();
+        let mut request = self.model_request(system, tools);
         self.agent.events.emit(AgentEvent::ContextUsed {
             tokens: self.next_request_tokens(fixed),
             window: self.agent.options.context.window,
@@ -356,7 +346,8 @@ impl<'a> RequestRun<'a> {
                     if !retried && self.shown.is_empty() && self.compact(None, fixed).await? =>
                 {
                     retried = true;
-                    request = self.model_request();
+                    let (system, tools, _) = self.fixed_parts();
+                    request = self.model_request(system, tools);
                 }
                 Err(StreamStop::Failed(e)) => return Err(Interrupt::Failed(e)),
             }
@@ -389,6 +380,15 @@ impl<'a> RequestRun<'a> {
     }
 
     /// The system prompt for this call: the composed prompt, plus plan mode and the current todos.
+    /// What every request of this iteration carries besides the history: the system prompt, the
+    /// offered tools' specs, and their token estimate (small: the estimate loads no tokenizer).
+    fn fixed_parts(&self) -> (String, Vec<ToolSpec>, u64) {
+        let system = self.system_prompt();
+        let tools = self.offered_tools().specs();
+        let fixed = fixed_tokens(&system, &tools, crate::tokens::TokenCounter::Estimate);
+        (system, tools, fixed)
+    }
+
     fn system_prompt(&self) -> String {
         let mut system = self.agent.options.system_prompt.clone();
         let session = self.agent.session.lock();
@@ -403,7 +403,7 @@ impl<'a> RequestRun<'a> {
 
     /// The request for this iteration. From the third iteration on (while the task is open) the last
     /// request also asks the model to assess its progress (seed 003 §7): in the same call, not stored.
-    fn model_request(&self) -> ModelRequest {
+    fn model_request(&self, system: String, tools: Vec<ToolSpec>) -> ModelRequest {
         let options = &self.agent.options;
         let nudge = (options.guidance.self_evaluation
             && self.iteration >= SELF_EVALUATION_FROM
@@ -422,10 +422,10 @@ impl<'a> RequestRun<'a> {
         }
         ModelRequest {
             model: options.provider_model.clone(),
-            system: self.system_prompt(),
+            system,
             messages: self.run_messages.clone(),
             nudge,
-            tools: self.offered_tools().specs(),
+            tools,
             max_output_tokens: options.max_output_tokens,
             temperature: None,
             reasoning: options.reasoning_effort.clone(),

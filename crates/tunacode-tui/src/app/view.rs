@@ -75,6 +75,37 @@ impl App {
             self.draw_todos(frame, todo_area);
         }
 
+        // A question replaces the input box, as the composer gives way to an approval in codex: the
+        // keys go to the question, and its popup gets the rows down to the status line.
+        if self.dialog.is_none() {
+            self.draw_input(frame, main, input_area);
+        }
+
+        frame.render_widget(
+            Paragraph::new(
+                self.status
+                    .line(status_area.width, &self.theme, Instant::now()),
+            ),
+            status_area,
+        );
+
+        if let Some(picker) = &self.picker {
+            picker.render(frame, area, &self.theme);
+        }
+        if let Some((prompt, _)) = &self.key_prompt {
+            prompt.render(frame, area, &self.theme);
+        }
+        if let Some(dialog) = &self.dialog {
+            let above_status = Rect {
+                height: status_area.y.saturating_sub(area.y),
+                ..area
+            };
+            dialog.render(frame, above_status, &self.theme);
+        }
+    }
+
+    /// The input box with its hint or queue count, and the completion popup above it.
+    fn draw_input(&self, frame: &mut Frame, main: Rect, input_area: Rect) {
         let title = match (&self.hint, self.queued) {
             (Some(h), _) => format!(" {h} "),
             (None, n) if n > 0 => format!(" {n} queued "),
@@ -116,24 +147,6 @@ impl App {
             };
             frame.render_widget(Clear, r);
             popup.render(r, frame.buffer_mut(), &self.theme);
-        }
-
-        frame.render_widget(
-            Paragraph::new(
-                self.status
-                    .line(status_area.width, &self.theme, Instant::now()),
-            ),
-            status_area,
-        );
-
-        if let Some(picker) = &self.picker {
-            picker.render(frame, area, &self.theme);
-        }
-        if let Some((prompt, _)) = &self.key_prompt {
-            prompt.render(frame, area, &self.theme);
-        }
-        if let Some(dialog) = &self.dialog {
-            dialog.render(frame, area, &self.theme);
         }
     }
 

@@ -10,7 +10,7 @@ use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{Answer, ApprovalAnswer};
 use tunacode_tools::ToolKind;
 
-use super::frame::{LineEdit, draw_popup, edit_line, field_line, options_line, popup_width};
+use super::frame::{LineEdit, draw_popup, edit_line, field_line, option_lines, popup_width};
 use super::{DialogOutcome, QuestionDialog};
 use crate::render::render_diff;
 use crate::theme::Theme;
@@ -143,24 +143,25 @@ impl QuestionDialog for ApprovalDialog {
             Line::styled(format!("(asking because {})", q.reason), theme.muted),
             Line::default(),
         ];
-        lines.extend(self.preview_lines(popup_width(area), theme));
+        let width = popup_width(area);
+        lines.extend(self.preview_lines(width, theme));
         lines.push(Line::default());
-        lines.push(options_line(
+        let mut choices = option_lines(
             &self.options(),
             self.selected,
             theme,
             &["y", "a", "n"],
-        ));
+            width.saturating_sub(2),
+        );
         if let Some(text) = &self.note {
-            lines.push(Line::default());
-            lines.push(field_line(
+            choices.push(field_line(
                 "Note to the agent (Enter sends, Esc back): ",
                 text,
                 theme,
             ));
         }
         let title = format!(" Allow {}? ", q.tool_name);
-        draw_popup(frame, area, &title, lines, self.scroll, theme);
+        draw_popup(frame, area, &title, lines, choices, self.scroll, theme);
     }
 
     fn dismissed(&self) -> Answer {

@@ -1,5 +1,5 @@
 //! What the dialogs share: the popup frame (as tall as its content, the choices kept visible), the
-//! row of options, and a one-line text field for notes and feedback.
+//! options, and a one-line text field for notes and feedback.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
@@ -17,23 +17,28 @@ pub(super) fn popup_width(area: Rect) -> u16 {
         .max(20.min(area.width))
 }
 
-/// Draws `lines` in a bordered popup titled `title`, scrolled by `scroll`; when the content is taller
-/// than the popup and not scrolled, the last `keep_tail` lines (the choices) stay visible.
+/// Draws `body` then `choices` in a bordered popup titled `title`, scrolled by `scroll`; when the
+/// content is taller than the popup and not scrolled, the body is cut so the choices stay visible.
 pub(super) fn draw_popup(
     frame: &mut Frame,
     area: Rect,
     title: &str,
     mut lines: Vec<Line<'static>>,
+    choices: Vec<Line<'static>>,
     scroll: u16,
     theme: &Theme,
 ) {
     let width = popup_width(area);
     let inner_width = width.saturating_sub(2).max(1) as usize;
-    let rows: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(inner_width).max(1))
-        .sum();
-    let height = (rows as u16 + 2).clamp(5.min(area.height), area.height.saturating_sub(2).max(3));
+    let rows_of = |lines: &[Line]| -> usize {
+        lines
+            .iter()
+            .map(|l| l.width().div_ceil(inner_width).max(1))
+            .sum()
+    };
+    let choice_rows = rows_of(&choices);
+    let rows = rows_of(&lines) + choice_rows;
+    let height = (rows as u16 + 2).clamp(5.min(area.height), area.height.max(3));
     let popup = Rect {
         x: area.x + (area.width.saturating_sub(width)) / 2,
         y: area.y + (area.height.saturating_sub(height)) / 2,
@@ -43,12 +48,23 @@ pub(super) fn draw_popup(
     frame.render_widget(Clear, popup);
     let inner_height = popup.height.saturating_sub(2) as usize;
     if rows > inner_height && scroll == 0 {
-        let keep_tail = 4.min(lines.len());
-        let tail: Vec<Line> = lines.split_off(lines.len() - keep_tail);
-        lines.truncate(inner_height.saturating_sub(keep_tail + 1));
+        // Whole lines of the body while they fit above the marker and the choices.
+        let mut budget = inner_height.saturating_sub(choice_rows + 1);
+        let kept = lines
+            .iter()
+            .take_while(|l| {
+                let r = rows_of(std::slice::from_ref(l));
+                let fits = r <= budget;
+                budget = budget.saturating_sub(r);
+                fits
+            })
+            .count();
+        lines.truncate(kept);
         lines.push(Line::styled("  … (PgDn scrolls)", theme.muted));
-        lines.extend(tail);
     }
+    lines.extend(choices);
+    // Scrolled no further than the last row.
+    let scroll = scroll.min(rows.saturating_sub(inner_height) as u16);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.accent)
@@ -62,24 +78,38 @@ pub(super) fn draw_popup(
     );
 }
 
-/// A row of options with their keys, the selected one highlighted.
-pub(super) fn options_line(
+/// The options with their keys, the selected one highlighted: one row when they fit in `width`
+/// columns, otherwise one line per option so none is split across rows.
+pub(super) fn option_lines(
     options: &[String],
     selected: usize,
     theme: &Theme,
     keys: &[&str],
-) -> Line<'static> {
-    let mut spans = Vec::new();
-    for (i, option) in options.iter().enumerate() {
-        let style = if i == selected {
-            theme.selected
-        } else {
-            theme.text
-        };
-        spans.push(Span::styled(format!(" [{}] {option} ", keys[i]), style));
-        spans.push(Span::raw("  "));
+    width: u16,
+) -> Vec<Line<'static>> {
+    let spans: Vec<Span<'static>> = options
+        .iter()
+        .enumerate()
+        .map(|(i, option)| {
+            let style = if i == selected {
+                theme.selected
+            } else {
+                theme.text
+            };
+            Span::styled(format!(" [{}] {option} ", keys[i]), style)
+        })
+        .collect();
+    let row_width: usize = spans.iter().map(|s| s.width() + 2).sum();
+    if row_width <= width as usize {
+        let mut row = Vec::new();
+        for span in spans {
+            row.push(span);
+            row.push(Span::raw("  "));
+        }
+        vec![Line::from(row)]
+    } else {
+        spans.into_iter().map(Line::from).collect()
     }
-    Line::from(spans)
 }
 
 /// A text field's line: a label, the text, a cursor.

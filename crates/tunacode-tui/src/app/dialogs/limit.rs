@@ -24,6 +24,7 @@ pub struct LimitDialog {
     id: String,
     report: ProgressReport,
     selected: usize,
+    scroll: u16,
 }
 
 impl LimitDialog {
@@ -33,6 +34,7 @@ impl LimitDialog {
             id,
             report,
             selected: 0,
+            scroll: 0,
         }
     }
 }
@@ -56,6 +58,14 @@ impl QuestionDialog for LimitDialog {
             KeyCode::Char(c @ '1'..='4') => c as usize - '1' as usize,
             KeyCode::Enter => self.selected,
             KeyCode::Esc => 3,
+            KeyCode::PageDown => {
+                self.scroll = self.scroll.saturating_add(10);
+                return DialogOutcome::Open;
+            }
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                return DialogOutcome::Open;
+            }
             KeyCode::Up => {
                 self.selected = (self.selected + 3) % 4;
                 return DialogOutcome::Open;
@@ -77,15 +87,27 @@ impl QuestionDialog for LimitDialog {
             .map(|l| Line::styled(l.to_string(), theme.text))
             .collect();
         lines.push(Line::default());
-        for (i, option) in OPTIONS.iter().enumerate() {
-            let style = if i == self.selected {
-                theme.selected
-            } else {
-                theme.text
-            };
-            lines.push(Line::styled(format!(" {}. {option} ", i + 1), style));
-        }
-        draw_popup(frame, area, " Iteration limit reached ", lines, 0, theme);
+        let choices = OPTIONS
+            .iter()
+            .enumerate()
+            .map(|(i, option)| {
+                let style = if i == self.selected {
+                    theme.selected
+                } else {
+                    theme.text
+                };
+                Line::styled(format!(" {}. {option} ", i + 1), style)
+            })
+            .collect();
+        draw_popup(
+            frame,
+            area,
+            " Iteration limit reached ",
+            lines,
+            choices,
+            self.scroll,
+            theme,
+        );
     }
 
     fn dismissed(&self) -> Answer {

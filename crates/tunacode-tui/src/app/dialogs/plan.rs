@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use tunacode_core::{Answer, PlanDecision};
 
-use super::frame::{LineEdit, draw_popup, edit_line, field_line, options_line, popup_width};
+use super::frame::{LineEdit, draw_popup, edit_line, field_line, option_lines, popup_width};
 use super::{DialogOutcome, QuestionDialog};
 use crate::render::render_markdown;
 use crate::theme::Theme;
@@ -100,9 +100,15 @@ impl QuestionDialog for PlanDialog {
         let mut lines = render_markdown(&self.plan, width.saturating_sub(4), theme);
         lines.push(Line::default());
         let options = ["Approve".to_string(), "Reject with feedback".to_string()];
-        lines.push(options_line(&options, self.selected, theme, &["a", "r"]));
+        let mut choices = option_lines(
+            &options,
+            self.selected,
+            theme,
+            &["a", "r"],
+            width.saturating_sub(2),
+        );
         if let Some(text) = &self.feedback {
-            lines.push(field_line(
+            choices.push(field_line(
                 "Feedback (Enter sends, Esc back): ",
                 text,
                 theme,
@@ -113,6 +119,7 @@ impl QuestionDialog for PlanDialog {
             area,
             " Plan for approval ",
             lines,
+            choices,
             self.scroll,
             theme,
         );
