@@ -18,7 +18,8 @@ mod workspace;
 
 use std::sync::Arc;
 
-pub use tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet};
+pub use schema::provider_schema;
+pub use tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource};
 pub use tools::{
     Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile, WriteFile,
 };

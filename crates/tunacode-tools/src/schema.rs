@@ -15,7 +15,16 @@ pub(crate) fn schema_for<T: JsonSchema>() -> Value {
             s.inline_subschemas = true;
         })
         .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    provider_schema(generator.into_root_schema_for::<T>().to_value())
+}
+
+/// A tool schema from elsewhere (an MCP server's `inputSchema`, say) in the same plain form: an object
+/// schema with `properties` and `required`, without the keys providers reject. References into
+/// `$defs` are not inlined; a schema that uses them keeps them (providers other than Gemini accept
+/// them, and Gemini's client drops what it cannot take).
+pub fn provider_schema(mut schema: Value) -> Value {
+    let keeps_defs = schema.to_string().contains("\"$ref\"");
+    let defs = keeps_defs.then(|| schema.get("$defs").cloned()).flatten();
     simplify(&mut schema);
     let obj = match schema {
         Value::Object(obj) => obj,
@@ -30,6 +39,9 @@ pub(crate) fn schema_for<T: JsonSchema>() -> Value {
         if key != "type" {
             out.insert(key, value);
         }
+    }
+    if let Some(defs) = defs {
+        out.insert("$defs".into(), defs);
     }
     Value::Object(out)
 }

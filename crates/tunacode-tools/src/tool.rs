@@ -108,6 +108,13 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// Tools that come and go while a session runs (an MCP server's, once it is ready). Asked before every
+/// model request.
+pub trait ToolSource: Send + Sync {
+    /// The tools offered now, in a stable order.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
 /// The set of tools offered to the model in one request.
 #[derive(Clone, Default)]
 pub struct ToolSet {
