@@ -43,6 +43,63 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// List known models with context window and prices.
     Models(ModelsArgs),
+    /// MCP servers: list them (with their state and tools), add, remove, approve the project's.
+    Mcp(McpArgs),
+}
+
+/// Arguments of `tunacode mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// `tunacode mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Start every configured server, show its state and tools, stop them.
+    List {
+        /// The project directory (its approved .mcp.json counts; default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server to the config: `tunacode mcp add NAME -- COMMAND ARGS…` or `--url URL`.
+    Add(McpAddArgs),
+    /// Remove a server from the config.
+    Remove {
+        /// Its name.
+        name: String,
+    },
+    /// Approve this project's .mcp.json as it is now (its servers then start with each session).
+    Approve {
+        /// The project directory (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// Arguments of `tunacode mcp add`.
+#[derive(Debug, Args)]
+pub struct McpAddArgs {
+    /// The server's name (tools are offered as mcp__NAME__TOOL).
+    pub name: String,
+    /// A Streamable HTTP server's URL.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// An environment variable for a stdio server, KEY=VALUE (`${VAR}` is read from the environment
+    /// when the server starts). Repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// A header for an HTTP server, "Name: value". Repeatable.
+    #[arg(long, value_name = "NAME: VALUE")]
+    pub header: Vec<String>,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// Arguments of `tunacode models`.

@@ -5,6 +5,7 @@ mod approval_prompt;
 mod args;
 mod input;
 mod logging;
+mod mcp_cmd;
 mod models_cmd;
 mod output;
 mod run_cmd;
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
             Some(Command::Run(args)) => run_cmd::run(args).await,
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
+            Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
             None => tui_cmd::run(cli).await,
         }
     });

@@ -98,6 +98,12 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 if let Some(line) = schema::from_runtime(event) {
                     self.line(&Line::new(line));
                 }
+                if let Some(warning) = crate::mcp_cmd::failure_notice(event) {
+                    self.line(&Line::new(schema::OutputEvent::Notice {
+                        level: "warning",
+                        message: warning,
+                    }));
+                }
             }
             OutputFormat::Text => match event {
                 RuntimeEvent::Agent(e) => self.text_event(e),
@@ -110,7 +116,15 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
-                _ => {}
+                RuntimeEvent::McpProjectPending { file, servers } => self.note(&format!(
+                    "warning: {}",
+                    crate::mcp_cmd::pending_notice(file, servers)
+                )),
+                event => {
+                    if let Some(warning) = crate::mcp_cmd::failure_notice(event) {
+                        self.note(&format!("warning: {warning}"));
+                    }
+                }
             },
             OutputFormat::Json => {}
         }

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use tunacode_core::mcp::{ServerState, ServerStatus};
 use tunacode_core::{QuestionKind, RuntimeEvent};
 use tunacode_protocol::{AgentEvent, FinishReason, TodoItem, TodoStatus, ToolStatus, Usage};
 
@@ -229,6 +230,15 @@ pub enum OutputEvent {
         command: String,
         output: String,
     },
+    McpServer {
+        name: String,
+        state: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        protocol: Option<String>,
+        tools: Vec<String>,
+    },
     Error {
         message: String,
     },
@@ -303,12 +313,38 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::OpFailed(failure) => OutputEvent::Error {
             message: failure.to_string(),
         },
+        // Servers stop as the run ends, after its result line; that is not news to a script.
+        RuntimeEvent::McpServer(status) if status.state == ServerState::Stopped => return None,
+        RuntimeEvent::McpServer(status) => mcp_server(status),
+        RuntimeEvent::McpProjectPending { file, servers } => OutputEvent::Notice {
+            level: "warning",
+            message: crate::mcp_cmd::pending_notice(file, servers),
+        },
+        RuntimeEvent::McpServers(_) => return None,
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
         | RuntimeEvent::Stopped => {
             return None;
         }
     })
+}
+
+/// The public line for an MCP server's status.
+fn mcp_server(status: &ServerStatus) -> OutputEvent {
+    let (state, error) = match &status.state {
+        ServerState::Disabled => ("disabled", None),
+        ServerState::Starting => ("starting", None),
+        ServerState::Ready => ("ready", None),
+        ServerState::Failed(e) => ("failed", Some(e.clone())),
+        ServerState::Stopped => ("stopped", None),
+    };
+    OutputEvent::McpServer {
+        name: status.name.clone(),
+        state,
+        error,
+        protocol: status.protocol.clone(),
+        tools: status.tools.clone(),
+    }
 }
 
 /// The public line for an engine event.

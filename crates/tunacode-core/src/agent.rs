@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tunacode_llm::ProviderSettings;
 use tunacode_protocol::FinishReason;
 use tunacode_store::SessionStore;
-use tunacode_tools::{ToolSet, Workspace};
+use tunacode_tools::{ToolSet, ToolSource, Workspace};
 
 use crate::approval::Approver;
 use crate::client_cache::ClientCache;
@@ -73,6 +73,8 @@ pub struct AgentParts {
     pub clients: Arc<ClientCache>,
     /// The tools offered to the model.
     pub tools: ToolSet,
+    /// Tools that come and go (MCP servers'), asked before every model request.
+    pub dynamic_tools: Option<Arc<dyn ToolSource>>,
     /// The directory the tools work in.
     pub workspace: Workspace,
     /// Who approves writes and commands.
@@ -91,6 +93,7 @@ pub struct Agent {
     pub(crate) provider: ProviderSettings,
     pub(crate) clients: Arc<ClientCache>,
     pub(crate) tools: ToolSet,
+    pub(crate) dynamic_tools: Option<Arc<dyn ToolSource>>,
     pub(crate) workspace: Workspace,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) session: SessionHandle,
@@ -115,6 +118,7 @@ impl Agent {
             provider: parts.provider,
             clients: parts.clients,
             tools: parts.tools,
+            dynamic_tools: parts.dynamic_tools,
             workspace: parts.workspace,
             approver: parts.approver,
             session: parts.session,
@@ -146,6 +150,7 @@ impl Agent {
             provider,
             clients: self.clients.clone(),
             tools: self.tools.clone(),
+            dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
             approver: self.approver.clone(),
             session: self.session.clone(),
@@ -161,12 +166,27 @@ impl Agent {
             provider: self.provider.clone(),
             clients: self.clients.clone(),
             tools,
+            dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
             approver: self.approver.clone(),
             session,
             store: self.store.clone(),
             events: self.events.clone(),
         }
+    }
+
+    /// Every tool the model may be offered now: the fixed ones, then those of the dynamic source (a
+    /// fixed tool keeps its name).
+    pub(crate) fn current_tools(&self) -> ToolSet {
+        let mut tools = self.tools.clone();
+        if let Some(source) = &self.dynamic_tools {
+            for tool in source.tools() {
+                if tools.get(tool.name()).is_none() {
+                    tools.add(tool);
+                }
+            }
+        }
+        tools
     }
 
     /// The store sessions are saved in.

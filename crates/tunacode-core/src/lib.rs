@@ -16,6 +16,7 @@ mod events;
 pub mod fallback_parse;
 pub mod guidance;
 pub mod history;
+pub mod mcp;
 pub mod mentions;
 mod orchestrator;
 mod plan_tools;

@@ -135,6 +135,8 @@ pub struct RuntimeSettings {
     pub tool_ignore: Vec<String>,
     /// Show reasoning and the loop's steering.
     pub show_thoughts: bool,
+    /// The MCP servers to start.
+    pub mcp: crate::mcp::McpSettings,
 }
 
 impl RuntimeSettings {
@@ -152,6 +154,7 @@ impl RuntimeSettings {
     ) -> Result<Self, SettingsError> {
         let cwd = resolve_cwd(flags.cwd.as_deref())?;
         let model = resolve_model(paths, config, &cwd, flags)?;
+        let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -159,6 +162,7 @@ impl RuntimeSettings {
             model,
             tool_ignore: config.settings.tool_ignore.clone(),
             show_thoughts: config.settings.show_thoughts,
+            mcp,
         })
     }
 

@@ -6,6 +6,7 @@ fn paths(dir: &Path) -> Paths {
         sessions_dir: dir.join("sessions"),
         log_dir: dir.join("log"),
         models_cache: dir.join("models.json"),
+        mcp_approvals: dir.join("mcp_approvals.json"),
     }
 }
 

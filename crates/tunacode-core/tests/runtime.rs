@@ -27,6 +27,7 @@ fn settings(dir: &std::path::Path, base_url: &str) -> RuntimeSettings {
         sessions_dir: dir.join("sessions"),
         log_dir: dir.join("log"),
         models_cache: dir.join("models.json"),
+        mcp_approvals: dir.join("mcp_approvals.json"),
     };
     let flags = SettingsFlags {
         model: Some("openai:test-model".into()),

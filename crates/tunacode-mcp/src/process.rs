@@ -122,17 +122,16 @@ impl ServerProcess {
     /// Waits for the process to exit on its own (its stdin already closed) for `grace`, then sends
     /// SIGTERM to its group and waits `grace` again, then SIGKILL.
     pub(crate) async fn stop(mut self, grace: Duration) {
-        if self.wait_for(grace).await {
-            self.kill_group(Signal::SIGKILL);
-            return;
+        if !self.wait_for(grace).await {
+            self.kill_group(Signal::SIGTERM);
+            if !self.wait_for(grace).await {
+                self.kill_group(Signal::SIGKILL);
+                let _ = self.child.wait().await;
+            }
         }
-        self.kill_group(Signal::SIGTERM);
-        if self.wait_for(grace).await {
-            self.kill_group(Signal::SIGKILL);
-            return;
-        }
+        // Helpers the leader left behind go too; then the group is done with.
         self.kill_group(Signal::SIGKILL);
-        let _ = self.child.wait().await;
+        self.group = None;
     }
 
     /// Waits up to `grace` for the leader to exit; whether it did.

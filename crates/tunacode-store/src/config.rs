@@ -100,7 +100,11 @@ pub struct UserConfig {
     pub providers: BTreeMap<String, CustomProvider>,
     /// Model figures (`provider:model` → context window, output limit, prices) overriding the registry.
     pub models: BTreeMap<String, Value>,
-    /// Keys this version does not use (e.g. `mcpServers`), kept as read.
+    /// MCP servers by name (`{"command": …}` or `{"url": …}` each), as Claude Code and Cursor write
+    /// them; each entry is checked when the servers start, so one bad entry does not stop the rest.
+    #[serde(rename = "mcpServers")]
+    pub mcp_servers: Map<String, Value>,
+    /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -158,7 +162,8 @@ mod tests {
         assert_eq!(cfg.settings.tool_max_retries, 3);
         assert!(cfg.settings.fallback_response);
         assert!(cfg.settings.self_evaluation);
-        assert!(cfg.other.contains_key("mcpServers"));
+        assert!(cfg.mcp_servers.is_empty());
+        assert!(cfg.other.is_empty(), "{:?}", cfg.other);
         assert_eq!(
             cfg.providers["gpu"].base_url.as_deref(),
             Some("http://gpu:8000/v1")

@@ -43,7 +43,7 @@ pub fn config_with_setup(path: &Path, update: &SetupUpdate) -> Result<UserConfig
 }
 
 /// The file to replace: the target of `path` when it is a symlink (so the link is kept), else `path`.
-fn write_target(path: &Path) -> PathBuf {
+pub(crate) fn write_target(path: &Path) -> PathBuf {
     let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     if is_link && let Ok(real) = std::fs::canonicalize(path) {
         return real;
@@ -53,7 +53,7 @@ fn write_target(path: &Path) -> PathBuf {
 
 /// The file as a JSON object (`{}` when missing or blank). It must also read as a [`UserConfig`], so a
 /// file TunaCode could not load is never rewritten.
-fn read_raw(path: &Path) -> Result<Map<String, Value>, StoreError> {
+pub(crate) fn read_raw(path: &Path) -> Result<Map<String, Value>, StoreError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
@@ -70,7 +70,7 @@ fn read_raw(path: &Path) -> Result<Map<String, Value>, StoreError> {
     Ok(root)
 }
 
-fn shape_error(path: &Path, message: &str) -> StoreError {
+pub(crate) fn shape_error(path: &Path, message: &str) -> StoreError {
     StoreError::Malformed {
         path: path.to_path_buf(),
         line: 1,
@@ -80,7 +80,7 @@ fn shape_error(path: &Path, message: &str) -> StoreError {
 }
 
 /// The object under `key`, created when absent; an error when it holds something else.
-fn object_at<'a>(
+pub(crate) fn object_at<'a>(
     path: &Path,
     root: &'a mut Map<String, Value>,
     key: &str,
@@ -118,7 +118,7 @@ fn merge(
     Ok(())
 }
 
-fn write_atomic(path: &Path, value: &Value) -> Result<(), StoreError> {
+pub(crate) fn write_atomic(path: &Path, value: &Value) -> Result<(), StoreError> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => PathBuf::from("."),
@@ -216,7 +216,7 @@ mod tests {
         assert_eq!(local.base_url.as_deref(), Some("http://localhost:11434/v1"));
         assert_eq!(local.wire_api.as_deref(), Some("openai-chat"));
         assert_eq!(local.key_env.as_deref(), Some("LOCAL_API_KEY"));
-        assert!(cfg.other.contains_key("mcpServers"));
+        assert!(cfg.mcp_servers.contains_key("x"));
     }
 
     #[test]

@@ -2,19 +2,23 @@
 //! the XDG data dir, grouped by project, written atomically), and where they live.
 
 mod config;
+mod config_mcp;
 mod config_write;
 mod error;
 mod journal;
 mod legacy_v02;
+mod mcp_approvals;
 mod paths;
 mod session_file;
 mod session_list;
 mod session_store;
 
 pub use config::{CustomProvider, Settings, UserConfig};
+pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
 pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord, apply_journal, read_journal};
+pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
 pub use session_list::INDEX_FILE;

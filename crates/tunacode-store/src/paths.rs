@@ -18,6 +18,8 @@ pub struct Paths {
     pub log_dir: PathBuf,
     /// The refreshed model catalogue (`<data>/tunacode/models.json`).
     pub models_cache: PathBuf,
+    /// The projects whose `.mcp.json` the user approved (`<data>/tunacode/mcp_approvals.json`).
+    pub mcp_approvals: PathBuf,
 }
 
 impl Paths {
@@ -35,6 +37,7 @@ impl Paths {
             config_file,
             sessions_dir: base.data_dir().join("tunacode").join("sessions"),
             models_cache: base.data_dir().join("tunacode").join("models.json"),
+            mcp_approvals: base.data_dir().join("tunacode").join("mcp_approvals.json"),
             log_dir: state.join("tunacode"),
         })
     }

@@ -85,6 +85,7 @@ async fn main() {
         sessions_dir: dir.path().join("sessions"),
         log_dir: dir.path().join("log"),
         models_cache: dir.path().join("models.json"),
+        mcp_approvals: dir.path().join("mcp_approvals.json"),
     };
     let config = TuiConfig {
         cwd: cwd.clone(),

@@ -360,13 +360,11 @@ impl<'a> RequestRun<'a> {
         if self.final_summary {
             return ToolSet::new();
         }
+        let all = self.agent.current_tools();
         if !self.agent.session.lock().plan_mode {
-            return self.agent.tools.clone();
+            return all;
         }
-        let mut tools = self
-            .agent
-            .tools
-            .filtered(|t| t.kind() == ToolKind::ReadOnly);
+        let mut tools = all.filtered(|t| t.kind() == ToolKind::ReadOnly);
         tools.add(Arc::new(PresentPlan {
             approver: self.agent.approver.clone(),
             session: self.agent.session.clone(),

@@ -264,7 +264,7 @@ impl RequestRun<'_> {
     /// Every tool the model may legitimately call now, so a refused write in plan mode is answered
     /// as refused rather than as unknown.
     fn offered_tools_for_dispatch(&self) -> tunacode_tools::ToolSet {
-        let mut tools = self.agent.tools.clone();
+        let mut tools = self.agent.current_tools();
         let offered = self.offered_tools();
         for name in offered.names() {
             if tools.get(name).is_none()

@@ -17,8 +17,10 @@ use crate::agent::{Agent, AgentParts, RunOutcome};
 use crate::client_cache::ClientCache;
 use crate::error::RequestError;
 use crate::events::EventSink;
+use crate::mcp::McpManager;
 use crate::mentions::expand_mentions;
 use crate::runtime::events::{ModelView, OpFailure, RequestEnd, RuntimeEvent, SessionView};
+use crate::runtime::mcp_ops;
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
@@ -37,14 +39,15 @@ struct Running {
 }
 
 /// What every engine the runtime builds is made of.
-struct Parts {
-    settings: RuntimeSettings,
+pub(super) struct Parts {
+    pub(super) settings: RuntimeSettings,
     model: ModelSettings,
     clients: Arc<ClientCache>,
     extra_tools: Vec<Arc<dyn Tool>>,
-    policy: Arc<Policy>,
+    pub(super) mcp: McpManager,
+    pub(super) policy: Arc<Policy>,
     store: SessionStore,
-    events: EventSink,
+    pub(super) events: EventSink,
 }
 
 impl Parts {
@@ -59,6 +62,7 @@ impl Parts {
             provider: self.model.provider.clone(),
             clients: self.clients.clone(),
             tools,
+            dynamic_tools: Some(Arc::new(self.mcp.clone())),
             workspace: Workspace::new(&self.settings.cwd),
             approver: self.policy.clone(),
             session: SessionHandle::new(session),
@@ -70,7 +74,7 @@ impl Parts {
 
 /// The runtime's state, owned by its task.
 pub(crate) struct Actor {
-    parts: Parts,
+    pub(super) parts: Parts,
     agent: Arc<Agent>,
     queue: VecDeque<Work>,
     running: Option<Running>,
@@ -106,17 +110,22 @@ impl Actor {
                 .map_err(|e| RuntimeError::Internal(e.to_string()))??
         };
         let questions = Questions::new(events.clone());
-        let policy = Arc::new(Policy::new(
-            questions,
-            &settings.tool_ignore,
-            config.yolo,
-            config.interactive,
-        ));
+        let mcp = McpManager::new(&settings.cwd, mcp_ops::status_sink(&events));
+        let policy = Arc::new(
+            Policy::new(
+                questions,
+                &settings.tool_ignore,
+                config.yolo,
+                config.interactive,
+            )
+            .with_mcp(mcp.clone()),
+        );
         let parts = Parts {
             model: settings.model.clone(),
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
+            mcp,
             policy,
             store,
             events,
@@ -135,6 +144,7 @@ impl Actor {
             finishing: false,
         };
         actor.announce_session(resumed, notice);
+        actor.start_mcp();
         if config.plan_mode {
             actor.agent.set_plan_mode(true);
         }
@@ -170,6 +180,7 @@ impl Actor {
                 }
             }
         }
+        self.parts.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
     }
 
@@ -187,6 +198,9 @@ impl Actor {
             Op::NewSession => self.on_new_session(),
             Op::ResumeSession { id } => self.on_resume(id).await,
             Op::ListSessions => self.on_list_sessions(),
+            Op::ListMcp => self.on_list_mcp(),
+            Op::ApproveProjectMcp => self.on_approve_project_mcp().await,
+            Op::AddMcpServers { servers } => self.parts.mcp.start(servers),
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
             Op::SetYolo { on } => {
                 self.parts.policy.set_yolo(on);
@@ -199,7 +213,7 @@ impl Actor {
         }
     }
 
-    fn fail(&self, failure: OpFailure) {
+    pub(super) fn fail(&self, failure: OpFailure) {
         self.parts.events.send(RuntimeEvent::OpFailed(failure));
     }
 

@@ -1,6 +1,9 @@
 //! What the runtime tells its front ends: the engine's events, questions for the user, and the results
 //! of operations. Front ends render these; they never reach into the engine.
 
+use std::path::PathBuf;
+
+use crate::mcp::ServerStatus;
 use serde_json::Value;
 use tunacode_protocol::{AgentEvent, Message, TodoItem, Usage};
 use tunacode_store::{SessionSummary, StoreError};
@@ -61,6 +64,18 @@ pub enum RuntimeEvent {
         sessions: Vec<ListedSession>,
         /// Files that could not be read, with why.
         unreadable: Vec<String>,
+    },
+    /// An MCP server's state or tools changed (starting, ready, failed, stopped).
+    McpServer(ServerStatus),
+    /// Every MCP server's status (the answer to `ListMcp`).
+    McpServers(Vec<ServerStatus>),
+    /// The project's `.mcp.json` names servers the user has not approved; they are not started until
+    /// `ApproveProjectMcp`.
+    McpProjectPending {
+        /// The file.
+        file: PathBuf,
+        /// The servers it names.
+        servers: Vec<String>,
     },
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
@@ -182,4 +197,7 @@ pub enum OpFailure {
     /// The answer does not fit the question.
     #[error("the answer does not fit question `{0}`")]
     WrongAnswer(String),
+    /// The operation does not apply now (the reason says why).
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -6,6 +6,7 @@
 
 mod actor;
 mod events;
+mod mcp_ops;
 mod ops;
 mod policy;
 mod questions;

@@ -42,6 +42,16 @@ pub enum Op {
     },
     /// Lists this project's saved sessions (answered with a `SessionList` event).
     ListSessions,
+    /// Reports every MCP server's status (answered with an `McpServers` event).
+    ListMcp,
+    /// Approves the project's `.mcp.json` as it is now (remembered in the data dir) and starts its
+    /// servers.
+    ApproveProjectMcp,
+    /// Starts more MCP servers (an editor hands them over with its session), like configured ones.
+    AddMcpServers {
+        /// The servers.
+        servers: Vec<tunacode_mcp::ServerEntry>,
+    },
     /// Switches plan mode (read-only until a plan is approved).
     SetPlanMode {
         /// On or off.

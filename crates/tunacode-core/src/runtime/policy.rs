@@ -14,6 +14,7 @@ use tunacode_tools::ToolKind;
 use crate::approval::{
     ApprovalDecision, ApprovalRequest, Approver, LimitDecision, PlanDecision, ProgressReport,
 };
+use crate::mcp::McpManager;
 use crate::runtime::events::{ApprovalQuestion, QuestionKind};
 use crate::runtime::ops::{Answer, ApprovalAnswer};
 use crate::runtime::questions::Questions;
@@ -30,6 +31,8 @@ pub(crate) struct Policy {
     interactive: AtomicBool,
     tool_ignore: HashSet<String>,
     allowances: Mutex<Vec<SessionScope>>,
+    /// The MCP servers, whose config may allow some of their tools outright (`alwaysAllow`).
+    mcp: Option<McpManager>,
     pub(crate) questions: Questions,
 }
 
@@ -45,8 +48,15 @@ impl Policy {
             interactive: AtomicBool::new(interactive),
             tool_ignore: tool_ignore.iter().cloned().collect(),
             allowances: Mutex::new(Vec::new()),
+            mcp: None,
             questions,
         }
+    }
+
+    /// The policy that also lets through the MCP tools the config allows.
+    pub(crate) fn with_mcp(mut self, mcp: McpManager) -> Self {
+        self.mcp = Some(mcp);
+        self
     }
 
     pub(crate) fn set_yolo(&self, on: bool) {
@@ -88,6 +98,10 @@ impl Policy {
         self.tool_ignore.contains(&request.tool_name)
             || self.yolo()
             || self
+                .mcp
+                .as_ref()
+                .is_some_and(|mcp| mcp.always_allowed(&request.tool_name))
+            || self
                 .allowances_mut()
                 .iter()
                 .any(|scope| scope.covers(&request.tool_name, &request.args))
@@ -102,6 +116,11 @@ fn deny(reason: impl Into<String>) -> ApprovalDecision {
 
 /// Why the user is asked about this call.
 fn reason_for(request: &ApprovalRequest) -> String {
+    if request.tool_name.starts_with(tunacode_mcp::PREFIX) {
+        return "tools of MCP servers can do anything the server can; this one has not been \
+            allowed for this session"
+            .to_string();
+    }
     match request.kind {
         ToolKind::Write => format!("{} changes files in the workspace", request.tool_name),
         ToolKind::Execute if matches!(request.tool_name.as_str(), "bash" | "run_command") => {

@@ -54,6 +54,7 @@ pub fn agent_with(
         provider: settings,
         clients: Arc::new(ClientCache::default()),
         tools,
+        dynamic_tools: None,
         workspace: Workspace::new(dir),
         approver,
         session: SessionHandle::new(session),

@@ -184,6 +184,7 @@ impl ServerHandler for Fake {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    log(&format!("pid {}", std::process::id()));
     if args.iter().any(|a| a == "--crash") {
         eprintln!("fake-mcp: cannot read its configuration");
         std::process::exit(3);
@@ -196,7 +197,6 @@ async fn main() {
     {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    log(&format!("pid {}", std::process::id()));
     let fake = Fake {
         legacy: args.iter().any(|a| a == "--legacy"),
         grown: Arc::new(AtomicBool::new(false)),

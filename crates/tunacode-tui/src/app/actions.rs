@@ -102,6 +102,7 @@ impl App {
                     self.submit_op(Op::Compact { focus });
                 }
             }
+            Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Clear => self.submit_op(Op::NewSession),
             Command::Resume => self.submit_op(Op::ListSessions),
             Command::Model(Some(id)) => self.switch_model(&id),

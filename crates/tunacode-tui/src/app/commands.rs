@@ -67,6 +67,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         description: "Ask the agent to write an AGENTS.md for this repository",
     },
     CommandInfo {
+        name: "mcp",
+        args: "[approve]",
+        description: "MCP servers, their state and tools (approve: start this project's .mcp.json)",
+    },
+    CommandInfo {
         name: "exit",
         args: "",
         description: "Quit (the session is saved)",
@@ -100,6 +105,8 @@ pub enum Command {
     Init,
     /// `/compact [focus]`.
     Compact(Option<String>),
+    /// `/mcp [approve]`.
+    Mcp(Option<String>),
     /// `/exit` (also `/quit`).
     Exit,
     /// Anything else.
@@ -126,6 +133,7 @@ pub fn parse_command(input: &str) -> Command {
         "copy" => Command::Copy,
         "init" => Command::Init,
         "compact" => Command::Compact(arg),
+        "mcp" => Command::Mcp(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),
     }

@@ -75,6 +75,13 @@ impl App {
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
+            RuntimeEvent::McpServers(statuses) => {
+                statuses.into_iter().for_each(|s| self.on_mcp_status(s))
+            }
+            RuntimeEvent::McpProjectPending { file, servers } => {
+                self.on_mcp_project_pending(&file, &servers)
+            }
             RuntimeEvent::Stopped => self.runtime = None,
         }
     }

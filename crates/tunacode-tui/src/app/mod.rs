@@ -9,6 +9,7 @@ pub mod commands;
 pub mod dialogs;
 mod events;
 mod input;
+mod mcp;
 pub mod picker;
 mod sessions;
 pub mod state;
@@ -115,6 +116,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         msgs: msg_tx.clone(),
         cwd: config.cwd.clone(),
         pending_output: Vec::new(),
+        mcp_servers: BTreeMap::new(),
     };
     let launched = if config.force_setup {
         Err(Launch::NeedsSetup)

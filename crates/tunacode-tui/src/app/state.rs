@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
+use tunacode_core::mcp::ServerStatus;
 
 use ratatui_textarea::TextArea;
 use tokio::sync::mpsc;
@@ -123,6 +124,8 @@ pub struct App {
     pub cwd: PathBuf,
     /// Escape sequences to write to the terminal after the next frame (OSC 52 copy).
     pub pending_output: Vec<String>,
+    /// The MCP servers' last reported statuses, by name.
+    pub mcp_servers: BTreeMap<String, ServerStatus>,
 }
 
 impl App {

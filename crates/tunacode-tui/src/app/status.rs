@@ -51,12 +51,25 @@ pub struct StatusState {
     pub yolo: bool,
     /// Plan mode is on.
     pub plan_mode: bool,
+    /// The MCP servers in brief (`None`: none configured).
+    pub mcp: Option<McpSummary>,
     /// What the agent is doing.
     pub activity: Activity,
     /// When the current activity began.
     pub since: Instant,
     /// Spinner frame.
     pub frame: usize,
+}
+
+/// How many MCP servers are ready, failed, and configured (disabled ones not counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpSummary {
+    /// Ready ones.
+    pub ready: usize,
+    /// Failed ones.
+    pub failed: usize,
+    /// All that were to start.
+    pub total: usize,
 }
 
 impl StatusState {
@@ -72,6 +85,7 @@ impl StatusState {
             branch: git_branch(cwd),
             yolo: false,
             plan_mode: false,
+            mcp: None,
             activity: Activity::Idle,
             since: Instant::now(),
             frame: 0,
@@ -119,6 +133,17 @@ impl StatusState {
         }
         if self.plan_mode {
             left.push(vec![Span::styled("PLAN", theme.accent)]);
+        }
+        if let Some(mcp) = &self.mcp {
+            let style = if mcp.failed > 0 {
+                theme.warning
+            } else {
+                theme.muted
+            };
+            left.push(vec![Span::styled(
+                format!("MCP {}/{}", mcp.ready, mcp.total),
+                style,
+            )]);
         }
         let short_id: String = self.session_id.chars().take(8).collect();
         left.push(vec![Span::styled(

@@ -36,6 +36,7 @@ pub async fn test_app_with(
         sessions_dir: dir.join("data/tunacode/sessions"),
         log_dir: dir.join("state"),
         models_cache: dir.join("data/tunacode/models.json"),
+        mcp_approvals: dir.join("data/tunacode/mcp_approvals.json"),
     };
     let cwd = dir.join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
