@@ -22,5 +22,9 @@ echo "== a real OpenAI-compatible server for the end-to-end test (cached after t
 eval "$(scripts/setup-llama-server.sh)"
 export LLAMA_SERVER LLAMA_MODEL
 
+echo "== the reference MCP servers from npm for the MCP end-to-end tests (cached after the first run)"
+eval "$(scripts/setup-mcp-servers.sh)"
+export TUNACODE_MCP_SERVERS
+
 echo "== tests"
 cargo nextest run --workspace --locked --profile ci --features tunacode-cli/real-server-tests

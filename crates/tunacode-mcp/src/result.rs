@@ -21,11 +21,31 @@ pub(crate) fn result_text(result: &CallToolResult) -> String {
     }
 }
 
-/// Whether one of the text parts is already the structured content (servers are asked to send both).
+/// Whether the text already carries the structured content (servers are asked to send both): a text
+/// part that is the same JSON, or text that holds every value of it (`{"content": "<the text>"}`).
 fn text_carries(parts: &[String], structured: &Value) -> bool {
-    parts
+    if parts
         .iter()
         .any(|p| serde_json::from_str::<Value>(p).is_ok_and(|v| &v == structured))
+    {
+        return true;
+    }
+    let text = parts.join("\n");
+    let mut leaves = Vec::new();
+    collect_leaves(structured, &mut leaves);
+    !text.is_empty() && !leaves.is_empty() && leaves.iter().all(|leaf| text.contains(leaf.as_str()))
+}
+
+/// The text of every string, number and boolean in `value`.
+fn collect_leaves(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.trim().to_string()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Bool(b) => out.push(b.to_string()),
+        Value::Array(items) => items.iter().for_each(|v| collect_leaves(v, out)),
+        Value::Object(map) => map.values().for_each(|v| collect_leaves(v, out)),
+        Value::Null => {}
+    }
 }
 
 fn block_text(block: &ContentBlock) -> String {
@@ -92,6 +112,11 @@ mod tests {
             "structuredContent": {"a": 1}
         }));
         assert_eq!(result_text(&both), "{\"a\": 1}");
+        let wrapped = result(json!({
+            "content": [{"type": "text", "text": "line one\n"}],
+            "structuredContent": {"content": "line one\n"}
+        }));
+        assert_eq!(result_text(&wrapped), "line one\n");
         let only_structured = result(json!({"content": [], "structuredContent": {"sum": 3}}));
         assert_eq!(result_text(&only_structured), "{\"sum\":3}");
         let different = result(json!({
