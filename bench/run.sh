@@ -8,6 +8,7 @@
 #   6. sessions: a journal write per message, saving and loading 10,000 messages, listing 500 sessions
 #   7. turn cost against history length: a 1,000-call run against ten 100-call runs (CPU), and what
 #      building one late request costs
+#   8. MCP: start-up of `run` and the TUI with three configured servers against none
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,3 +89,8 @@ echo "== 7. turn cost against history length"
 "$root/bench/turns.sh" "$bin" "$fake"
 cargo build --release --locked -q -p tunacode-llm --example body_bench
 "$root/target/release/examples/body_bench"
+
+echo "== 8. MCP: start-up of run and the TUI with three configured servers (one slow, one broken) vs none"
+mcpwork=$(mktemp -d)
+python3 "$root/bench/mcp_startup.py" "$bin" "$fake" "$root/target/release/tunacode-fake-mcp" "$mcpwork"
+rm -rf "$mcpwork"
