@@ -1,6 +1,7 @@
 //! End-to-end: the real `tunacode` TUI under tmux against the fake provider — first-run setup with a
 //! base URL and a key, a task with an approved write and its diff, Esc interrupting a second request,
-//! quitting, and `/resume` in a new process; and continuing past the iteration limit from its dialog.
+//! quitting, and `/resume` in a new process; continuing past the iteration limit from its dialog; and
+//! MCP servers in the status line, `/mcp`, and an MCP tool approved from its dialog.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -180,6 +181,55 @@ fn continuing_past_the_iteration_limit_from_its_dialog() {
     })
     .unwrap();
     assert_eq!(fake.requests().len(), 3);
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}
+
+#[test]
+fn mcp_servers_show_in_the_status_line_and_their_tools_ask_before_running() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("e", "mcp__fake__echo", r#"{"message": "from the TUI"}"#)]),
+        Turn::text("Echoed."),
+    ]);
+    let mcp = tunacode_testkit::fake_mcp_binary();
+    let config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}},
+        "mcpServers": {"fake": {"command": mcp}, "broken": {"command": mcp, "args": ["--crash"]}}
+    });
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let tmux = start(&env);
+    tmux.wait_for("the servers' states", WAIT, |s| {
+        s.contains("MCP 1/2") && s.contains("MCP server `broken` is not available")
+    })
+    .unwrap();
+    tmux.type_text("/mcp").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for("the /mcp list", WAIT, |s| {
+        s.contains("fake  ready (2026-07-28, 5 tools)") && s.contains("mcp__fake__echo")
+    })
+    .unwrap();
+    tmux.type_text("echo something").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for("the approval of the MCP tool", WAIT, |s| {
+        s.contains("Allow mcp__fake__echo?")
+            && s.contains("MCP server `fake`, tool `echo`")
+            && s.contains("\"message\": \"from the TUI\"")
+    })
+    .unwrap();
+    assert!(
+        !tmux.screen().unwrap().contains("$ MCP server"),
+        "not shown as a command line"
+    );
+    tmux.keys(&["y"]).unwrap();
+    tmux.wait_for("the answer", WAIT, |s| s.contains("Echoed."))
+        .unwrap();
+    let second = &fake.requests()[1].body;
+    assert!(
+        second.to_string().contains("echo: from the TUI"),
+        "{second}"
+    );
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }

@@ -12,6 +12,9 @@ use tunacode_store::{Paths, UserConfig, is_project_mcp_approved, read_mcp_file};
 
 pub use tunacode_mcp::{ConfigSource, McpManager, ServerEntry, ServerState, ServerStatus};
 
+/// The prefix of every MCP tool's name (`mcp__<server>__<tool>`).
+pub const TOOL_PREFIX: &str = tunacode_mcp::PREFIX;
+
 /// The project's MCP file, by name.
 pub const PROJECT_MCP_FILE: &str = ".mcp.json";
 

@@ -81,6 +81,17 @@ impl ApprovalDialog {
             Some(p) if p.starts_with("---") || p.contains("\n@@") => {
                 render_diff(p, theme, width.saturating_sub(4))
             }
+            // An MCP call's preview is the server, the tool and the arguments, not a command line.
+            Some(p)
+                if self
+                    .question
+                    .tool_name
+                    .starts_with(tunacode_core::mcp::TOOL_PREFIX) =>
+            {
+                p.lines()
+                    .map(|l| Line::styled(format!("  {l}"), theme.accent))
+                    .collect()
+            }
             Some(p) => p
                 .lines()
                 .map(|l| Line::styled(format!("  $ {l}"), theme.accent))
