@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tunacode_mcp::parse_servers;
 use tunacode_store::{Paths, UserConfig, is_project_mcp_approved, read_mcp_file};
 
-pub use tunacode_mcp::{ConfigSource, McpManager, ServerEntry, ServerState, ServerStatus};
+pub use tunacode_mcp::{
+    ConfigSource, McpManager, ServerEntry, ServerState, ServerStatus, parse_servers,
+};
 
 /// The prefix of every MCP tool's name (`mcp__<server>__<tool>`).
 pub const TOOL_PREFIX: &str = tunacode_mcp::PREFIX;

@@ -274,3 +274,55 @@ async fn read_only_commands_run_without_asking_and_repeated_call_ids_are_made_un
         3
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_handed_over_at_run_time_start_like_configured_ones_and_stop_with_the_runtime() {
+    use tunacode_core::mcp::{ConfigSource, ServerState};
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("e1", "mcp__editor__echo", r#"{"message": "handed over"}"#)]),
+        Turn::text("done"),
+    ]);
+    let s = settings(dir.path(), &fake.base_url());
+    let mut config = RuntimeConfig::new(s);
+    config.yolo = true;
+    let (rt, mut rx) = Runtime::start(config).await.unwrap();
+    next(&mut rx, opened).await;
+    let servers = serde_json::json!({"editor": {"command": tunacode_testkit::fake_mcp_binary()}});
+    let entries = tunacode_core::mcp::parse_servers(
+        servers.as_object().unwrap(),
+        ConfigSource::Client,
+        &|_| None,
+    );
+    rt.submit(Op::AddMcpServers { servers: entries });
+    let ready = next(&mut rx, |e| match e {
+        RuntimeEvent::McpServer(s) if s.state == ServerState::Ready => Some(s),
+        _ => None,
+    })
+    .await;
+    assert_eq!(ready.name, "editor");
+    assert_eq!(ready.source, ConfigSource::Client);
+    rt.submit(Op::UserMessage { text: "go".into() });
+    next(&mut rx, ended).await;
+    let answer = fake.requests()[1].body.to_string();
+    assert!(answer.contains("echo: handed over"), "{answer}");
+
+    rt.submit(Op::ListMcp);
+    let listed = next(&mut rx, |e| match e {
+        RuntimeEvent::McpServers(all) => Some(all),
+        _ => None,
+    })
+    .await;
+    assert_eq!(listed.len(), 1);
+    rt.submit(Op::Shutdown);
+    let stopped = next(&mut rx, |e| match e {
+        RuntimeEvent::McpServer(s) if s.state == ServerState::Stopped => Some(s),
+        _ => None,
+    })
+    .await;
+    assert_eq!(stopped.name, "editor");
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+}

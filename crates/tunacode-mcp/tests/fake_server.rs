@@ -315,3 +315,18 @@ async fn shutdown_stops_every_server_process() {
     );
     assert!(h.manager.tools().is_empty());
 }
+
+#[tokio::test]
+async fn a_2026_07_28_server_reports_tool_changes_through_its_subscription() {
+    let mut h = Harness::start(json!({"new": fake(&[])}));
+    h.wait_for("new", |s| *s == ServerState::Ready).await;
+    let grow = h.tool("mcp__new__grow");
+    grow.call(Map::new(), &ctx(h.dir.path()))
+        .await
+        .expect("grow runs");
+    let grown = h
+        .wait_until("new", |s| s.tools.contains(&"mcp__new__extra".to_string()))
+        .await;
+    assert_eq!(grown.protocol.as_deref(), Some("2026-07-28"));
+    h.manager.shutdown().await;
+}
