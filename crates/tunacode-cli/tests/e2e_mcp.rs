@@ -75,10 +75,21 @@ fn write_config(env: &TestEnv, servers: Value) {
 
 /// `tunacode run` reading operations from stdin, with `extra` flags.
 fn spawn_streaming(env: &TestEnv, fake: &FakeProvider, extra: &[&str]) -> (Child, LineReader) {
+    spawn_model(env, fake, "openai:test-model", extra)
+}
+
+/// [`spawn_streaming`] with `model` (an Anthropic one gets a key).
+fn spawn_model(
+    env: &TestEnv,
+    fake: &FakeProvider,
+    model: &str,
+    extra: &[&str],
+) -> (Child, LineReader) {
     let mut child = env
         .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .args(["run", "--model", model, "--base-url"])
         .arg(fake.base_url())
+        .env("ANTHROPIC_API_KEY", "test-key")
         .args(["--input-format", "stream-json", "--output", "stream-json"])
         .args(extra)
         .stdin(Stdio::piped())
@@ -166,6 +177,44 @@ fn a_ready_servers_tools_are_offered_and_called_and_a_crashed_one_is_reported() 
     let finished = run.of_type("tool_call_finished");
     assert_eq!(finished[0]["tool_name"], "mcp__fake__echo");
     assert_eq!(finished[0]["status"], "completed");
+}
+
+#[test]
+fn an_image_a_tool_returns_reaches_a_provider_that_takes_images() {
+    let env = TestEnv::new().unwrap();
+    write_config(&env, json!({"fake": fake_server(&env, "fake", &[])}));
+    let fake = FakeProvider::start_with(
+        std::sync::Arc::new(tunacode_testkit::AnthropicMessages),
+        vec![
+            Turn::tool_calls(&[("p1", "mcp__fake__picture", "{}")]),
+            Turn::text("a pixel"),
+        ],
+        tunacode_testkit::FakeOptions::default(),
+    );
+    let (mut child, mut reader) = spawn_model(&env, &fake, "anthropic:claude-test", &["--yes"]);
+    next_with(&mut reader, &["\"mcp_server\"", "\"ready\""]);
+    let mut stdin = child.stdin.take().unwrap();
+    send(&mut stdin, json!({"type": "user_message", "text": "look"}));
+    drop(stdin);
+    let run = finish(child, Some(reader));
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    let body = &fake.requests()[1].body;
+    let result = body["messages"][2]["content"][0].clone();
+    assert_eq!(result["type"], "tool_result", "{body}");
+    assert_eq!(
+        result["content"][0],
+        json!({"type": "text", "text": "a tiny picture\n[image: image/png, 70 bytes]"})
+    );
+    assert_eq!(result["content"][1]["type"], "image");
+    assert_eq!(result["content"][1]["source"]["media_type"], "image/png");
+    // The event stream and the saved session name the image; the session keeps its data.
+    let finished = &run.of_type("tool_call_finished")[0];
+    assert_eq!(
+        finished["result"],
+        "a tiny picture\n[image: image/png, 70 bytes]"
+    );
+    let session = env.only_session().to_string();
+    assert!(session.contains("\"kind\":\"binary\""), "{session}");
 }
 
 #[test]
@@ -350,7 +399,7 @@ fn mcp_list_add_and_remove_manage_the_config() {
 
     let listed = mcp(&["list"]);
     let text = String::from_utf8_lossy(&listed.stdout);
-    assert!(text.contains("fake  ready (2025-11-25, 5 tools)"), "{text}");
+    assert!(text.contains("fake  ready (2025-11-25, 6 tools)"), "{text}");
     assert!(text.contains("mcp__fake__echo"), "{text}");
     assert!(text.contains("broken  failed: exited at start"), "{text}");
     let json_out = mcp(&["list", "--json"]);

@@ -207,7 +207,7 @@ fn mcp_servers_show_in_the_status_line_and_their_tools_ask_before_running() {
     tmux.type_text("/mcp").unwrap();
     tmux.keys(&["Enter"]).unwrap();
     tmux.wait_for("the /mcp list", WAIT, |s| {
-        s.contains("fake  ready (2026-07-28, 5 tools)") && s.contains("mcp__fake__echo")
+        s.contains("fake  ready (2026-07-28, 6 tools)") && s.contains("mcp__fake__echo")
     })
     .unwrap();
     tmux.type_text("echo something").unwrap();

@@ -134,7 +134,13 @@ async fn openrouter_reasoning_details_are_kept_and_sent_back_byte_exact() {
         messages: history.into(),
         ..Default::default()
     };
-    let body = build_body(&request, ChatDialect { openrouter: true });
+    let body = build_body(
+        &request,
+        ChatDialect {
+            openrouter: true,
+            images: true,
+        },
+    );
     let assistant = &body["messages"][1];
     assert_eq!(assistant["role"], "assistant");
     assert_eq!(assistant["reasoning_details"][0]["signature"], signature);

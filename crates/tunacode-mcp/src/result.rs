@@ -4,6 +4,7 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
+use tunacode_tools::ImageAttachment;
 
 /// The model-facing text of `result`.
 pub(crate) fn result_text(result: &CallToolResult) -> String {
@@ -19,6 +20,23 @@ pub(crate) fn result_text(result: &CallToolResult) -> String {
     } else {
         text
     }
+}
+
+/// The images of `result`, sent to the model with its text where the provider takes them.
+pub(crate) fn result_images(result: &CallToolResult) -> Vec<ImageAttachment> {
+    result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Image(image) if image.mime_type.starts_with("image/") => {
+                Some(ImageAttachment {
+                    media_type: image.mime_type.clone(),
+                    data: image.data.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether the text already carries the structured content (servers are asked to send both): a text
@@ -52,7 +70,7 @@ fn block_text(block: &ContentBlock) -> String {
     match block {
         ContentBlock::Text(text) => text.text.clone(),
         ContentBlock::Image(image) => format!(
-            "[image: {}, {} bytes; images from MCP tools are not passed to the model]",
+            "[image: {}, {} bytes]",
             image.mime_type,
             decoded_len(&image.data)
         ),
@@ -135,8 +153,15 @@ mod tests {
         ]}));
         assert_eq!(
             result_text(&mixed),
-            "[image: image/png, 8 bytes; images from MCP tools are not passed to the model]\n\
+            "[image: image/png, 8 bytes]\n\
              [resource file:///a.txt]\nhello\n[resource link test://x: x — an x]"
+        );
+        assert_eq!(
+            result_images(&mixed),
+            [ImageAttachment {
+                media_type: "image/png".into(),
+                data: "iVBORw0KGgo=".into()
+            }]
         );
         assert_eq!(result_text(&result(json!({"content": []}))), "(no output)");
     }

@@ -14,7 +14,7 @@ use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, provide
 
 use crate::config::ServerConfig;
 use crate::names::qualified_name;
-use crate::result::result_text;
+use crate::result::{result_images, result_text};
 
 /// A tool of a connected server.
 #[derive(Debug, Clone)]
@@ -128,7 +128,10 @@ impl Tool for McpTool {
         if result.is_error == Some(true) {
             return Err(ToolError::Retry(text));
         }
-        Ok(ToolOutput::text(text))
+        Ok(ToolOutput {
+            images: result_images(&result),
+            ..ToolOutput::text(text)
+        })
     }
 
     async fn preview(

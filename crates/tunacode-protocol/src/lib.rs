@@ -3,11 +3,13 @@
 //! original's callbacks. This crate performs no I/O.
 
 mod event;
+mod media;
 mod message;
 mod part;
 mod usage;
 
 pub use event::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus, ToolUse};
+pub use media::{Image, as_image, image_item, images_in, text_without_images};
 pub use message::{COMPACTED_KEY, Message, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,

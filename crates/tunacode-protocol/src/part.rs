@@ -289,11 +289,21 @@ impl Part {
     }
 }
 
-/// Renders a JSON content value as text: strings as they are, anything else as compact JSON.
+/// Renders a JSON content value as text: strings as they are, a list with images as its text items and
+/// an `[image: type]` line per image, anything else as compact JSON.
 pub fn content_to_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
+        // A tool return with images: its text, and a line naming each image (never the data).
+        Value::Array(items) if items.iter().any(|i| crate::as_image(i).is_some()) => items
+            .iter()
+            .map(|item| match crate::as_image(item) {
+                Some(image) => format!("[image: {}]", image.media_type),
+                None => content_to_text(item),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => other.to_string(),
     }
 }

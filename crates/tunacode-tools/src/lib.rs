@@ -19,7 +19,9 @@ mod workspace;
 use std::sync::Arc;
 
 pub use schema::provider_schema;
-pub use tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource};
+pub use tool::{
+    ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,
+};
 pub use tools::{
     Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile, WriteFile,
 };

@@ -36,6 +36,17 @@ pub struct ToolOutput {
     pub content: String,
     /// A unified diff of a file change, for display.
     pub diff: Option<String>,
+    /// Images sent to the model with the text (where its provider takes images in tool results).
+    pub images: Vec<ImageAttachment>,
+}
+
+/// An image a tool returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageAttachment {
+    /// E.g. `image/png`.
+    pub media_type: String,
+    /// The bytes, base64.
+    pub data: String,
 }
 
 impl ToolOutput {
@@ -43,7 +54,7 @@ impl ToolOutput {
     pub fn text(content: impl Into<String>) -> Self {
         ToolOutput {
             content: content.into(),
-            diff: None,
+            ..ToolOutput::default()
         }
     }
 }

@@ -10,12 +10,32 @@ use futures::{FutureExt, StreamExt};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::{AgentEvent, Part, ToolCallPart, ToolStatus};
-use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet};
+use tunacode_tools::{
+    ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet,
+};
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
 use crate::concurrency::{Segment, plan_segments};
 use crate::events::EventSink;
 use crate::session::SessionHandle;
+
+/// The part answering a call: its text, and after it the images the tool returned (a list content,
+/// in the shape the original writes), which the provider clients send where the API takes them.
+fn tool_return(id: &str, name: &str, text: String, images: &[ImageAttachment]) -> Part {
+    let mut part = Part::tool_return(id, name, text);
+    if !images.is_empty()
+        && let Part::ToolReturn(ret) = &mut part
+    {
+        let mut items = vec![std::mem::take(&mut ret.content)];
+        items.extend(
+            images
+                .iter()
+                .map(|i| tunacode_protocol::image_item(&i.media_type, &i.data)),
+        );
+        ret.content = Value::Array(items);
+    }
+    part
+}
 
 /// What a cancelled call answers.
 pub const CANCELLED_ANSWER: &str = "Cancelled by the user.";
@@ -180,7 +200,7 @@ impl ToolDispatcher {
         match self.call_with_retries(tool.as_ref(), args).await {
             Ok(out) => Answer {
                 text: out.content.clone(),
-                part: Part::tool_return(id, name, out.content),
+                part: tool_return(id, name, out.content, &out.images),
                 status: ToolStatus::Completed,
                 diff: out.diff,
             },

@@ -143,6 +143,21 @@ fn text_block(text: &str) -> Option<Value> {
     (!text.trim().is_empty()).then(|| json!({"type": "text", "text": text}))
 }
 
+/// A tool result's content: its text, or text and image blocks when the tool returned images.
+fn tool_result_content(content: &Value) -> Value {
+    let images = tunacode_protocol::images_in(content);
+    if images.is_empty() {
+        return json!(content_to_text(content));
+    }
+    let mut blocks: Vec<Value> = text_block(&tunacode_protocol::text_without_images(content))
+        .into_iter()
+        .collect();
+    blocks.extend(images.iter().map(|i| {
+        json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}})
+    }));
+    Value::Array(blocks)
+}
+
 fn request_blocks(message: &Message) -> Vec<Value> {
     let mut blocks = Vec::new();
     for part in &message.parts {
@@ -160,7 +175,7 @@ fn request_blocks(message: &Message) -> Vec<Value> {
             Part::ToolReturn(p) => blocks.push(json!({
                 "type": "tool_result",
                 "tool_use_id": p.tool_call_id,
-                "content": content_to_text(&p.content),
+                "content": tool_result_content(&p.content),
             })),
             Part::RetryPrompt(p) => {
                 let text = format!("{}{RETRY_SUFFIX}", content_to_text(&p.content));

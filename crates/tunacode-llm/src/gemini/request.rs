@@ -148,11 +148,19 @@ fn request_parts(message: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
             // System prompts travel in `systemInstruction`, never inside history.
             Part::SystemPrompt(_) => {}
             Part::UserPrompt(p) => parts.push(json!({"text": content_to_text(&p.content)})),
-            Part::ToolReturn(p) => parts.push(function_response(
-                &name_of(Some(&p.tool_name), &p.tool_call_id),
-                &p.tool_call_id,
-                json!({"result": content_to_text(&p.content)}),
-            )),
+            Part::ToolReturn(p) => {
+                parts.push(function_response(
+                    &name_of(Some(&p.tool_name), &p.tool_call_id),
+                    &p.tool_call_id,
+                    json!({"result": content_to_text(&p.content)}),
+                ));
+                // Images a tool returned follow its answer as inline data in the same turn.
+                parts.extend(
+                    tunacode_protocol::images_in(&p.content)
+                        .iter()
+                        .map(|i| json!({"inlineData": {"mimeType": i.media_type, "data": i.data}})),
+                );
+            }
             Part::RetryPrompt(p) => {
                 let text = format!("{}{RETRY_SUFFIX}", content_to_text(&p.content));
                 match &p.tool_call_id {

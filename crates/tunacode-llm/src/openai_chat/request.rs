@@ -18,14 +18,20 @@ pub struct ChatDialect {
     /// OpenRouter: reasoning as `reasoning: {effort}`, and `reasoning_details` sent back on assistant
     /// messages.
     pub openrouter: bool,
+    /// Images tools return are sent (in a user message after the tool messages, as Chat Completions
+    /// takes no images in tool messages): OpenAI's own API and OpenRouter. Other servers get the
+    /// `[image: type]` line only, as many local models take no images.
+    pub images: bool,
 }
 
 impl ChatDialect {
     /// The dialect of a provider.
     pub fn for_settings(settings: &crate::provider::ProviderSettings) -> Self {
+        let openrouter =
+            settings.provider == "openrouter" || settings.base_url.contains("openrouter.ai");
         ChatDialect {
-            openrouter: settings.provider == "openrouter"
-                || settings.base_url.contains("openrouter.ai"),
+            openrouter,
+            images: openrouter || settings.base_url.starts_with("https://api.openai.com/"),
         }
     }
 }
@@ -125,6 +131,11 @@ impl Serialize for ChatMessages<'_> {
                         seq.serialize_element(&m)?;
                     }
                 }
+                if self.0.dialect.images
+                    && let Some(images) = returned_images(message)
+                {
+                    seq.serialize_element(&images)?;
+                }
             } else if let Some(m) = response_message(message, self.0.dialect) {
                 seq.serialize_element(&m)?;
             }
@@ -158,6 +169,7 @@ struct ChatMessage<'a> {
 enum ChatContent<'a> {
     Text(Cow<'a, str>),
     Value(&'a Value),
+    Owned(Value),
 }
 
 /// A response's tool calls, written straight from its parts.
@@ -242,6 +254,30 @@ impl<'a> ChatMessage<'a> {
             ..ChatMessage::text("tool", "")
         }
     }
+}
+
+/// A user message with the images the request's tool answers carry, if any.
+fn returned_images(message: &Message) -> Option<ChatMessage<'static>> {
+    let images: Vec<Value> = message
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolReturn(ret) => Some(tunacode_protocol::images_in(&ret.content)),
+            _ => None,
+        })
+        .flatten()
+        .map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}}))
+        .collect();
+    if images.is_empty() {
+        return None;
+    }
+    let mut content =
+        vec![json!({"type": "text", "text": "The images the tool calls above returned:"})];
+    content.extend(images);
+    Some(ChatMessage {
+        content: ChatContent::Owned(Value::Array(content)),
+        ..ChatMessage::text("user", "")
+    })
 }
 
 /// Tool answers, prompts and retries of a request, each its own Chat message.

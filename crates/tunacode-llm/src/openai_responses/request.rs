@@ -90,7 +90,7 @@ fn push_request(out: &mut Vec<Value>, message: &Message) {
                 out.push(json!({"role": "user", "content": user_content(&p.content)}))
             }
             Part::ToolReturn(p) => out.push(json!({"type": "function_call_output",
-                "call_id": p.tool_call_id, "output": content_to_text(&p.content)})),
+                "call_id": p.tool_call_id, "output": tool_output(&p.content)})),
             Part::RetryPrompt(p) => {
                 let text = format!("{}{RETRY_SUFFIX}", content_to_text(&p.content));
                 match &p.tool_call_id {
@@ -104,6 +104,23 @@ fn push_request(out: &mut Vec<Value>, message: &Message) {
             Part::Thinking(_) | Part::ToolCall(_) | Part::Other(_) => {}
         }
     }
+}
+
+/// A function call's output: its text, or `input_text` and `input_image` items when the tool returned
+/// images.
+fn tool_output(content: &Value) -> Value {
+    let images = tunacode_protocol::images_in(content);
+    if images.is_empty() {
+        return json!(content_to_text(content));
+    }
+    let text = tunacode_protocol::text_without_images(content);
+    let mut items = vec![json!({"type": "input_text", "text": text})];
+    items.extend(
+        images
+            .iter()
+            .map(|i| json!({"type": "input_image", "image_url": i.data_url()})),
+    );
+    Value::Array(items)
 }
 
 /// A user prompt's content: a string as it is; a list of items as `input_text` (and `input_image` for

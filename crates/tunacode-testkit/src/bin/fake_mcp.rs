@@ -8,7 +8,7 @@
 //!
 //! Tools: `echo {message}` → `echo: <message>`; `fail` → an `isError` result; `slow` → waits until
 //! cancelled; `peek` (annotated read-only) → `peeked`; `grow` → adds the tool `extra` and sends
-//! `notifications/tools/list_changed` (legacy era).
+//! `notifications/tools/list_changed`; `picture` → a text and a 1×1 PNG.
 
 #![allow(clippy::print_stderr)]
 
@@ -26,6 +26,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
+
+/// A 1×1 PNG.
+const TINY_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 #[derive(Clone)]
 struct Fake {
@@ -78,6 +81,7 @@ impl Fake {
                 true,
             ),
             tool("grow", "Adds the tool `extra`.", empty.clone(), false),
+            tool("picture", "Returns a tiny PNG image.", empty.clone(), false),
         ];
         if self.grown.load(Ordering::SeqCst) {
             tools.push(tool("extra", "Appeared after `grow`.", empty, false));
@@ -111,6 +115,15 @@ impl Fake {
                 CallToolResult::success(text("grown".into()))
             }
             "extra" => CallToolResult::success(text("extra ran".into())),
+            "picture" => {
+                let mut blocks = text("a tiny picture".into());
+                blocks.push(
+                    serde_json::from_value(json!({"type": "image", "mimeType": "image/png",
+                                                  "data": TINY_PNG}))
+                    .expect("an image block"),
+                );
+                CallToolResult::success(blocks)
+            }
             other => CallToolResult::error(text(format!("no tool {other}"))),
         }
     }

@@ -176,6 +176,7 @@ impl Tool for UpdateFile {
                 plan.shown, plan.diff
             ),
             diff: Some(plan.diff),
+            images: Vec::new(),
         })
     }
 

@@ -119,6 +119,7 @@ impl Tool for WriteFile {
                 plan.content.len()
             ),
             diff: Some(plan.diff),
+            images: Vec::new(),
         })
     }
 
