@@ -32,6 +32,10 @@ pub struct Cli {
     /// Interactive UI: work in this directory.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
+    /// Interactive UI: where commands run: workspace-write (default: write only in the working
+    /// directory and the temp dir, no network), read-only, or off.
+    #[arg(long, value_name = "MODE", env = "TUNACODE_SANDBOX")]
+    pub sandbox: Option<String>,
 }
 
 /// Subcommands.
@@ -179,6 +183,10 @@ pub struct RunArgs {
     /// Continue this project's most recent session.
     #[arg(short = 'c', long = "continue")]
     pub continue_last: bool,
+    /// Where commands run: workspace-write (default: write only in the working directory and the temp
+    /// dir, no network), read-only, or off. --yes never lifts it.
+    #[arg(long, value_name = "MODE", env = "TUNACODE_SANDBOX")]
+    pub sandbox: Option<String>,
 }
 
 /// Arguments of `tunacode sessions`.

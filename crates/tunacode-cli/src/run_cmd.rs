@@ -80,6 +80,7 @@ fn flags(args: &RunArgs) -> SettingsFlags {
         cwd: args.cwd.clone(),
         max_iterations: args.max_iterations,
         timeout: args.timeout,
+        sandbox: args.sandbox.clone(),
     }
 }
 

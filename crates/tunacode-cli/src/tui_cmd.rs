@@ -41,6 +41,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
                 model: cli.model.clone(),
                 base_url: cli.base_url.clone(),
                 cwd: Some(cwd),
+                sandbox: cli.sandbox.clone(),
                 ..SettingsFlags::default()
             },
             session,

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tunacode_llm::ProviderSettings;
 use tunacode_protocol::FinishReason;
 use tunacode_store::SessionStore;
-use tunacode_tools::{ToolSet, ToolSource, Workspace};
+use tunacode_tools::{ExecPolicy, ToolSet, ToolSource, Workspace};
 
 use crate::approval::Approver;
 use crate::client_cache::ClientCache;
@@ -77,6 +77,8 @@ pub struct AgentParts {
     pub dynamic_tools: Option<Arc<dyn ToolSource>>,
     /// The directory the tools work in.
     pub workspace: Workspace,
+    /// How commands run (sandbox, environment).
+    pub exec: Arc<ExecPolicy>,
     /// Who approves writes and commands.
     pub approver: Arc<dyn Approver>,
     /// The session worked on.
@@ -95,6 +97,7 @@ pub struct Agent {
     pub(crate) tools: ToolSet,
     pub(crate) dynamic_tools: Option<Arc<dyn ToolSource>>,
     pub(crate) workspace: Workspace,
+    pub(crate) exec: Arc<ExecPolicy>,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) session: SessionHandle,
     pub(crate) store: Option<SessionStore>,
@@ -120,6 +123,7 @@ impl Agent {
             tools: parts.tools,
             dynamic_tools: parts.dynamic_tools,
             workspace: parts.workspace,
+            exec: parts.exec,
             approver: parts.approver,
             session: parts.session,
             store: parts.store,
@@ -152,6 +156,7 @@ impl Agent {
             tools: self.tools.clone(),
             dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
+            exec: self.exec.clone(),
             approver: self.approver.clone(),
             session: self.session.clone(),
             store: self.store.clone(),
@@ -168,6 +173,7 @@ impl Agent {
             tools,
             dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
+            exec: self.exec.clone(),
             approver: self.approver.clone(),
             session,
             store: self.store.clone(),

@@ -13,6 +13,7 @@ pub mod concurrency;
 mod dispatch;
 mod error;
 mod events;
+pub mod exec_settings;
 pub mod fallback_parse;
 pub mod guidance;
 pub mod history;

@@ -33,6 +33,8 @@ pub struct SettingsFlags {
     pub max_iterations: Option<u32>,
     /// Whole-request time limit in seconds.
     pub timeout: Option<f64>,
+    /// The sandbox mode for commands (`--sandbox`).
+    pub sandbox: Option<String>,
 }
 
 /// Why settings could not be resolved. Each names what to change.
@@ -137,6 +139,8 @@ pub struct RuntimeSettings {
     pub show_thoughts: bool,
     /// The MCP servers to start.
     pub mcp: crate::mcp::McpSettings,
+    /// How the agent's commands run (sandbox, environment).
+    pub exec: tunacode_tools::ExecPolicy,
 }
 
 impl RuntimeSettings {
@@ -155,6 +159,7 @@ impl RuntimeSettings {
         let cwd = resolve_cwd(flags.cwd.as_deref())?;
         let model = resolve_model(paths, config, &cwd, flags)?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
+        let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -163,6 +168,7 @@ impl RuntimeSettings {
             tool_ignore: config.settings.tool_ignore.clone(),
             show_thoughts: config.settings.show_thoughts,
             mcp,
+            exec,
         })
     }
 

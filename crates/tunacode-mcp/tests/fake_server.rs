@@ -122,6 +122,7 @@ fn ctx(dir: &Path) -> ToolContext {
     ToolContext {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
+        exec: Default::default(),
     }
 }
 

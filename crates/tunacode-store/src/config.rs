@@ -45,9 +45,70 @@ pub struct Settings {
     pub show_thoughts: bool,
     /// Compact the history when the next request would fill this share of the model's window.
     pub compaction_threshold: f64,
+    /// The sandbox `bash` and `run_command` run in.
+    pub sandbox: SandboxConfig,
+    /// Which variables of the environment commands see, besides the default filter of secrets.
+    pub shell_env: ShellEnvConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// `settings.sandbox`: a mode name, or `{"mode", "writable_roots", "network"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(from = "SandboxConfigForm")]
+pub struct SandboxConfig {
+    /// `workspace-write` (default), `read-only` or `off`.
+    pub mode: Option<String>,
+    /// Directories commands may write in besides the working directory and the temp dir.
+    pub writable_roots: Vec<std::path::PathBuf>,
+    /// Whether commands may use the network.
+    pub network: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SandboxConfigForm {
+    Mode(String),
+    Full {
+        #[serde(default)]
+        mode: Option<String>,
+        #[serde(default)]
+        writable_roots: Vec<std::path::PathBuf>,
+        #[serde(default)]
+        network: bool,
+    },
+}
+
+impl From<SandboxConfigForm> for SandboxConfig {
+    fn from(form: SandboxConfigForm) -> Self {
+        match form {
+            SandboxConfigForm::Mode(mode) => SandboxConfig {
+                mode: Some(mode),
+                ..SandboxConfig::default()
+            },
+            SandboxConfigForm::Full {
+                mode,
+                writable_roots,
+                network,
+            } => SandboxConfig {
+                mode,
+                writable_roots,
+                network,
+            },
+        }
+    }
+}
+
+/// `settings.shell_env`: variable name patterns (`*` matches any run of characters) commands see
+/// although they look like secrets (`include`), or do not see although they do not (`exclude`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default)]
+pub struct ShellEnvConfig {
+    /// Always passed.
+    pub include: Vec<String>,
+    /// Never passed.
+    pub exclude: Vec<String>,
 }
 
 impl Default for Settings {
@@ -68,6 +129,8 @@ impl Default for Settings {
             no_progress_alert: true,
             fallback_response: true,
             show_thoughts: false,
+            sandbox: SandboxConfig::default(),
+            shell_env: ShellEnvConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

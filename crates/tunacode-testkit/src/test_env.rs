@@ -25,6 +25,7 @@ const SCRUBBED: &[&str] = &[
     "TUNACODE_MAX_PARALLEL",
     "TUNACODE_STREAM_IDLE_TIMEOUT",
     "TUNACODE_WIRE_API",
+    "TUNACODE_SANDBOX",
 ];
 
 /// A temporary workspace and home for one test.

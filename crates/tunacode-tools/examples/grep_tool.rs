@@ -22,6 +22,7 @@ async fn main() {
     let ctx = ToolContext {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
+        exec: Default::default(),
     };
     let args = json!({"pattern": pattern, "max_results": 1000, "case_sensitive": true});
     let Some(args) = args.as_object().cloned() else {

@@ -6,7 +6,9 @@
 
 mod args;
 mod diff;
+mod exec;
 mod fsutil;
+mod sandbox;
 mod schema;
 pub mod shell;
 #[cfg(test)]
@@ -18,6 +20,10 @@ mod workspace;
 
 use std::sync::Arc;
 
+pub use exec::{ExecPolicy, asks_outside_sandbox};
+pub use sandbox::{
+    PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available,
+};
 pub use schema::provider_schema;
 pub use tool::{
     ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,

@@ -10,6 +10,7 @@ pub(crate) fn ctx(dir: &std::path::Path) -> ToolContext {
     ToolContext {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
+        exec: Default::default(),
     }
 }
 

@@ -27,6 +27,8 @@ pub struct ToolContext {
     pub workspace: Workspace,
     /// Fires when the user aborts; long-running tools must stop promptly.
     pub cancel: CancellationToken,
+    /// How commands run (sandbox, environment).
+    pub exec: Arc<crate::ExecPolicy>,
 }
 
 /// What a tool returns.

@@ -54,6 +54,7 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
         ctx: ToolContext {
             workspace: Workspace::new(&dir),
             cancel: CancellationToken::new(),
+            exec: Default::default(),
         },
         approver: Arc::new(AutoApprove),
         events: EventSink::none(),

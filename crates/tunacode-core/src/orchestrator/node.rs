@@ -250,6 +250,7 @@ impl RequestRun<'_> {
             ctx: ToolContext {
                 workspace: self.agent.workspace.clone(),
                 cancel: self.cancel.clone(),
+                exec: self.agent.exec.clone(),
             },
             approver: self.agent.approver.clone(),
             events: self.agent.events.clone(),

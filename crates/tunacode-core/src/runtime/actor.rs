@@ -5,13 +5,12 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
-use tunacode_tools::{Bash, Tool, ToolContext, ToolSet, Workspace};
+use tunacode_tools::{ExecPolicy, Tool, ToolSet, Workspace};
 
 use crate::agent::{Agent, AgentParts, RunOutcome};
 use crate::client_cache::ClientCache;
@@ -20,7 +19,7 @@ use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::expand_mentions;
 use crate::runtime::events::{ModelView, OpFailure, RequestEnd, RuntimeEvent, SessionView};
-use crate::runtime::mcp_ops;
+use crate::runtime::{mcp_ops, sandbox};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
@@ -44,6 +43,8 @@ pub(super) struct Parts {
     model: ModelSettings,
     clients: Arc<ClientCache>,
     extra_tools: Vec<Arc<dyn Tool>>,
+    /// How the agent's commands run (sandbox, environment).
+    pub(super) exec: Arc<ExecPolicy>,
     pub(super) mcp: McpManager,
     pub(super) policy: Arc<Policy>,
     store: SessionStore,
@@ -64,6 +65,7 @@ impl Parts {
             tools,
             dynamic_tools: Some(Arc::new(self.mcp.clone())),
             workspace: Workspace::new(&self.settings.cwd),
+            exec: self.exec.clone(),
             approver: self.policy.clone(),
             session: SessionHandle::new(session),
             store: Some(self.store.clone()),
@@ -75,10 +77,10 @@ impl Parts {
 /// The runtime's state, owned by its task.
 pub(crate) struct Actor {
     pub(super) parts: Parts,
-    agent: Arc<Agent>,
+    pub(super) agent: Arc<Agent>,
     queue: VecDeque<Work>,
     running: Option<Running>,
-    shell: CancellationToken,
+    pub(super) shell: CancellationToken,
     finishing: bool,
 }
 
@@ -120,11 +122,14 @@ impl Actor {
             )
             .with_mcp(mcp.clone()),
         );
+        let (exec, sandbox, sandbox_notice) = sandbox::sandbox_state(&settings).await;
+        policy.set_sandbox(sandbox);
         let parts = Parts {
             model: settings.model.clone(),
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
+            exec: Arc::new(exec),
             mcp,
             policy,
             store,
@@ -144,6 +149,12 @@ impl Actor {
             finishing: false,
         };
         actor.announce_session(resumed, notice);
+        if let Some(message) = sandbox_notice {
+            actor.parts.events.emit(AgentEvent::Notice {
+                level: tunacode_protocol::NoticeLevel::Warning,
+                message,
+            });
+        }
         actor.start_mcp();
         if config.plan_mode {
             actor.agent.set_plan_mode(true);
@@ -403,31 +414,6 @@ impl Actor {
     }
 
     /// Runs a `!` command in the workspace; `Interrupt` stops it.
-    fn on_shell(&mut self, command: String) {
-        if command.trim().is_empty() {
-            return;
-        }
-        if self.shell.is_cancelled() {
-            self.shell = CancellationToken::new();
-        }
-        let ctx = ToolContext {
-            workspace: self.agent.workspace().clone(),
-            cancel: self.shell.clone(),
-        };
-        let events = self.parts.events.clone();
-        tokio::spawn(async move {
-            let args = json!({"command": command, "timeout": 600});
-            let output = match args.as_object() {
-                Some(map) => match Bash::default().call(map.clone(), &ctx).await {
-                    Ok(out) => out.content,
-                    Err(e) => format!("error: {e}"),
-                },
-                None => String::new(),
-            };
-            events.send(RuntimeEvent::ShellFinished { command, output });
-        });
-    }
-
     /// Makes `session` the current one (a fresh engine over it) and announces it.
     fn install_session(&mut self, session: Session, resumed: bool, notice: Option<String>) {
         self.agent = Arc::new(self.parts.engine(session));

@@ -123,6 +123,9 @@ pub struct ApprovalQuestion {
     pub reason: String,
     /// What "allow for this session" would cover.
     pub scope: SessionScope,
+    /// Only this one call can be allowed (running outside the sandbox, a dangerous command): an
+    /// "allow for the session" answer counts as allow once.
+    pub once_only: bool,
 }
 
 /// How a request ended.

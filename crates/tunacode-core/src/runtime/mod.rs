@@ -10,6 +10,8 @@ mod mcp_ops;
 mod ops;
 mod policy;
 mod questions;
+mod sandbox;
+mod shell_op;
 pub mod scope;
 mod sessions;
 

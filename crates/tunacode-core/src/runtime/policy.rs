@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
-use tunacode_tools::ToolKind;
+use tunacode_tools::{SandboxMode, ToolKind};
 
 use crate::approval::{
     ApprovalDecision, ApprovalRequest, Approver, LimitDecision, PlanDecision, ProgressReport,
@@ -33,6 +33,8 @@ pub(crate) struct Policy {
     allowances: Mutex<Vec<SessionScope>>,
     /// The MCP servers, whose config may allow some of their tools outright (`alwaysAllow`).
     mcp: Option<McpManager>,
+    /// The sandbox commands run in, and whether this kernel can enforce it.
+    sandbox: Mutex<SandboxState>,
     pub(crate) questions: Questions,
 }
 
@@ -49,7 +51,67 @@ impl Policy {
             tool_ignore: tool_ignore.iter().cloned().collect(),
             allowances: Mutex::new(Vec::new()),
             mcp: None,
+            sandbox: Mutex::new(SandboxState::default()),
             questions,
+        }
+    }
+
+    /// Sets the sandbox commands run in (and whether the kernel enforces it).
+    pub(crate) fn set_sandbox(&self, state: SandboxState) {
+        *self.sandbox.lock().unwrap_or_else(|p| p.into_inner()) = state;
+    }
+
+    /// Why `request` must be asked about every time, never passed by yolo or a session allowance.
+    fn always_ask(&self, request: &ApprovalRequest) -> Option<String> {
+        if !matches!(request.tool_name.as_str(), "bash" | "run_command") {
+            return None;
+        }
+        let sandbox = *self.sandbox.lock().unwrap_or_else(|p| p.into_inner());
+        if sandbox.mode == SandboxMode::Off {
+            return None;
+        }
+        let outside = request
+            .args
+            .as_object()
+            .is_some_and(tunacode_tools::asks_outside_sandbox);
+        if outside {
+            return Some(format!(
+                "the agent asks to run this command outside the {} sandbox",
+                sandbox.mode.name()
+            ));
+        }
+        (!sandbox.enforced).then(|| {
+            "this kernel offers no Landlock sandbox, so every command runs unconfined".to_string()
+        })
+    }
+
+    /// Asks about a call that only the user can allow, once.
+    async fn ask_once(&self, request: &ApprovalRequest, reason: String) -> ApprovalDecision {
+        if !self.interactive() {
+            return deny(format!(
+                "refused: {reason}, which needs the user's approval at a terminal, and this run has \
+                 none (`--sandbox off` runs commands without the sandbox). Do the task without it."
+            ));
+        }
+        let question = QuestionKind::Approval(ApprovalQuestion {
+            tool_call_id: request.tool_call_id.clone(),
+            tool_name: request.tool_name.clone(),
+            args: request.args.clone(),
+            kind: request.kind,
+            preview: request.preview.clone(),
+            reason,
+            scope: SessionScope::of(&request.tool_name, &request.args),
+            once_only: true,
+        });
+        match self.questions.ask(question).await {
+            Some(Answer::Approval(ApprovalAnswer::AllowOnce | ApprovalAnswer::AllowSession)) => {
+                ApprovalDecision::Approve
+            }
+            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => deny(
+                note.filter(|n| !n.trim().is_empty())
+                    .map_or_else(|| "the user declined".to_string(), |n| n.trim().to_string()),
+            ),
+            _ => deny(HEADLESS_DENIAL),
         }
     }
 
@@ -108,6 +170,24 @@ impl Policy {
     }
 }
 
+/// The sandbox as the policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SandboxState {
+    /// The configured mode.
+    pub mode: SandboxMode,
+    /// Whether the kernel enforces it (Landlock present).
+    pub enforced: bool,
+}
+
+impl Default for SandboxState {
+    fn default() -> Self {
+        SandboxState {
+            mode: SandboxMode::Off,
+            enforced: true,
+        }
+    }
+}
+
 fn deny(reason: impl Into<String>) -> ApprovalDecision {
     ApprovalDecision::Deny {
         reason: reason.into(),
@@ -137,6 +217,9 @@ fn reason_for(request: &ApprovalRequest) -> String {
 #[async_trait]
 impl Approver for Policy {
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        if let Some(reason) = self.always_ask(request) {
+            return self.ask_once(request, reason).await;
+        }
         if self.allowed(request) {
             return ApprovalDecision::Approve;
         }
@@ -152,6 +235,7 @@ impl Approver for Policy {
             preview: request.preview.clone(),
             reason: reason_for(request),
             scope: scope.clone(),
+            once_only: false,
         });
         match self.questions.ask(question).await {
             Some(Answer::Approval(ApprovalAnswer::AllowOnce)) => ApprovalDecision::Approve,

@@ -56,6 +56,7 @@ pub fn agent_with(
         tools,
         dynamic_tools: None,
         workspace: Workspace::new(dir),
+        exec: Default::default(),
         approver,
         session: SessionHandle::new(session),
         store: Some(SessionStore::new(dir.join(".sessions"))),

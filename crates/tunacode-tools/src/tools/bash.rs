@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::args::parse;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
+use crate::tools::process::{MAX_TIMEOUT_SECS, RunOptions, run_captured, timeout_secs};
 use std::sync::LazyLock;
 
 const NAME: &str = "bash";
@@ -37,6 +37,9 @@ struct Args {
     /// Timeout in seconds (default 120, max 600).
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
+    /// Run outside the sandbox. Only after the sandbox refused the command and it really needs more
+    /// (writing outside the workspace, the network); the user is asked every time.
+    outside_sandbox: Option<bool>,
     // Accepted for the user's benefit; not used.
     /// A short description of what the command does, for the user.
     #[serde(rename = "description")]
@@ -70,6 +73,9 @@ impl Tool for Bash {
     /// A command line that only runs known read-only programs (`ls`, `cat`, `rg`, `git status`, …,
     /// joined by pipes or `&&`, with no redirection, `;` or subshell) only reads.
     fn classify(&self, args: &Map<String, Value>) -> ToolKind {
+        if crate::exec::asks_outside_sandbox(args) {
+            return ToolKind::Execute;
+        }
         match args.get("command").and_then(Value::as_str) {
             Some(command) if crate::shell::is_read_only_command(command) => ToolKind::ReadOnly,
             _ => ToolKind::Execute,
@@ -92,7 +98,13 @@ impl Tool for Bash {
         cmd.arg("-c")
             .arg(&args.command)
             .current_dir(ctx.workspace.root());
-        let text = run_captured(cmd, "bash", timeout, self.grace, &ctx.cancel).await?;
+        let run = RunOptions {
+            label: "bash",
+            timeout_secs: timeout,
+            grace: self.grace,
+            outside_sandbox: args.outside_sandbox.unwrap_or(false),
+        };
+        let text = run_captured(cmd, run, ctx).await?;
         Ok(ToolOutput::text(text))
     }
 

@@ -12,7 +12,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::tool::ToolError;
+use crate::exec::looks_refused;
+use crate::tool::{ToolContext, ToolError};
 use crate::truncate::HeadTail;
 
 /// A command's timeout when none is given, in seconds.
@@ -123,10 +124,34 @@ enum Outcome {
     Cancelled,
 }
 
-/// Runs `cmd` to its end (or its timeout) and renders the exit code and output. `label` names the
-/// program in errors. `grace` is how long to keep reading after it exits while background processes
-/// hold its output open.
+/// Runs `cmd` to its end (or its timeout) under the context's exec policy and renders the exit code
+/// and output; a sandboxed command that failed the way the sandbox refuses gets a note saying so.
 pub(crate) async fn run_captured(
+    mut cmd: tokio::process::Command,
+    run: RunOptions<'_>,
+    ctx: &ToolContext,
+) -> Result<String, ToolError> {
+    let sandboxed = ctx.exec.apply(&mut cmd, run.outside_sandbox)?;
+    let text = run_child(cmd, run.label, run.timeout_secs, run.grace, &ctx.cancel).await?;
+    if sandboxed && looks_refused(&text) {
+        return Ok(format!("{text}\n{}", ctx.exec.refusal_note()));
+    }
+    Ok(text)
+}
+
+/// How one command runs.
+pub(crate) struct RunOptions<'a> {
+    /// The program's name, for errors.
+    pub label: &'a str,
+    /// Its timeout.
+    pub timeout_secs: u64,
+    /// How long to keep reading after it exits while background processes hold its output open.
+    pub grace: Duration,
+    /// Run outside the sandbox (a run the user approved).
+    pub outside_sandbox: bool,
+}
+
+async fn run_child(
     mut cmd: tokio::process::Command,
     label: &str,
     timeout_secs: u64,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::args::parse;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::tools::process::{MAX_TIMEOUT_SECS, run_captured, timeout_secs};
+use crate::tools::process::{MAX_TIMEOUT_SECS, RunOptions, run_captured, timeout_secs};
 use std::sync::LazyLock;
 
 const NAME: &str = "run_command";
@@ -31,6 +31,9 @@ struct Args {
     /// Timeout in seconds (default 120, max 600).
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
+    /// Run outside the sandbox. Only after the sandbox refused the command and it really needs more
+    /// (writing outside the workspace, the network); the user is asked every time.
+    outside_sandbox: Option<bool>,
 }
 
 /// The command line as the user sees it, each argument quoted when needed.
@@ -76,6 +79,9 @@ impl Tool for RunCommand {
 
     /// A known read-only program invocation (`git status`, `ls -la`, …) only reads.
     fn classify(&self, args: &Map<String, Value>) -> ToolKind {
+        if crate::exec::asks_outside_sandbox(args) {
+            return ToolKind::Execute;
+        }
         let Ok(args) = parse::<Args>(NAME, args) else {
             return ToolKind::Execute;
         };
@@ -101,14 +107,13 @@ impl Tool for RunCommand {
         let timeout = timeout_secs(args.timeout);
         let mut cmd = tokio::process::Command::new(&args.command);
         cmd.args(&args.args).current_dir(ctx.workspace.root());
-        let text = run_captured(
-            cmd,
-            &args.command,
-            timeout,
-            Duration::from_secs(2),
-            &ctx.cancel,
-        )
-        .await?;
+        let run = RunOptions {
+            label: &args.command,
+            timeout_secs: timeout,
+            grace: Duration::from_secs(2),
+            outside_sandbox: args.outside_sandbox.unwrap_or(false),
+        };
+        let text = run_captured(cmd, run, ctx).await?;
         Ok(ToolOutput::text(format!("$ {}\n{text}", display(&args))))
     }
 

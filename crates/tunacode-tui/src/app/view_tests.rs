@@ -304,6 +304,7 @@ async fn approval_dialog_with_diff_and_with_a_note() {
             kind: QuestionKind::Approval(ApprovalQuestion {
                 tool_call_id: "c".into(),
                 scope: SessionScope::of(tool, &args),
+                once_only: false,
                 tool_name: tool.into(),
                 args,
                 kind,

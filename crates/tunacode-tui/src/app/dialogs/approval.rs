@@ -19,12 +19,20 @@ use crate::theme::Theme;
 #[derive(Debug)]
 pub struct ApprovalDialog {
     id: String,
-    question: ApprovalQuestion,
+    pub(super) question: ApprovalQuestion,
     /// 0 yes, 1 always, 2 no.
     selected: usize,
     /// The note being typed after choosing No.
     note: Option<String>,
     scroll: u16,
+}
+
+/// What the user can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Once,
+    Session,
+    Deny,
 }
 
 impl ApprovalDialog {
@@ -39,12 +47,36 @@ impl ApprovalDialog {
         }
     }
 
-    fn options(&self) -> [String; 3] {
-        [
-            "Yes".to_string(),
-            format!("Always: {} this session", self.question.scope),
-            "No".to_string(),
-        ]
+    /// The choices offered: "Always" only where the question allows it for the session.
+    fn choices(&self) -> Vec<Choice> {
+        if self.question.once_only {
+            vec![Choice::Once, Choice::Deny]
+        } else {
+            vec![Choice::Once, Choice::Session, Choice::Deny]
+        }
+    }
+
+    pub(super) fn options(&self) -> Vec<String> {
+        self.choices()
+            .iter()
+            .map(|c| match c {
+                Choice::Once if self.question.once_only => "Yes, this once".to_string(),
+                Choice::Once => "Yes".to_string(),
+                Choice::Session => format!("Always: {} this session", self.question.scope),
+                Choice::Deny => "No".to_string(),
+            })
+            .collect()
+    }
+
+    fn keys(&self) -> Vec<&'static str> {
+        self.choices()
+            .iter()
+            .map(|c| match c {
+                Choice::Once => "y",
+                Choice::Session => "a",
+                Choice::Deny => "n",
+            })
+            .collect()
     }
 
     fn on_note_key(&mut self, key: KeyEvent) -> DialogOutcome {
@@ -64,15 +96,25 @@ impl ApprovalDialog {
         }
     }
 
-    fn choose(&mut self, choice: usize) -> DialogOutcome {
+    fn choose(&mut self, choice: Choice) -> DialogOutcome {
         match choice {
-            0 => DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowOnce)),
-            1 => DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowSession)),
-            _ => {
-                self.selected = 2;
+            Choice::Once => DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowOnce)),
+            Choice::Session => {
+                DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowSession))
+            }
+            Choice::Deny => {
+                self.selected = self.choices().len() - 1;
                 self.note = Some(String::new());
                 DialogOutcome::Open
             }
+        }
+    }
+
+    fn choose_key(&mut self, choice: Choice) -> DialogOutcome {
+        if self.choices().contains(&choice) {
+            self.choose(choice)
+        } else {
+            DialogOutcome::Open
         }
     }
 
@@ -114,16 +156,21 @@ impl QuestionDialog for ApprovalDialog {
             return self.on_note_key(key);
         }
         match key.code {
-            KeyCode::Char('y' | 'Y') => self.choose(0),
-            KeyCode::Char('a' | 'A') => self.choose(1),
-            KeyCode::Char('n' | 'N') => self.choose(2),
-            KeyCode::Enter => self.choose(self.selected),
+            KeyCode::Char('y' | 'Y') => self.choose_key(Choice::Once),
+            KeyCode::Char('a' | 'A') => self.choose_key(Choice::Session),
+            KeyCode::Char('n' | 'N') => self.choose_key(Choice::Deny),
+            KeyCode::Enter => {
+                let choices = self.choices();
+                let choice = choices[self.selected.min(choices.len() - 1)];
+                self.choose(choice)
+            }
             KeyCode::Left | KeyCode::Up | KeyCode::BackTab => {
-                self.selected = (self.selected + 2) % 3;
+                let n = self.choices().len();
+                self.selected = (self.selected + n - 1) % n;
                 DialogOutcome::Open
             }
             KeyCode::Right | KeyCode::Down | KeyCode::Tab => {
-                self.selected = (self.selected + 1) % 3;
+                self.selected = (self.selected + 1) % self.choices().len();
                 DialogOutcome::Open
             }
             KeyCode::PageDown => {
@@ -161,7 +208,7 @@ impl QuestionDialog for ApprovalDialog {
             &self.options(),
             self.selected,
             theme,
-            &["y", "a", "n"],
+            &self.keys(),
             width.saturating_sub(2),
         );
         if let Some(text) = &self.note {

@@ -25,6 +25,7 @@ fn approval() -> ApprovalDialog {
             preview: Some("cargo test".into()),
             reason: "this command is not known to be read-only".into(),
             scope: SessionScope::CommandPrefix(vec!["cargo".into(), "test".into()]),
+            once_only: false,
         },
     )
 }
@@ -62,6 +63,23 @@ fn approval_yes_always_and_no_with_a_note() {
     assert_eq!(
         d.handle_key(key(KeyCode::Enter)),
         answered(Answer::Approval(ApprovalAnswer::AllowSession))
+    );
+}
+
+#[test]
+fn a_once_only_approval_offers_no_always() {
+    let mut question = approval().question;
+    question.once_only = true;
+    let mut d = ApprovalDialog::new("q-2".into(), question);
+    assert_eq!(d.handle_key(key(KeyCode::Char('a'))), DialogOutcome::Open);
+    assert_eq!(d.options(), ["Yes, this once", "No"]);
+    d.handle_key(key(KeyCode::Right));
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), DialogOutcome::Open, "No asks for a note");
+    let mut d = ApprovalDialog::new("q-3".into(), approval().question);
+    d.question.once_only = true;
+    assert_eq!(
+        d.handle_key(key(KeyCode::Char('y'))),
+        answered(Answer::Approval(ApprovalAnswer::AllowOnce))
     );
 }
 
