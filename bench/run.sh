@@ -9,6 +9,7 @@
 #   7. turn cost against history length: a 1,000-call run against ten 100-call runs (CPU), and what
 #      building one late request costs
 #   8. MCP: start-up of `run` and the TUI with three configured servers against none
+#   9. the sandbox: what Landlock and seccomp add to one command
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,3 +95,7 @@ echo "== 8. MCP: start-up of run and the TUI with three configured servers (one 
 mcpwork=$(mktemp -d)
 python3 "$root/bench/mcp_startup.py" "$bin" "$fake" "$root/target/release/tunacode-fake-mcp" "$mcpwork"
 rm -rf "$mcpwork"
+
+echo "== 9. the sandbox's cost per command (run_command true, unconfined and in workspace-write)"
+cargo build --release --locked -q -p tunacode-tools --example sandbox_bench
+"$root/target/release/examples/sandbox_bench"

@@ -62,9 +62,8 @@ fn absolute(path: &Path, cwd: &Path) -> PathBuf {
 fn glob_set(patterns: impl IntoIterator<Item = String>) -> Result<GlobSet, SettingsError> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
-        let glob = Glob::new(&pattern).map_err(|e| {
-            SettingsError::Invalid(format!("settings.shell_env: `{pattern}`: {e}"))
-        })?;
+        let glob = Glob::new(&pattern)
+            .map_err(|e| SettingsError::Invalid(format!("settings.shell_env: `{pattern}`: {e}")))?;
         builder.add(glob);
     }
     builder
@@ -128,8 +127,18 @@ mod tests {
         )
         .expect("config");
         let names = [
-            "PATH", "HOME", "LANG", "OPENAI_API_KEY", "GITHUB_TOKEN", "AWS_SECRET", "DB_PASSWORD",
-            "my_password_file", "GEMINI_API_KEY", "MY_SERVICE_KEY", "GPU_KEY", "EDITOR",
+            "PATH",
+            "HOME",
+            "LANG",
+            "OPENAI_API_KEY",
+            "GITHUB_TOKEN",
+            "AWS_SECRET",
+            "DB_PASSWORD",
+            "my_password_file",
+            "GEMINI_API_KEY",
+            "MY_SERVICE_KEY",
+            "GPU_KEY",
+            "EDITOR",
         ];
         assert_eq!(kept(&config, &names), ["PATH", "HOME", "LANG", "EDITOR"]);
     }
@@ -164,8 +173,15 @@ mod tests {
         assert_eq!(default.sandbox.mode, SandboxMode::WorkspaceWrite);
         let short: UserConfig =
             serde_json::from_str(r#"{"settings": {"sandbox": "off"}}"#).expect("config");
-        assert_eq!(resolve_exec(&short, None, cwd).expect("ok").sandbox.mode, SandboxMode::Off);
+        assert_eq!(
+            resolve_exec(&short, None, cwd).expect("ok").sandbox.mode,
+            SandboxMode::Off
+        );
         let bad = resolve_exec(&UserConfig::default(), Some("nope"), cwd);
-        assert!(bad.expect_err("unknown").to_string().contains("--sandbox: unknown sandbox mode"));
+        assert!(
+            bad.expect_err("unknown")
+                .to_string()
+                .contains("--sandbox: unknown sandbox mode")
+        );
     }
 }

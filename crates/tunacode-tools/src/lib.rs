@@ -21,9 +21,7 @@ mod workspace;
 use std::sync::Arc;
 
 pub use exec::{ExecPolicy, asks_outside_sandbox};
-pub use sandbox::{
-    PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available,
-};
+pub use sandbox::{PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available};
 pub use schema::provider_schema;
 pub use tool::{
     ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,

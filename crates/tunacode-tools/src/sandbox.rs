@@ -72,7 +72,13 @@ pub enum SandboxError {
 }
 
 /// Device files every command may write (output thrown away, terminals).
-const WRITABLE_DEVICES: [&str; 5] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts"];
+const WRITABLE_DEVICES: [&str; 5] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/pts",
+];
 
 /// The Landlock access rights we handle (ABI 5: files, directories, truncation, device ioctls).
 fn all_fs() -> landlock::BitFlags<AccessFs> {
@@ -132,24 +138,34 @@ impl SandboxPolicy {
             .set_compatibility(CompatLevel::BestEffort);
         if !self.network {
             // Where the kernel has it (ABI 4), Landlock also refuses TCP; seccomp covers the rest.
-            ruleset = ruleset.handle_access(AccessNet::from_all(ABI::V4)).map_err(setup)?;
+            ruleset = ruleset
+                .handle_access(AccessNet::from_all(ABI::V4))
+                .map_err(setup)?;
         }
         let mut created = ruleset.create().map_err(|_| SandboxError::Unsupported)?;
-        created = created.add_rule(PathBeneath::new(root, read)).map_err(setup)?;
+        created = created
+            .add_rule(PathBeneath::new(root, read))
+            .map_err(setup)?;
         let writable: Vec<&Path> = match self.mode {
-            SandboxMode::WorkspaceWrite => self.writable_roots.iter().map(PathBuf::as_path).collect(),
+            SandboxMode::WorkspaceWrite => {
+                self.writable_roots.iter().map(PathBuf::as_path).collect()
+            }
             _ => Vec::new(),
         };
         for root in writable {
             // A root that does not exist (yet) cannot be written to anyway.
             if let Ok(fd) = PathFd::new(root) {
-                created = created.add_rule(PathBeneath::new(fd, all_fs())).map_err(setup)?;
+                created = created
+                    .add_rule(PathBeneath::new(fd, all_fs()))
+                    .map_err(setup)?;
             }
         }
         for device in WRITABLE_DEVICES {
             if let Ok(fd) = PathFd::new(device) {
                 let access = AccessFs::from_file(ABI::V5) | AccessFs::ReadDir;
-                created = created.add_rule(PathBeneath::new(fd, access)).map_err(setup)?;
+                created = created
+                    .add_rule(PathBeneath::new(fd, access))
+                    .map_err(setup)?;
             }
         }
         Ok(created)

@@ -36,7 +36,11 @@ async fn workspace_write_allows_the_workspace_and_refuses_elsewhere_and_the_netw
     let p = policy(SandboxMode::WorkspaceWrite, ws.path());
 
     let inside = ws.path().join("made.txt");
-    let (code, err) = run(&p, &format!("echo hi > {} && echo ok > /dev/null", inside.display())).await;
+    let (code, err) = run(
+        &p,
+        &format!("echo hi > {} && echo ok > /dev/null", inside.display()),
+    )
+    .await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_to_string(&inside).expect("written"), "hi\n");
 
@@ -54,9 +58,15 @@ async fn workspace_write_allows_the_workspace_and_refuses_elsewhere_and_the_netw
     let connect = format!("exec 3<>/dev/tcp/127.0.0.1/{port}");
     let (code, err) = run(&p, &format!("bash -c '{connect}'")).await;
     assert_ne!(code, 0, "a TCP connection is refused");
-    assert!(err.contains("Operation not permitted") || err.contains("Permission denied"), "{err}");
+    assert!(
+        err.contains("Operation not permitted") || err.contains("Permission denied"),
+        "{err}"
+    );
 
-    let open = SandboxPolicy { network: true, ..p.clone() };
+    let open = SandboxPolicy {
+        network: true,
+        ..p.clone()
+    };
     let (code, err) = run(&open, &format!("bash -c '{connect}'")).await;
     assert_eq!(code, 0, "with the network allowed it connects: {err}");
 }
@@ -65,19 +75,34 @@ async fn workspace_write_allows_the_workspace_and_refuses_elsewhere_and_the_netw
 async fn read_only_refuses_every_write_and_off_refuses_nothing() {
     let ws = tempfile::tempdir().expect("workspace");
     let file = ws.path().join("f.txt");
-    let (code, _) = run(&policy(SandboxMode::ReadOnly, ws.path()), &format!("touch {}", file.display())).await;
+    let (code, _) = run(
+        &policy(SandboxMode::ReadOnly, ws.path()),
+        &format!("touch {}", file.display()),
+    )
+    .await;
     assert_ne!(code, 0);
     assert!(!file.exists());
-    let (code, err) = run(&policy(SandboxMode::Off, ws.path()), &format!("touch {}", file.display())).await;
+    let (code, err) = run(
+        &policy(SandboxMode::Off, ws.path()),
+        &format!("touch {}", file.display()),
+    )
+    .await;
     assert_eq!(code, 0, "{err}");
     assert!(file.exists());
 }
 
 #[test]
 fn modes_parse_by_their_names() {
-    for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly, SandboxMode::Off] {
+    for mode in [
+        SandboxMode::WorkspaceWrite,
+        SandboxMode::ReadOnly,
+        SandboxMode::Off,
+    ] {
         assert_eq!(SandboxMode::parse(mode.name()), Some(mode));
     }
-    assert_eq!(SandboxMode::parse("danger-full-access"), Some(SandboxMode::Off));
+    assert_eq!(
+        SandboxMode::parse("danger-full-access"),
+        Some(SandboxMode::Off)
+    );
     assert_eq!(SandboxMode::parse("yes"), None);
 }

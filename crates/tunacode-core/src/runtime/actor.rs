@@ -19,12 +19,12 @@ use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::expand_mentions;
 use crate::runtime::events::{ModelView, OpFailure, RequestEnd, RuntimeEvent, SessionView};
-use crate::runtime::{mcp_ops, sandbox};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
 use crate::runtime::sessions::{self, Opened};
 use crate::runtime::{RuntimeConfig, RuntimeError};
+use crate::runtime::{mcp_ops, sandbox};
 use crate::session::{Session, SessionHandle};
 use crate::settings::{ModelSettings, RuntimeSettings};
 

@@ -11,9 +11,9 @@ mod ops;
 mod policy;
 mod questions;
 mod sandbox;
-mod shell_op;
 pub mod scope;
 mod sessions;
+mod shell_op;
 
 use std::sync::Arc;
 

@@ -36,5 +36,4 @@ impl Actor {
             events.send(RuntimeEvent::ShellFinished { command, output });
         });
     }
-
 }

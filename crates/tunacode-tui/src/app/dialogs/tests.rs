@@ -74,7 +74,11 @@ fn a_once_only_approval_offers_no_always() {
     assert_eq!(d.handle_key(key(KeyCode::Char('a'))), DialogOutcome::Open);
     assert_eq!(d.options(), ["Yes, this once", "No"]);
     d.handle_key(key(KeyCode::Right));
-    assert_eq!(d.handle_key(key(KeyCode::Enter)), DialogOutcome::Open, "No asks for a note");
+    assert_eq!(
+        d.handle_key(key(KeyCode::Enter)),
+        DialogOutcome::Open,
+        "No asks for a note"
+    );
     let mut d = ApprovalDialog::new("q-3".into(), approval().question);
     d.question.once_only = true;
     assert_eq!(

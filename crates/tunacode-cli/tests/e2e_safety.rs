@@ -1,0 +1,143 @@
+//! End-to-end: commands in the sandbox and the environment they see, with the real binary and the fake
+//! provider. Under `workspace-write` an approved command that writes outside the workspace fails and
+//! the model is told why, a TCP connection to a loopback listener fails, a write in the workspace
+//! works; `env` shows no key; a run outside the sandbox is refused headless even with `--yes`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::net::TcpListener;
+
+use common::*;
+use serde_json::json;
+use tunacode_testkit::{FakeProvider, TestEnv, Turn};
+
+fn bash(id: &str, command: &str) -> Turn {
+    let args = json!({"command": command}).to_string();
+    Turn::tool_calls(&[(id, "bash", args.as_str())])
+}
+
+/// The text the model got back for call `id` (in any later request).
+fn answer(fake: &FakeProvider, id: &str) -> String {
+    fake.requests()
+        .iter()
+        .flat_map(|r| messages(&r.body))
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .unwrap_or_else(|| panic!("no answer to {id}"))
+}
+
+/// A path outside both the workspace and the temp dir (the sandbox's writable roots).
+fn outside_path(env: &TestEnv) -> std::path::PathBuf {
+    let name = env
+        .workspace()
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_owned();
+    std::path::Path::new("/var/tmp").join(name)
+}
+
+#[test]
+fn the_sandbox_confines_writes_and_the_network_and_commands_see_no_keys() {
+    let env = TestEnv::new().unwrap();
+    let outside = outside_path(&env);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let fake = FakeProvider::start(vec![
+        bash("out", &format!("echo hi > {}", outside.display())),
+        bash("in", "echo ok > inside.txt && cat inside.txt"),
+        bash(
+            "net",
+            &format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+        ),
+        bash("env", "env"),
+        Turn::text("done"),
+    ]);
+    let run = run_with_env(
+        &env,
+        &fake,
+        &["--yes", "try things"],
+        &[
+            ("SOME_SERVICE_API_KEY", "sk-hidden"),
+            ("GITHUB_TOKEN", "ghp-hidden"),
+            ("VISIBLE_VAR", "shown"),
+        ],
+    );
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+
+    let out = answer(&fake, "out");
+    assert!(out.contains("Permission denied"), "{out}");
+    assert!(
+        out.contains("workspace-write sandbox"),
+        "the model is told why: {out}"
+    );
+    assert!(out.contains("outside_sandbox"), "{out}");
+    assert!(!outside.exists(), "nothing was written outside");
+
+    let inside = answer(&fake, "in");
+    assert!(inside.starts_with("exit code: 0"), "{inside}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("inside.txt")).unwrap(),
+        "ok\n"
+    );
+
+    let net = answer(&fake, "net");
+    assert!(
+        !net.starts_with("exit code: 0") && !net.contains("connected"),
+        "{net}"
+    );
+
+    let shown = answer(&fake, "env");
+    assert!(shown.contains("VISIBLE_VAR=shown"), "{shown}");
+    assert!(shown.contains("PATH="), "{shown}");
+    for secret in [
+        "sk-hidden",
+        "ghp-hidden",
+        "SOME_SERVICE_API_KEY",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+    }
+}
+
+#[test]
+fn running_outside_the_sandbox_needs_a_person_and_off_runs_everything() {
+    let env = TestEnv::new().unwrap();
+    let outside = outside_path(&env);
+    let escape =
+        json!({"command": format!("echo hi > {}", outside.display()), "outside_sandbox": true});
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("esc", "bash", escape.to_string().as_str())]),
+        Turn::text("could not"),
+    ]);
+    let first = run(&env, &fake, &["--yes", "write outside"]);
+    assert_eq!(first.result()["status"], "answered");
+    let refused = answer(&fake, "esc");
+    assert!(
+        refused.contains("outside the workspace-write sandbox"),
+        "{refused}"
+    );
+    assert!(refused.contains("terminal"), "{refused}");
+    assert!(!outside.exists());
+
+    let fake = FakeProvider::start(vec![
+        bash("plain", &format!("echo hi > {}", outside.display())),
+        Turn::text("wrote it"),
+    ]);
+    let unconfined = run(&env, &fake, &["--yes", "--sandbox", "off", "write outside"]);
+    assert_eq!(unconfined.result()["status"], "answered");
+    let written = answer(&fake, "plain");
+    let _ = std::fs::remove_file(&outside);
+    assert!(written.starts_with("exit code: 0"), "{written}");
+
+    let bad = run(&env, &fake, &["--sandbox", "nope", "x"]);
+    assert_ne!(bad.code, 0);
+    assert!(
+        bad.stderr.contains("unknown sandbox mode `nope`"),
+        "{}",
+        bad.stderr
+    );
+}

@@ -1,0 +1,75 @@
+//! What the sandbox costs a command (`bench/run.sh`): `run_command true` through the tool, many times,
+//! unconfined and in the workspace-write sandbox (Landlock rules and the seccomp filter built for each
+//! command, switched on in the child). Prints the median and mean per command of each, and the
+//! difference.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use tunacode_tools::{
+    ExecPolicy, SandboxMode, SandboxPolicy, Tool, ToolContext, ToolSet, Workspace,
+};
+
+const RUNS: usize = 300;
+
+async fn time(tool: &Arc<dyn Tool>, ctx: &ToolContext) -> Vec<Duration> {
+    let Some(args) = json!({"command": "true"}).as_object().cloned() else {
+        return Vec::new();
+    };
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        if let Err(e) = tool.call(args.clone(), ctx).await {
+            eprintln!("run_command failed: {e}");
+            std::process::exit(1);
+        }
+        times.push(start.elapsed());
+    }
+    times.sort();
+    times
+}
+
+fn describe(label: &str, times: &[Duration]) -> Duration {
+    let median = times[times.len() / 2];
+    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    println!(
+        "{label}: median {median:?}, mean {mean:?} per command ({} runs)",
+        times.len()
+    );
+    median
+}
+
+#[tokio::main]
+async fn main() {
+    let dir = std::env::temp_dir();
+    let tools = ToolSet::builtin();
+    let Some(tool) = tools.get("run_command") else {
+        eprintln!("no run_command tool");
+        std::process::exit(1);
+    };
+    let context = |mode| ToolContext {
+        workspace: Workspace::new(&dir),
+        cancel: CancellationToken::new(),
+        exec: Arc::new(ExecPolicy {
+            sandbox: SandboxPolicy {
+                mode,
+                writable_roots: vec![dir.clone()],
+                network: false,
+            },
+            env: None,
+        }),
+    };
+    let off = describe("unconfined", &time(&tool, &context(SandboxMode::Off)).await);
+    let on = describe(
+        "workspace-write sandbox",
+        &time(&tool, &context(SandboxMode::WorkspaceWrite)).await,
+    );
+    println!(
+        "sandbox cost per command (median difference): {:?}",
+        on.saturating_sub(off)
+    );
+}
