@@ -320,7 +320,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             level: "warning",
             message: crate::mcp_cmd::pending_notice(file, servers),
         },
-        RuntimeEvent::McpServers(_) => return None,
+        RuntimeEvent::McpServers(_) | RuntimeEvent::Permissions(_) => return None,
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
         | RuntimeEvent::Stopped => {

@@ -1,7 +1,8 @@
 //! End-to-end: commands in the sandbox and the environment they see, with the real binary and the fake
 //! provider. Under `workspace-write` an approved command that writes outside the workspace fails and
 //! the model is told why, a TCP connection to a loopback listener fails, a write in the workspace
-//! works; `env` shows no key; a run outside the sandbox is refused headless even with `--yes`.
+//! works; `env` shows no key; a run outside the sandbox is refused headless even with `--yes`;
+//! `rm -rf ~` is refused headless even with `--yes`; a deny rule beats `--yes`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -140,4 +141,40 @@ fn running_outside_the_sandbox_needs_a_person_and_off_runs_everything() {
         "{}",
         bad.stderr
     );
+}
+
+#[test]
+fn dangerous_commands_and_deny_rules_beat_yes() {
+    let env = TestEnv::new().unwrap();
+    std::fs::write(
+        env.config_file(),
+        json!({"permissions": {"deny": ["bash(git push:*)", "read_file(.env)"]}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(env.workspace().join(".env"), "KEY=1\n").unwrap();
+    let fake = FakeProvider::start(vec![
+        bash("rm", "rm -rf ~"),
+        bash("push", "git push --force origin main"),
+        Turn::tool_calls(&[("read", "read_file", r#"{"file_path": ".env"}"#)]),
+        Turn::text("stopped"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "clean up"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    let rm = answer(&fake, "rm");
+    assert!(
+        rm.contains("dangerous") && rm.contains("home directory"),
+        "{rm}"
+    );
+    assert!(rm.contains("terminal"), "{rm}");
+    let push = answer(&fake, "push");
+    assert!(
+        push.contains("permission rule `bash(git push:*)`"),
+        "{push}"
+    );
+    let read = answer(&fake, "read");
+    assert!(
+        read.contains("read_file(.env)"),
+        "a deny rule covers reads too: {read}"
+    );
+    assert!(env.workspace().exists());
 }

@@ -164,6 +164,13 @@ impl Agent {
         }
     }
 
+    /// The same agent running commands under another exec policy (a sandbox change between requests).
+    pub(crate) fn with_exec(&self, exec: Arc<ExecPolicy>) -> Agent {
+        let mut agent = self.with_session(self.session.clone(), self.tools.clone());
+        agent.exec = exec;
+        agent
+    }
+
     /// The same agent working on another session, with tools bound to that session (its todo list).
     pub fn with_session(&self, session: SessionHandle, tools: ToolSet) -> Agent {
         Agent {

@@ -78,6 +78,12 @@ pub trait Approver: Send + Sync {
     /// Asks for approval of one call.
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision;
 
+    /// What rules say of a call before anything else, read-only calls included: refused outright,
+    /// to be asked about although it only reads, or nothing. By default: nothing.
+    fn gate(&self, _tool_name: &str, _args: &Value) -> Gate {
+        Gate::Pass
+    }
+
     /// The iteration limit was reached; what now? By default: stop.
     async fn on_iteration_limit(&self, _report: &ProgressReport) -> LimitDecision {
         LimitDecision::Stop
@@ -87,6 +93,17 @@ pub trait Approver: Send + Sync {
     async fn review_plan(&self, _plan: &str) -> PlanDecision {
         PlanDecision::Stop
     }
+}
+
+/// What the rules say of a call before it is classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gate {
+    /// Nothing: the usual approval applies.
+    Pass,
+    /// Ask even if the call only reads.
+    Ask,
+    /// Refused, with why (told to the model).
+    Refuse(String),
 }
 
 /// Approves every call and every plan (`--yes`, yolo mode); stops at the iteration limit.

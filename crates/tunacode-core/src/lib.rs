@@ -20,6 +20,7 @@ pub mod history;
 pub mod mcp;
 pub mod mentions;
 mod orchestrator;
+pub mod permissions;
 mod plan_tools;
 pub mod prompt;
 pub mod registry;
@@ -32,8 +33,8 @@ pub mod tokens;
 
 pub use agent::{Agent, AgentOptions, AgentParts, RunOutcome};
 pub use approval::{
-    ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, LimitDecision, PlanDecision,
-    ProgressReport,
+    ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, Gate, LimitDecision,
+    PlanDecision, ProgressReport,
 };
 pub use async_trait::async_trait;
 pub use client_cache::{ClientCache, ClientFactory};

@@ -141,6 +141,8 @@ pub struct RuntimeSettings {
     pub mcp: crate::mcp::McpSettings,
     /// How the agent's commands run (sandbox, environment).
     pub exec: tunacode_tools::ExecPolicy,
+    /// The config's permission rules.
+    pub permissions: crate::permissions::Permissions,
 }
 
 impl RuntimeSettings {
@@ -160,6 +162,7 @@ impl RuntimeSettings {
         let model = resolve_model(paths, config, &cwd, flags)?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
+        let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -169,6 +172,7 @@ impl RuntimeSettings {
             show_thoughts: config.settings.show_thoughts,
             mcp,
             exec,
+            permissions,
         })
     }
 

@@ -100,6 +100,18 @@ impl From<SandboxConfigForm> for SandboxConfig {
     }
 }
 
+/// `permissions`: rule patterns by kind.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default)]
+pub struct PermissionsConfig {
+    /// Calls that run without asking.
+    pub allow: Vec<String>,
+    /// Calls that are always asked about.
+    pub ask: Vec<String>,
+    /// Calls that are refused.
+    pub deny: Vec<String>,
+}
+
 /// `settings.shell_env`: variable name patterns (`*` matches any run of characters) commands see
 /// although they look like secrets (`include`), or do not see although they do not (`exclude`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
@@ -167,6 +179,8 @@ pub struct UserConfig {
     /// them; each entry is checked when the servers start, so one bad entry does not stop the rest.
     #[serde(rename = "mcpServers")]
     pub mcp_servers: Map<String, Value>,
+    /// Permission rules (`allow`, `ask`, `deny` lists of patterns such as `bash(cargo test:*)`).
+    pub permissions: PermissionsConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,

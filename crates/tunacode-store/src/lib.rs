@@ -13,7 +13,9 @@ mod session_file;
 mod session_list;
 mod session_store;
 
-pub use config::{CustomProvider, SandboxConfig, Settings, ShellEnvConfig, UserConfig};
+pub use config::{
+    CustomProvider, PermissionsConfig, SandboxConfig, Settings, ShellEnvConfig, UserConfig,
+};
 pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;

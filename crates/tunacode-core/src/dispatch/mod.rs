@@ -14,7 +14,7 @@ use tunacode_tools::{
     ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet,
 };
 
-use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::approval::{ApprovalDecision, ApprovalRequest, Approver, Gate};
 use crate::concurrency::{Segment, plan_segments};
 use crate::events::EventSink;
 use crate::session::SessionHandle;
@@ -181,13 +181,17 @@ impl ToolDispatcher {
             tool_name: name.clone(),
             args: Value::Object(args.clone()),
         });
+        let gate = self.approver.gate(name, &call.args);
+        if let Gate::Refuse(reason) = &gate {
+            return Answer::failed(id, name, reason.clone());
+        }
         let kind = tool.classify(&args);
         if kind != ToolKind::ReadOnly
             && let Some(reason) = &self.read_only_reason
         {
             return Answer::failed(id, name, reason.clone());
         }
-        if kind != ToolKind::ReadOnly {
+        if kind != ToolKind::ReadOnly || gate == Gate::Ask {
             match self.ask_approval(call, tool.as_ref(), &args, kind).await {
                 Some(ApprovalDecision::Approve) => {}
                 Some(ApprovalDecision::Deny { reason }) => {

@@ -120,7 +120,8 @@ impl Actor {
                 config.yolo,
                 config.interactive,
             )
-            .with_mcp(mcp.clone()),
+            .with_mcp(mcp.clone())
+            .with_rules(settings.permissions.clone(), &settings.cwd),
         );
         let (exec, sandbox, sandbox_notice) = sandbox::sandbox_state(&settings).await;
         policy.set_sandbox(sandbox);
@@ -210,6 +211,8 @@ impl Actor {
             Op::ResumeSession { id } => self.on_resume(id).await,
             Op::ListSessions => self.on_list_sessions(),
             Op::ListMcp => self.on_list_mcp(),
+            Op::DescribePermissions => self.on_describe_permissions(),
+            Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
             Op::ApproveProjectMcp => self.on_approve_project_mcp().await,
             Op::AddMcpServers { servers } => self.parts.mcp.start(servers),
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
@@ -344,7 +347,7 @@ impl Actor {
         }
     }
 
-    fn busy(&self, what: &'static str) -> bool {
+    pub(super) fn busy(&self, what: &'static str) -> bool {
         if self.running.is_some() {
             self.fail(OpFailure::Busy(what));
         }

@@ -77,6 +77,8 @@ pub enum RuntimeEvent {
         /// The servers it names.
         servers: Vec<String>,
     },
+    /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.
+    Permissions(String),
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
     /// The runtime stopped (after `Finish` or `Shutdown`); no event follows.

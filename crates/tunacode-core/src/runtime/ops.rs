@@ -44,6 +44,15 @@ pub enum Op {
     ListSessions,
     /// Reports every MCP server's status (answered with an `McpServers` event).
     ListMcp,
+    /// Describes what the agent may do: the sandbox and the permission rules (answered with a
+    /// `Permissions` event).
+    DescribePermissions,
+    /// Changes where commands run for the rest of the session (between requests): `workspace-write`,
+    /// `read-only` or `off`. Answered with a `Permissions` event.
+    SetSandbox {
+        /// The mode's name.
+        mode: String,
+    },
     /// Approves the project's `.mcp.json` as it is now (remembered in the data dir) and starts its
     /// servers.
     ApproveProjectMcp,

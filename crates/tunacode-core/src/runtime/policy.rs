@@ -5,16 +5,20 @@
 //! review are asked the same way (headless: stop).
 
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
+use serde_json::Value;
+use tunacode_tools::shell::{dangerous_argv, dangerous_command};
 use tunacode_tools::{SandboxMode, ToolKind};
 
 use crate::approval::{
-    ApprovalDecision, ApprovalRequest, Approver, LimitDecision, PlanDecision, ProgressReport,
+    ApprovalDecision, ApprovalRequest, Approver, Gate, LimitDecision, PlanDecision, ProgressReport,
 };
 use crate::mcp::McpManager;
+use crate::permissions::{Permissions, Verdict};
 use crate::runtime::events::{ApprovalQuestion, QuestionKind};
 use crate::runtime::ops::{Answer, ApprovalAnswer};
 use crate::runtime::questions::Questions;
@@ -35,6 +39,10 @@ pub(crate) struct Policy {
     mcp: Option<McpManager>,
     /// The sandbox commands run in, and whether this kernel can enforce it.
     sandbox: Mutex<SandboxState>,
+    /// The config's permission rules.
+    rules: Permissions,
+    /// The working directory (rules' paths and dangerous deletes are judged against it).
+    workspace: PathBuf,
     pub(crate) questions: Questions,
 }
 
@@ -52,8 +60,43 @@ impl Policy {
             allowances: Mutex::new(Vec::new()),
             mcp: None,
             sandbox: Mutex::new(SandboxState::default()),
+            rules: Permissions::default(),
+            workspace: PathBuf::new(),
             questions,
         }
+    }
+
+    /// The policy with the config's permission rules, judged in `workspace`.
+    pub(crate) fn with_rules(mut self, rules: Permissions, workspace: &Path) -> Self {
+        self.rules = rules;
+        self.workspace = workspace.to_path_buf();
+        self
+    }
+
+    /// The rules, as written (for `/permissions`).
+    pub(crate) fn describe_rules(&self) -> String {
+        self.rules.describe()
+    }
+
+    /// Why this command is dangerous, if it is.
+    fn dangerous(&self, request: &ApprovalRequest) -> Option<String> {
+        let text = |key: &str| request.args.get(key).and_then(Value::as_str);
+        match request.tool_name.as_str() {
+            "bash" => dangerous_command(text("command")?, &self.workspace),
+            "run_command" => {
+                let mut argv = vec![text("command")?.to_string()];
+                if let Some(Value::Array(items)) = request.args.get("args") {
+                    argv.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                }
+                dangerous_argv(&argv, &self.workspace)
+            }
+            _ => None,
+        }
+    }
+
+    /// The sandbox as the policy sees it.
+    pub(crate) fn sandbox_state(&self) -> SandboxState {
+        *self.sandbox.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Sets the sandbox commands run in (and whether the kernel enforces it).
@@ -85,12 +128,17 @@ impl Policy {
         })
     }
 
-    /// Asks about a call that only the user can allow, once.
-    async fn ask_once(&self, request: &ApprovalRequest, reason: String) -> ApprovalDecision {
+    /// Asks about a call that only the user can allow, once (`hint` says how else it could run).
+    async fn ask_once(
+        &self,
+        request: &ApprovalRequest,
+        reason: String,
+        hint: &str,
+    ) -> ApprovalDecision {
         if !self.interactive() {
             return deny(format!(
-                "refused: {reason}, which needs the user's approval at a terminal, and this run has \
-                 none (`--sandbox off` runs commands without the sandbox). Do the task without it."
+                "refused: {reason}; that needs the user's approval at a terminal, and this run has \
+                 none{hint}. Do the task without it."
             ));
         }
         let question = QuestionKind::Approval(ApprovalQuestion {
@@ -214,11 +262,41 @@ fn reason_for(request: &ApprovalRequest) -> String {
     }
 }
 
+/// How a command refused for the sandbox could run.
+const SANDBOX_HINT: &str = " (`--sandbox off` runs commands without the sandbox)";
+
 #[async_trait]
 impl Approver for Policy {
+    fn gate(&self, tool_name: &str, args: &Value) -> Gate {
+        match self.rules.check(tool_name, args, &self.workspace) {
+            Verdict::Deny(rule) => Gate::Refuse(format!(
+                "Refused by the permission rule `{rule}` in the user's config; do not retry it."
+            )),
+            Verdict::Ask(_) => Gate::Ask,
+            _ => Gate::Pass,
+        }
+    }
+
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
         if let Some(reason) = self.always_ask(request) {
-            return self.ask_once(request, reason).await;
+            return self.ask_once(request, reason, SANDBOX_HINT).await;
+        }
+        let verdict = self
+            .rules
+            .check(&request.tool_name, &request.args, &self.workspace);
+        match (&verdict, self.dangerous(request)) {
+            (Verdict::Ask(rule), _) => {
+                let reason = format!("the permission rule `{rule}` asks about it");
+                return self.ask_once(request, reason, "").await;
+            }
+            (Verdict::Allow(_), _) => return ApprovalDecision::Approve,
+            (_, Some(danger)) => {
+                let hint = " (a rule in `permissions.allow` can allow it by name)";
+                return self
+                    .ask_once(request, format!("it is dangerous: {danger}"), hint)
+                    .await;
+            }
+            _ => {}
         }
         if self.allowed(request) {
             return ApprovalDecision::Approve;

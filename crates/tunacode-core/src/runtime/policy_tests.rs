@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -174,4 +175,106 @@ async fn a_question_withdrawn_or_closed_is_announced() {
             .answer(&id, Answer::Approval(ApprovalAnswer::AllowOnce)),
         Err(crate::runtime::OpFailure::UnknownQuestion(_))
     ));
+}
+
+fn guarded(
+    interactive: bool,
+    rules: tunacode_store::PermissionsConfig,
+) -> (Arc<Policy>, mpsc::UnboundedReceiver<RuntimeEvent>) {
+    let (events, rx) = EventSink::channel();
+    let policy = Policy::new(Questions::new(events), &[], true, interactive)
+        .with_rules(Permissions::parse(&rules).unwrap(), Path::new("/work/p"));
+    policy.set_sandbox(SandboxState {
+        mode: SandboxMode::WorkspaceWrite,
+        enforced: true,
+    });
+    (Arc::new(policy), rx)
+}
+
+fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> tunacode_store::PermissionsConfig {
+    let list = |r: &[&str]| r.iter().map(|s| s.to_string()).collect();
+    tunacode_store::PermissionsConfig {
+        allow: list(allow),
+        ask: list(ask),
+        deny: list(deny),
+    }
+}
+
+#[tokio::test]
+async fn dangerous_commands_ask_once_even_in_yolo_and_are_refused_headless() {
+    let rm = request("bash", json!({"command": "rm -rf ~"}), ToolKind::Execute);
+    let (policy, mut rx) = guarded(true, rules(&[], &[], &[]));
+    let asking = tokio::spawn({
+        let (p, r) = (policy.clone(), rm.clone());
+        async move { p.approve(&r).await }
+    });
+    let question = answer_next(&policy, &mut rx, ApprovalAnswer::AllowSession).await;
+    assert!(question.once_only, "only this call can be allowed");
+    assert!(
+        question.reason.contains("home directory"),
+        "{}",
+        question.reason
+    );
+    assert_eq!(asking.await.unwrap(), ApprovalDecision::Approve);
+    // "Always" counted as once: it asks again.
+    let again = tokio::spawn({
+        let (p, r) = (policy.clone(), rm.clone());
+        async move { p.approve(&r).await }
+    });
+    answer_next(&policy, &mut rx, ApprovalAnswer::AllowOnce).await;
+    assert_eq!(again.await.unwrap(), ApprovalDecision::Approve);
+
+    let (headless, _rx) = guarded(false, rules(&[], &[], &[]));
+    let ApprovalDecision::Deny { reason } = headless.approve(&rm).await else {
+        panic!("refused headless")
+    };
+    assert!(
+        reason.contains("home directory") && reason.contains("permissions.allow"),
+        "{reason}"
+    );
+    let (allowed, _rx) = guarded(false, rules(&["bash(rm -rf ~)"], &[], &[]));
+    assert_eq!(
+        allowed.approve(&rm).await,
+        ApprovalDecision::Approve,
+        "a rule names it"
+    );
+}
+
+#[tokio::test]
+async fn rules_deny_before_yolo_ask_even_for_reads_and_the_sandbox_is_never_lifted_silently() {
+    let (policy, _rx) = guarded(
+        false,
+        rules(&["bash"], &["bash(git log:*)"], &["bash(git push:*)"]),
+    );
+    assert!(matches!(
+        policy.gate("bash", &json!({"command": "git push origin main"})),
+        Gate::Refuse(r) if r.contains("git push:*")
+    ));
+    assert_eq!(
+        policy.gate("bash", &json!({"command": "git log -3"})),
+        Gate::Ask
+    );
+    assert_eq!(
+        policy.gate("read_file", &json!({"file_path": "a"})),
+        Gate::Pass
+    );
+    let ask = request("bash", json!({"command": "git log -3"}), ToolKind::ReadOnly);
+    assert!(
+        matches!(policy.approve(&ask).await, ApprovalDecision::Deny { .. }),
+        "asks: refused headless"
+    );
+    let outside = request(
+        "bash",
+        json!({"command": "make install", "outside_sandbox": true}),
+        ToolKind::Execute,
+    );
+    let ApprovalDecision::Deny { reason } = policy.approve(&outside).await else {
+        panic!("yolo and an allow rule do not lift the sandbox")
+    };
+    assert!(
+        reason.contains("outside the workspace-write sandbox"),
+        "{reason}"
+    );
+    let plain = request("bash", json!({"command": "make"}), ToolKind::Execute);
+    assert_eq!(policy.approve(&plain).await, ApprovalDecision::Approve);
 }

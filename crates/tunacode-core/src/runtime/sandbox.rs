@@ -4,6 +4,7 @@
 
 use tunacode_tools::{ExecPolicy, SandboxMode, landlock_available};
 
+use crate::runtime::events::OpFailure;
 use crate::runtime::policy::SandboxState;
 use crate::settings::RuntimeSettings;
 
@@ -29,4 +30,77 @@ pub(super) async fn sandbox_state(
         )
     });
     (exec, SandboxState { mode, enforced }, notice)
+}
+
+impl crate::runtime::actor::Actor {
+    /// `/sandbox MODE`: commands of the rest of this session run in `mode`.
+    pub(super) async fn on_set_sandbox(&mut self, mode: &str) {
+        if self.busy("change the sandbox") {
+            return;
+        }
+        let Some(parsed) = SandboxMode::parse(mode) else {
+            return self.fail(OpFailure::Invalid(format!(
+                "unknown sandbox mode `{mode}` (use workspace-write, read-only or off)"
+            )));
+        };
+        self.parts.settings.exec.sandbox.mode = parsed;
+        let (exec, state, notice) = sandbox_state(&self.parts.settings).await;
+        self.parts.policy.set_sandbox(state);
+        self.parts.exec = std::sync::Arc::new(exec);
+        self.agent = std::sync::Arc::new(self.agent.with_exec(self.parts.exec.clone()));
+        if let Some(message) = notice {
+            self.parts
+                .events
+                .emit(tunacode_protocol::AgentEvent::Notice {
+                    level: tunacode_protocol::NoticeLevel::Warning,
+                    message,
+                });
+        }
+        self.on_describe_permissions();
+    }
+
+    /// `/permissions`: the sandbox as enforced here, and the rules.
+    pub(super) fn on_describe_permissions(&self) {
+        let exec = &self.parts.settings.exec;
+        let state = self.parts.policy.sandbox_state();
+        let sandbox = match (state.mode, state.enforced) {
+            (SandboxMode::Off, _) => "off: commands run unconfined".to_string(),
+            (mode, false) => format!(
+                "{} wanted, but this kernel has no Landlock: every command asks",
+                mode.name()
+            ),
+            (SandboxMode::ReadOnly, true) => "read-only: commands write nowhere".to_string(),
+            (mode, true) => {
+                let roots: Vec<String> = exec
+                    .sandbox
+                    .writable_roots
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                format!(
+                    "{}: commands write only in {}",
+                    mode.name(),
+                    roots.join(", ")
+                )
+            }
+        };
+        let network = if exec.sandbox.network || state.mode == SandboxMode::Off {
+            "allowed"
+        } else {
+            "refused"
+        };
+        let hidden = exec.env.as_ref().map_or(0, |kept| {
+            std::env::vars_os().count().saturating_sub(kept.len())
+        });
+        let text = format!(
+            "Sandbox: {sandbox}; network {network}.\nEnvironment: commands see it without {hidden} \
+             variable(s) that look like secrets (settings.shell_env adjusts this).\nDangerous commands \
+             (rm -rf outside the workspace, git push --force, sudo, …) always ask.\nPermission rules \
+             (deny, then ask, then allow):\n{}",
+            self.parts.policy.describe_rules()
+        );
+        self.parts
+            .events
+            .send(crate::runtime::events::RuntimeEvent::Permissions(text));
+    }
 }

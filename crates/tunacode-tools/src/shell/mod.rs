@@ -3,6 +3,10 @@
 //!
 //! Everything here is conservative: whatever is not understood is treated as "may write".
 
+mod dangerous;
+
+pub use dangerous::{dangerous_argv, dangerous_command};
+
 /// A command line split at its control operators.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandLine {

@@ -103,6 +103,9 @@ impl App {
                 }
             }
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
+            Command::Permissions => self.submit_op(Op::DescribePermissions),
+            Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),
+            Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Clear => self.submit_op(Op::NewSession),
             Command::Resume => self.submit_op(Op::ListSessions),
             Command::Model(Some(id)) => self.switch_model(&id),

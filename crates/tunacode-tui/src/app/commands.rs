@@ -72,6 +72,16 @@ pub const COMMANDS: &[CommandInfo] = &[
         description: "MCP servers, their state and tools (approve: start this project's .mcp.json)",
     },
     CommandInfo {
+        name: "permissions",
+        args: "",
+        description: "What the agent may do: the sandbox, hidden secrets, permission rules",
+    },
+    CommandInfo {
+        name: "sandbox",
+        args: "[workspace-write|read-only|off]",
+        description: "Where commands run (this session)",
+    },
+    CommandInfo {
         name: "exit",
         args: "",
         description: "Quit (the session is saved)",
@@ -107,6 +117,10 @@ pub enum Command {
     Compact(Option<String>),
     /// `/mcp [approve]`.
     Mcp(Option<String>),
+    /// `/permissions`.
+    Permissions,
+    /// `/sandbox [mode]`.
+    Sandbox(Option<String>),
     /// `/exit` (also `/quit`).
     Exit,
     /// Anything else.
@@ -134,6 +148,8 @@ pub fn parse_command(input: &str) -> Command {
         "init" => Command::Init,
         "compact" => Command::Compact(arg),
         "mcp" => Command::Mcp(arg),
+        "permissions" => Command::Permissions,
+        "sandbox" => Command::Sandbox(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),
     }

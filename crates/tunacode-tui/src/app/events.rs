@@ -75,6 +75,7 @@ impl App {
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::Permissions(text) => self.transcript.push(CellKind::Info(text)),
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
             RuntimeEvent::McpServers(statuses) => {
                 statuses.into_iter().for_each(|s| self.on_mcp_status(s))
