@@ -49,6 +49,25 @@ pub enum Command {
     Models(ModelsArgs),
     /// MCP servers: list them (with their state and tools), add, remove, approve the project's.
     Mcp(McpArgs),
+    /// Put back the files the agent changed in the last request of a session (or the last N).
+    Undo(UndoArgs),
+}
+
+/// Arguments of `tunacode undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// The session (default: this project's newest).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// How many requests back (default 1: the last one that changed something).
+    #[arg(long, value_name = "N")]
+    pub to: Option<usize>,
+    /// Only list the session's checkpoints.
+    #[arg(long)]
+    pub list: bool,
+    /// The project directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
 }
 
 /// Arguments of `tunacode mcp`.

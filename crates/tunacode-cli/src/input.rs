@@ -57,6 +57,12 @@ pub enum InputLine {
         #[serde(default)]
         focus: Option<String>,
     },
+    /// Puts the workspace back as it was before the last request that changed it (`to`: further).
+    Undo {
+        /// How many requests back (default 1).
+        #[serde(default)]
+        to: Option<usize>,
+    },
     /// Switches the model between requests.
     SetModel {
         /// `provider:model`.
@@ -155,6 +161,7 @@ impl InputLine {
             InputLine::Interrupt => Op::Interrupt,
             InputLine::SetModel { model } => Op::SetModel { model },
             InputLine::Compact { focus } => Op::Compact { focus },
+            InputLine::Undo { to } => Op::Undo { to },
         })
     }
 }

@@ -12,6 +12,7 @@ mod run_cmd;
 mod schema;
 mod sessions_cmd;
 mod tui_cmd;
+mod undo_cmd;
 
 use std::process::ExitCode;
 
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
+            Some(Command::Undo(args)) => undo_cmd::run(args).await,
             None => tui_cmd::run(cli).await,
         }
     });

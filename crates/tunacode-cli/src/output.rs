@@ -116,6 +116,10 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
+                RuntimeEvent::Undone(undone) => {
+                    let text = crate::undo_cmd::describe(&undone.request_id, &undone.files);
+                    self.note(&text)
+                }
                 RuntimeEvent::McpProjectPending { file, servers } => self.note(&format!(
                     "warning: {}",
                     crate::mcp_cmd::pending_notice(file, servers)

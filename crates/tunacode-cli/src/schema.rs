@@ -230,6 +230,10 @@ pub enum OutputEvent {
         command: String,
         output: String,
     },
+    Undone {
+        request_id: String,
+        files: Vec<UndoneFile>,
+    },
     McpServer {
         name: String,
         state: &'static str,
@@ -321,12 +325,31 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             message: crate::mcp_cmd::pending_notice(file, servers),
         },
         RuntimeEvent::McpServers(_) | RuntimeEvent::Permissions(_) => return None,
+        RuntimeEvent::Undone(undone) => OutputEvent::Undone {
+            request_id: undone.request_id.clone(),
+            files: undone
+                .files
+                .iter()
+                .map(|(path, how)| UndoneFile {
+                    path: path.clone(),
+                    how,
+                })
+                .collect(),
+        },
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
         | RuntimeEvent::Stopped => {
             return None;
         }
     })
+}
+
+/// A file an undo put back.
+#[derive(Debug, Serialize)]
+#[allow(missing_docs)]
+pub struct UndoneFile {
+    pub path: String,
+    pub how: &'static str,
 }
 
 /// The public line for an MCP server's status.

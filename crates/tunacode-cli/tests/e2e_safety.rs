@@ -178,3 +178,130 @@ fn dangerous_commands_and_deny_rules_beat_yes() {
     );
     assert!(env.workspace().exists());
 }
+
+/// The shared edit task: a write, an update and a `sed -i`, each through a different tool.
+fn edit_turns() -> Vec<Turn> {
+    vec![
+        Turn::tool_calls(&[(
+            "w",
+            "write_file",
+            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
+        )]),
+        Turn::tool_calls(&[(
+            "u",
+            "update_file",
+            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
+        )]),
+        bash("s", "sed -i s/beta/BETA/ b.txt"),
+        Turn::text("edited"),
+    ]
+}
+
+fn seed_files(env: &TestEnv) {
+    std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(env.workspace().join("b.txt"), "beta\n").unwrap();
+}
+
+fn assert_restored(env: &TestEnv) {
+    let ws = env.workspace();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "alpha\n"
+    );
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "beta\n");
+    assert!(!ws.join("new.txt").exists());
+}
+
+#[test]
+fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command() {
+    use std::io::Write;
+    let env = TestEnv::new().unwrap();
+    seed_files(&env);
+    let fake = FakeProvider::start(edit_turns());
+    let mut child = env
+        .command(&bin())
+        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .args([
+            "--yes",
+            "--input-format",
+            "stream-json",
+            "--output",
+            "stream-json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = tunacode_testkit::LineReader::new(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", json!({"type": "user_message", "text": "edit"})).unwrap();
+    let wait = std::time::Duration::from_secs(30);
+    reader
+        .wait_for(wait, |l| l.contains("\"type\":\"result\""))
+        .expect("the request ends");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "ALPHA\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("b.txt")).unwrap(),
+        "BETA\n"
+    );
+    writeln!(stdin, "{}", json!({"type": "undo"})).unwrap();
+    let line = reader
+        .wait_for(wait, |l| l.contains("\"type\":\"undone\""))
+        .expect("undone");
+    drop(stdin);
+    finish(child, Some(reader));
+    let undone: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let mut files: Vec<(String, String)> = undone["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().into(),
+                f["how"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            ("a.txt".into(), "restored".into()),
+            ("b.txt".into(), "restored".into()),
+            ("new.txt".into(), "removed".into())
+        ]
+    );
+    assert_restored(&env);
+
+    // The same through `tunacode undo`, after a plain run.
+    let fake = FakeProvider::start(edit_turns());
+    let edited = run(&env, &fake, &["--yes", "edit again"]);
+    assert_eq!(edited.result()["status"], "answered");
+    assert!(env.workspace().join("new.txt").exists());
+    let out = env.command(&bin()).args(["undo"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("removed new.txt") && said.contains("restored b.txt"),
+        "{said}"
+    );
+    assert_restored(&env);
+    let listed = env
+        .command(&bin())
+        .args(["undo", "--list"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("1  before request"),
+        "{listed:?}"
+    );
+}

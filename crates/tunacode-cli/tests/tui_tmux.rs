@@ -1,7 +1,7 @@
 //! End-to-end: the real `tunacode` TUI under tmux against the fake provider — first-run setup with a
 //! base URL and a key, a task with an approved write and its diff, Esc interrupting a second request,
 //! quitting, and `/resume` in a new process; continuing past the iteration limit from its dialog; and
-//! MCP servers in the status line, `/mcp`, and an MCP tool approved from its dialog.
+//! MCP servers in the status line, `/mcp`, and an MCP tool approved from its dialog; `/undo`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -230,6 +230,56 @@ fn mcp_servers_show_in_the_status_line_and_their_tools_ask_before_running() {
         second.to_string().contains("echo: from the TUI"),
         "{second}"
     );
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}
+
+#[test]
+fn undo_in_the_ui_restores_a_write_an_update_and_a_sed() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    std::fs::write(ws.join("a.txt"), "alpha\n").unwrap();
+    std::fs::write(ws.join("b.txt"), "beta\n").unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[(
+            "w",
+            "write_file",
+            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
+        )]),
+        Turn::tool_calls(&[(
+            "u",
+            "update_file",
+            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
+        )]),
+        Turn::tool_calls(&[("s", "bash", r#"{"command": "sed -i s/beta/BETA/ b.txt"}"#)]),
+        Turn::text("Edited three files."),
+    ]);
+    let config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
+    });
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let tmux = start(&env);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("/yolo").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("YOLO on", WAIT).unwrap();
+    tmux.type_text("edit the files").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Edited three files.", WAIT).unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "BETA\n");
+    tmux.type_text("/undo").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for("the undo report", WAIT, |s| {
+        s.contains("Undo: the workspace is back") && s.contains("removed new.txt")
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "alpha\n"
+    );
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "beta\n");
+    assert!(!ws.join("new.txt").exists());
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }

@@ -79,6 +79,8 @@ pub struct AgentParts {
     pub workspace: Workspace,
     /// How commands run (sandbox, environment).
     pub exec: Arc<ExecPolicy>,
+    /// Where the workspace is recorded before each request's first change, for undo (`None`: not).
+    pub checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
     /// Who approves writes and commands.
     pub approver: Arc<dyn Approver>,
     /// The session worked on.
@@ -98,6 +100,7 @@ pub struct Agent {
     pub(crate) dynamic_tools: Option<Arc<dyn ToolSource>>,
     pub(crate) workspace: Workspace,
     pub(crate) exec: Arc<ExecPolicy>,
+    pub(crate) checkpoints: Option<Arc<crate::checkpoints::Checkpoints>>,
     pub(crate) approver: Arc<dyn Approver>,
     pub(crate) session: SessionHandle,
     pub(crate) store: Option<SessionStore>,
@@ -124,6 +127,7 @@ impl Agent {
             dynamic_tools: parts.dynamic_tools,
             workspace: parts.workspace,
             exec: parts.exec,
+            checkpoints: parts.checkpoints,
             approver: parts.approver,
             session: parts.session,
             store: parts.store,
@@ -157,6 +161,7 @@ impl Agent {
             dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
             exec: self.exec.clone(),
+            checkpoints: self.checkpoints.clone(),
             approver: self.approver.clone(),
             session: self.session.clone(),
             store: self.store.clone(),
@@ -181,6 +186,7 @@ impl Agent {
             dynamic_tools: self.dynamic_tools.clone(),
             workspace: self.workspace.clone(),
             exec: self.exec.clone(),
+            checkpoints: self.checkpoints.clone(),
             approver: self.approver.clone(),
             session,
             store: self.store.clone(),

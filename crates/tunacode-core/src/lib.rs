@@ -6,6 +6,7 @@
 
 mod agent;
 mod approval;
+pub mod checkpoints;
 mod client_cache;
 pub mod compaction;
 pub mod completion;

@@ -43,6 +43,15 @@ impl Paths {
     }
 }
 
+impl Paths {
+    /// TunaCode's data directory (`<data>/tunacode`), where sessions, checkpoints and approvals live.
+    pub fn data_dir(&self) -> PathBuf {
+        self.sessions_dir
+            .parent()
+            .map_or_else(|| self.sessions_dir.clone(), Path::to_path_buf)
+    }
+}
+
 /// A stable id for a working directory: 16 hex chars of the SHA-256 of its canonical path.
 pub fn project_id(working_directory: &Path) -> String {
     let canonical = std::fs::canonicalize(working_directory)

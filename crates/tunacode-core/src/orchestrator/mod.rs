@@ -13,6 +13,7 @@ mod finish;
 mod journal;
 mod limit;
 mod node;
+mod undo_point;
 
 pub(crate) use journal::ResultSink;
 
@@ -85,6 +86,8 @@ pub(crate) struct RequestRun<'a> {
     journal_warned: bool,
     /// The prepared history differs from the session file (or there is no file): save it first.
     checkpoint_needed: bool,
+    /// The workspace was recorded for undo before this request's first change.
+    undo_point_taken: bool,
     /// What the provider counted for the last call (input + output) and the history length then.
     measured: Option<(u64, usize)>,
     /// Cached input tokens of the previous call of this request.
@@ -125,6 +128,7 @@ impl<'a> RequestRun<'a> {
             journal_mark: 0,
             journal_warned: false,
             checkpoint_needed: false,
+            undo_point_taken: false,
             measured: None,
             last_cached: None,
             pruned_at: 0,

@@ -79,6 +79,7 @@ impl RequestRun<'_> {
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
         let dispatcher = self.dispatcher();
+        self.take_undo_point(&dispatcher.tools, calls).await;
         let answers = dispatcher.dispatch(calls).await;
         self.history_mut().push(Message::request(answers.clone()));
         self.journal_answers(dispatcher.results.as_ref(), &answers);

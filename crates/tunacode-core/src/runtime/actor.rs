@@ -13,6 +13,7 @@ use tunacode_store::SessionStore;
 use tunacode_tools::{ExecPolicy, Tool, ToolSet, Workspace};
 
 use crate::agent::{Agent, AgentParts, RunOutcome};
+use crate::checkpoints::Checkpoints;
 use crate::client_cache::ClientCache;
 use crate::error::RequestError;
 use crate::events::EventSink;
@@ -45,6 +46,8 @@ pub(super) struct Parts {
     extra_tools: Vec<Arc<dyn Tool>>,
     /// How the agent's commands run (sandbox, environment).
     pub(super) exec: Arc<ExecPolicy>,
+    /// The undo checkpoints of this working directory.
+    pub(super) checkpoints: Arc<Checkpoints>,
     pub(super) mcp: McpManager,
     pub(super) policy: Arc<Policy>,
     store: SessionStore,
@@ -66,6 +69,7 @@ impl Parts {
             dynamic_tools: Some(Arc::new(self.mcp.clone())),
             workspace: Workspace::new(&self.settings.cwd),
             exec: self.exec.clone(),
+            checkpoints: Some(self.checkpoints.clone()),
             approver: self.policy.clone(),
             session: SessionHandle::new(session),
             store: Some(self.store.clone()),
@@ -125,12 +129,14 @@ impl Actor {
         );
         let (exec, sandbox, sandbox_notice) = sandbox::sandbox_state(&settings).await;
         policy.set_sandbox(sandbox);
+        let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
         let parts = Parts {
             model: settings.model.clone(),
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
             exec: Arc::new(exec),
+            checkpoints,
             mcp,
             policy,
             store,
@@ -212,6 +218,7 @@ impl Actor {
             Op::ListSessions => self.on_list_sessions(),
             Op::ListMcp => self.on_list_mcp(),
             Op::DescribePermissions => self.on_describe_permissions(),
+            Op::Undo { to } => self.on_undo(to).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
             Op::ApproveProjectMcp => self.on_approve_project_mcp().await,
             Op::AddMcpServers { servers } => self.parts.mcp.start(servers),

@@ -77,12 +77,23 @@ pub enum RuntimeEvent {
         /// The servers it names.
         servers: Vec<String>,
     },
+    /// The workspace was put back as it was before a request (`Op::Undo`).
+    Undone(Undone),
     /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.
     Permissions(String),
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
     /// The runtime stopped (after `Finish` or `Shutdown`); no event follows.
     Stopped,
+}
+
+/// What an undo restored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undone {
+    /// The request whose changes (and everything after) were undone.
+    pub request_id: String,
+    /// Each file and what was done to it (`restored`, `recreated`, `removed`).
+    pub files: Vec<(String, &'static str)>,
 }
 
 /// A question for the user.

@@ -14,6 +14,7 @@ mod sandbox;
 pub mod scope;
 mod sessions;
 mod shell_op;
+mod undo_op;
 
 use std::sync::Arc;
 
@@ -23,11 +24,12 @@ use tunacode_tools::Tool;
 
 pub use events::{
     ApprovalQuestion, ListedSession, ModelView, OpFailure, Question, QuestionKind, RequestEnd,
-    RuntimeEvent, SessionView,
+    RuntimeEvent, SessionView, Undone,
 };
 pub use ops::{Answer, ApprovalAnswer, Op};
 pub use policy::HEADLESS_DENIAL;
 pub use scope::SessionScope;
+pub use undo_op::describe_undo;
 
 use crate::client_cache::ClientCache;
 use crate::settings::RuntimeSettings;

@@ -44,6 +44,13 @@ pub enum Op {
     ListSessions,
     /// Reports every MCP server's status (answered with an `McpServers` event).
     ListMcp,
+    /// Puts the workspace back as it was before the last request of this session that changed it
+    /// (`to`: the `to`-th last), files changed by tools and by commands alike (between requests).
+    /// Answered with an `Undone` event.
+    Undo {
+        /// How many requests back (default 1).
+        to: Option<usize>,
+    },
     /// Describes what the agent may do: the sandbox and the permission rules (answered with a
     /// `Permissions` event).
     DescribePermissions,

@@ -57,6 +57,7 @@ pub fn agent_with(
         dynamic_tools: None,
         workspace: Workspace::new(dir),
         exec: Default::default(),
+        checkpoints: None,
         approver,
         session: SessionHandle::new(session),
         store: Some(SessionStore::new(dir.join(".sessions"))),

@@ -104,6 +104,13 @@ impl App {
             }
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
+            Command::Undo(arg) => match arg.as_deref().map(str::parse::<usize>) {
+                None => self.submit_op(Op::Undo { to: None }),
+                Some(Ok(n)) if n > 0 => self.submit_op(Op::Undo { to: Some(n) }),
+                Some(_) => self.transcript.push(CellKind::Error(
+                    "/undo takes how many requests back, e.g. /undo 2".into(),
+                )),
+            },
             Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Clear => self.submit_op(Op::NewSession),

@@ -72,6 +72,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         description: "MCP servers, their state and tools (approve: start this project's .mcp.json)",
     },
     CommandInfo {
+        name: "undo",
+        args: "[N]",
+        description: "Put back the files the last request (or the last N) changed",
+    },
+    CommandInfo {
         name: "permissions",
         args: "",
         description: "What the agent may do: the sandbox, hidden secrets, permission rules",
@@ -117,6 +122,8 @@ pub enum Command {
     Compact(Option<String>),
     /// `/mcp [approve]`.
     Mcp(Option<String>),
+    /// `/undo [N]`.
+    Undo(Option<String>),
     /// `/permissions`.
     Permissions,
     /// `/sandbox [mode]`.
@@ -149,6 +156,7 @@ pub fn parse_command(input: &str) -> Command {
         "compact" => Command::Compact(arg),
         "mcp" => Command::Mcp(arg),
         "permissions" => Command::Permissions,
+        "undo" => Command::Undo(arg),
         "sandbox" => Command::Sandbox(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),

@@ -76,6 +76,10 @@ impl App {
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             RuntimeEvent::Permissions(text) => self.transcript.push(CellKind::Info(text)),
+            RuntimeEvent::Undone(undone) => self.transcript.push(CellKind::Notice(
+                NoticeLevel::Info,
+                tunacode_core::runtime::describe_undo(&undone),
+            )),
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
             RuntimeEvent::McpServers(statuses) => {
                 statuses.into_iter().for_each(|s| self.on_mcp_status(s))

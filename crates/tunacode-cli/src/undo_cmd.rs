@@ -1,0 +1,84 @@
+//! `tunacode undo [--session ID] [--to N] [--list]`: puts the workspace back as it was before a
+//! request of a session (the project's newest by default) changed it, and says what it restored.
+
+use std::io::Write;
+
+use anyhow::{Context, bail};
+use tunacode_core::checkpoints::Checkpoints;
+use tunacode_store::{Paths, SessionStore, project_id};
+
+use crate::args::UndoArgs;
+
+/// Runs `tunacode undo`; the exit code.
+pub async fn run(args: UndoArgs) -> anyhow::Result<u8> {
+    let paths = Paths::from_env()?;
+    let cwd = match args.cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    let cwd =
+        std::fs::canonicalize(&cwd).with_context(|| format!("{} is not usable", cwd.display()))?;
+    let session = match args.session {
+        Some(id) => id,
+        None => newest_session(&paths, &cwd)?,
+    };
+    let store = Checkpoints::new(&paths.data_dir(), &cwd);
+    let to = args.to.unwrap_or(1).max(1);
+    let list_only = args.list;
+    let text = tokio::task::spawn_blocking(move || -> anyhow::Result<String> {
+        if list_only {
+            let list = store.list(&session)?;
+            if list.is_empty() {
+                return Ok(format!("session {session} has no checkpoint"));
+            }
+            let lines: Vec<String> = list
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    format!(
+                        "{:>3}  before request {}  ({})",
+                        i + 1,
+                        c.request_id,
+                        when(c.time)
+                    )
+                })
+                .collect();
+            return Ok(format!(
+                "checkpoints of session {session}, newest first (undo --to N):\n{}",
+                lines.join("\n")
+            ));
+        }
+        let (checkpoint, restored) = store.undo(&session, to)?;
+        let files = restored
+            .into_iter()
+            .map(|r| (r.path, r.how))
+            .collect::<Vec<_>>();
+        Ok(describe(&checkpoint.request_id, &files))
+    })
+    .await??;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    Ok(0)
+}
+
+fn newest_session(paths: &Paths, cwd: &std::path::Path) -> anyhow::Result<String> {
+    let store = SessionStore::new(&paths.sessions_dir);
+    let (sessions, _) = store.list(&project_id(cwd))?;
+    match sessions.first() {
+        Some(newest) => Ok(newest.session_id.clone()),
+        None => bail!("no saved session in {}: nothing to undo", cwd.display()),
+    }
+}
+
+fn when(seconds: i64) -> String {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds.max(0) as u64);
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+/// What an undo did, for the terminal.
+pub fn describe(request_id: &str, files: &[(String, &'static str)]) -> String {
+    tunacode_core::runtime::describe_undo(&tunacode_core::runtime::Undone {
+        request_id: request_id.to_string(),
+        files: files.to_vec(),
+    })
+}

@@ -1,0 +1,44 @@
+//! The undo checkpoint of a request: taken once, before the first call that may change the
+//! workspace (a write, or a command that is not known to only read) runs.
+
+use tunacode_protocol::{AgentEvent, NoticeLevel, ToolCallPart};
+use tunacode_tools::{ToolKind, ToolSet};
+
+use super::RequestRun;
+
+impl RequestRun<'_> {
+    /// Records the workspace for undo if `calls` may change it and this request has not yet. A
+    /// failure is said (undo will not cover this request) and the request goes on.
+    pub(super) async fn take_undo_point(&mut self, tools: &ToolSet, calls: &[ToolCallPart]) {
+        let Some(store) = self.agent.checkpoints.clone() else {
+            return;
+        };
+        if self.undo_point_taken || !calls.iter().any(|c| may_change(tools, c)) {
+            return;
+        }
+        self.undo_point_taken = true;
+        let session = self.agent.session.lock().id.clone();
+        let request = self.request_id.clone();
+        let taken = tokio::task::spawn_blocking(move || store.take(&session, &request)).await;
+        let failure = match taken {
+            Ok(Ok(_)) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        tracing::warn!(%failure, "undo checkpoint");
+        self.agent.events.emit(AgentEvent::Notice {
+            level: NoticeLevel::Warning,
+            message: format!("No undo checkpoint for this request: {failure}"),
+        });
+    }
+}
+
+fn may_change(tools: &ToolSet, call: &ToolCallPart) -> bool {
+    let Some(tool) = tools.get(&call.tool_name) else {
+        return false;
+    };
+    match call.args_object() {
+        Ok(args) => tool.classify(&args) != ToolKind::ReadOnly,
+        Err(_) => false,
+    }
+}
