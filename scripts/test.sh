@@ -14,6 +14,11 @@ if ! command -v tmux >/dev/null 2>&1; then
   apt-get update -qq >/dev/null && apt-get install -y -qq tmux >/dev/null
 fi
 
+if ! command -v curl >/dev/null 2>&1; then
+  echo "curl not found (the sandbox tests fetch through the egress proxy with it); installing it" >&2
+  apt-get update -qq >/dev/null && apt-get install -y -qq curl >/dev/null
+fi
+
 echo "== format and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked --features tunacode-cli/real-server-tests -- -D warnings

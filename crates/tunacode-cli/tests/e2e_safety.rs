@@ -305,3 +305,75 @@ fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command
         "{listed:?}"
     );
 }
+
+/// A loopback HTTP server answering `through` to every request, on its own thread.
+fn http_upstream() -> u16 {
+    use std::io::{Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nthrough",
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn allowed_hosts_are_reached_through_the_proxy_and_nothing_else() {
+    let env = TestEnv::new().unwrap();
+    let up = http_upstream();
+    std::fs::write(
+        env.config_file(),
+        json!({"settings": {"sandbox": {"allowed_hosts": ["127.0.0.1"]}}}).to_string(),
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![
+        bash(
+            "via",
+            &format!("curl -sS --max-time 10 http://127.0.0.1:{up}/"),
+        ),
+        bash(
+            "direct",
+            &format!("curl -sS --max-time 10 --noproxy '*' http://127.0.0.1:{up}/"),
+        ),
+        Turn::text("done"),
+    ]);
+    let run1 = run(&env, &fake, &["--yes", "fetch"]);
+    assert_eq!(run1.result()["status"], "answered", "{}", run1.stderr);
+    let via = answer(&fake, "via");
+    assert!(
+        via.starts_with("exit code: 0") && via.contains("through"),
+        "{via}"
+    );
+    let direct = answer(&fake, "direct");
+    assert!(
+        !direct.starts_with("exit code: 0") && !direct.contains("through"),
+        "{direct}"
+    );
+
+    std::fs::write(
+        env.config_file(),
+        json!({"settings": {"sandbox": {"allowed_hosts": ["*.crates.io"]}}}).to_string(),
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![
+        bash(
+            "other",
+            &format!("curl -sS --max-time 10 http://127.0.0.1:{up}/"),
+        ),
+        Turn::text("done"),
+    ]);
+    let run2 = run(&env, &fake, &["--yes", "fetch"]);
+    assert_eq!(run2.result()["status"], "answered");
+    let other = answer(&fake, "other");
+    assert!(
+        other.contains("not among the hosts") && !other.contains("through"),
+        "{other}"
+    );
+}

@@ -46,6 +46,8 @@ pub fn resolve_exec(
             mode,
             writable_roots,
             network: sandbox.network,
+            proxy_port: None,
+            allowed_hosts: sandbox.allowed_hosts.clone(),
         },
         env: Some(Arc::new(env)),
     })

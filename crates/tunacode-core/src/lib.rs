@@ -12,6 +12,7 @@ pub mod compaction;
 pub mod completion;
 pub mod concurrency;
 mod dispatch;
+pub mod egress;
 mod error;
 mod events;
 pub mod exec_settings;

@@ -64,6 +64,8 @@ pub struct SandboxConfig {
     pub writable_roots: Vec<std::path::PathBuf>,
     /// Whether commands may use the network.
     pub network: bool,
+    /// Hosts commands may reach without the network, through TunaCode's proxy (`*.crates.io`).
+    pub allowed_hosts: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +79,8 @@ enum SandboxConfigForm {
         writable_roots: Vec<std::path::PathBuf>,
         #[serde(default)]
         network: bool,
+        #[serde(default)]
+        allowed_hosts: Vec<String>,
     },
 }
 
@@ -91,10 +95,12 @@ impl From<SandboxConfigForm> for SandboxConfig {
                 mode,
                 writable_roots,
                 network,
+                allowed_hosts,
             } => SandboxConfig {
                 mode,
                 writable_roots,
                 network,
+                allowed_hosts,
             },
         }
     }

@@ -59,6 +59,8 @@ async fn main() {
                 mode,
                 writable_roots: vec![dir.clone()],
                 network: false,
+                proxy_port: None,
+                allowed_hosts: Vec::new(),
             },
             env: None,
         }),

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
-    RulesetAttr, RulesetCreated, RulesetCreatedAttr,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -58,6 +58,13 @@ pub struct SandboxPolicy {
     pub writable_roots: Vec<PathBuf>,
     /// Whether commands may use the network anyway.
     pub network: bool,
+    /// Without the network: the loopback port of the egress proxy that lets through the hosts the
+    /// user allowed. TCP may connect to that port only (Landlock), and no UDP, raw or packet socket
+    /// can be opened (seccomp); commands find the proxy in `HTTP(S)_PROXY`.
+    pub proxy_port: Option<u16>,
+    /// Hosts commands may reach through the egress proxy without the network (patterns like
+    /// `*.crates.io`); empty: none, and no proxy runs.
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Why a sandbox could not be set up.
@@ -119,7 +126,7 @@ impl SandboxPolicy {
         let network_filter = if self.network {
             None
         } else {
-            Some(network_filter()?)
+            Some(network_filter(self.proxy_port.is_some())?)
         };
         Ok(Some(PreparedSandbox {
             ruleset: Some(ruleset),
@@ -136,13 +143,35 @@ impl SandboxPolicy {
             .handle_access(all_fs())
             .map_err(|_| SandboxError::Unsupported)?
             .set_compatibility(CompatLevel::BestEffort);
-        if !self.network {
+        match (self.network, self.proxy_port) {
+            (true, _) => {}
+            // Connections to the proxy's port only: this needs Landlock's network rules (ABI 4).
+            (false, Some(_)) => {
+                ruleset = ruleset
+                    .set_compatibility(CompatLevel::HardRequirement)
+                    .handle_access(AccessNet::from_all(ABI::V4))
+                    .map_err(|_| {
+                        SandboxError::Setup(
+                            "this kernel's Landlock cannot limit connections (ABI 4 is needed), \
+                             so network exceptions are not available"
+                                .into(),
+                        )
+                    })?
+                    .set_compatibility(CompatLevel::BestEffort);
+            }
             // Where the kernel has it (ABI 4), Landlock also refuses TCP; seccomp covers the rest.
-            ruleset = ruleset
-                .handle_access(AccessNet::from_all(ABI::V4))
-                .map_err(setup)?;
+            (false, None) => {
+                ruleset = ruleset
+                    .handle_access(AccessNet::from_all(ABI::V4))
+                    .map_err(setup)?;
+            }
         }
         let mut created = ruleset.create().map_err(|_| SandboxError::Unsupported)?;
+        if let (false, Some(port)) = (self.network, self.proxy_port) {
+            created = created
+                .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+                .map_err(setup)?;
+        }
         created = created
             .add_rule(PathBeneath::new(root, read))
             .map_err(setup)?;
@@ -173,17 +202,31 @@ impl SandboxPolicy {
 }
 
 /// The seccomp filter: `socket()` for IPv4, IPv6 and packet sockets, and io_uring, fail with EPERM.
-fn network_filter() -> Result<BpfProgram, SandboxError> {
+/// With a proxy, TCP sockets stay allowed (Landlock limits where they connect) and only UDP and raw
+/// IPv4/IPv6 sockets are refused.
+fn network_filter(proxied: bool) -> Result<BpfProgram, SandboxError> {
     let setup = |e: seccompiler::BackendError| SandboxError::Setup(e.to_string());
-    let domain = |family: i32| {
-        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family as u64)
-            .and_then(|c| SeccompRule::new(vec![c]))
+    let arg = |index: u8, op: SeccompCmpOp, value: i32| {
+        SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value as u64)
     };
-    let socket_rules = [libc::AF_INET, libc::AF_INET6, libc::AF_PACKET]
-        .into_iter()
-        .map(domain)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(setup)?;
+    let mut socket_rules = Vec::new();
+    for family in [libc::AF_INET, libc::AF_INET6] {
+        if proxied {
+            for kind in [libc::SOCK_DGRAM, libc::SOCK_RAW] {
+                // The type argument carries SOCK_CLOEXEC/SOCK_NONBLOCK too: compare its low bits.
+                let conditions = vec![
+                    arg(0, SeccompCmpOp::Eq, family).map_err(setup)?,
+                    arg(1, SeccompCmpOp::MaskedEq(0xf), kind).map_err(setup)?,
+                ];
+                socket_rules.push(SeccompRule::new(conditions).map_err(setup)?);
+            }
+        } else {
+            let condition = arg(0, SeccompCmpOp::Eq, family).map_err(setup)?;
+            socket_rules.push(SeccompRule::new(vec![condition]).map_err(setup)?);
+        }
+    }
+    let packet = arg(0, SeccompCmpOp::Eq, libc::AF_PACKET).map_err(setup)?;
+    socket_rules.push(SeccompRule::new(vec![packet]).map_err(setup)?);
     let mut rules = std::collections::BTreeMap::new();
     rules.insert(libc::SYS_socket, socket_rules);
     rules.insert(libc::SYS_io_uring_setup, Vec::new());

@@ -11,6 +11,8 @@ fn policy(mode: SandboxMode, root: &Path) -> SandboxPolicy {
         mode,
         writable_roots: vec![root.to_path_buf()],
         network: false,
+        proxy_port: None,
+        allowed_hosts: Vec::new(),
     }
 }
 
@@ -69,6 +71,28 @@ async fn workspace_write_allows_the_workspace_and_refuses_elsewhere_and_the_netw
     };
     let (code, err) = run(&open, &format!("bash -c '{connect}'")).await;
     assert_eq!(code, 0, "with the network allowed it connects: {err}");
+}
+
+#[tokio::test]
+async fn with_a_proxy_port_tcp_reaches_only_that_port_and_udp_is_refused() {
+    let ws = tempfile::tempdir().expect("workspace");
+    let proxy = TcpListener::bind("127.0.0.1:0").expect("proxy");
+    let other = TcpListener::bind("127.0.0.1:0").expect("other");
+    let (proxy_port, other_port) = (
+        proxy.local_addr().expect("addr").port(),
+        other.local_addr().expect("addr").port(),
+    );
+    let p = SandboxPolicy {
+        proxy_port: Some(proxy_port),
+        ..policy(SandboxMode::WorkspaceWrite, ws.path())
+    };
+    let connect = |port: u16| format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'");
+    let (code, err) = run(&p, &connect(proxy_port)).await;
+    assert_eq!(code, 0, "the proxy's port is reachable: {err}");
+    let (code, _) = run(&p, &connect(other_port)).await;
+    assert_ne!(code, 0, "any other port is not");
+    let (code, err) = run(&p, "bash -c 'exec 3<>/dev/udp/127.0.0.1/53'").await;
+    assert_ne!(code, 0, "UDP is refused: {err}");
 }
 
 #[tokio::test]

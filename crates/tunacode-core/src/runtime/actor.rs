@@ -46,6 +46,8 @@ pub(super) struct Parts {
     extra_tools: Vec<Arc<dyn Tool>>,
     /// How the agent's commands run (sandbox, environment).
     pub(super) exec: Arc<ExecPolicy>,
+    /// The proxy through which commands reach the allowed hosts (kept while the runtime runs).
+    pub(super) egress: Option<crate::egress::EgressProxy>,
     /// The undo checkpoints of this working directory.
     pub(super) checkpoints: Arc<Checkpoints>,
     pub(super) mcp: McpManager,
@@ -127,8 +129,13 @@ impl Actor {
             .with_mcp(mcp.clone())
             .with_rules(settings.permissions.clone(), &settings.cwd),
         );
-        let (exec, sandbox, sandbox_notice) = sandbox::sandbox_state(&settings).await;
-        policy.set_sandbox(sandbox);
+        let sandbox::SandboxSetup {
+            exec,
+            state,
+            notice: sandbox_notice,
+            proxy,
+        } = sandbox::sandbox_state(&settings).await;
+        policy.set_sandbox(state);
         let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
         let parts = Parts {
             model: settings.model.clone(),
@@ -136,6 +143,7 @@ impl Actor {
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
             exec: Arc::new(exec),
+            egress: proxy,
             checkpoints,
             mcp,
             policy,

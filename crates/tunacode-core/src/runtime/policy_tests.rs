@@ -278,3 +278,38 @@ async fn rules_deny_before_yolo_ask_even_for_reads_and_the_sandbox_is_never_lift
     let plain = request("bash", json!({"command": "make"}), ToolKind::Execute);
     assert_eq!(policy.approve(&plain).await, ApprovalDecision::Approve);
 }
+
+#[tokio::test]
+async fn without_landlock_every_command_asks_once_and_none_runs_headless() {
+    let (policy, mut rx) = guarded(true, rules(&["bash(make)"], &[], &[]));
+    policy.set_sandbox(SandboxState {
+        mode: SandboxMode::WorkspaceWrite,
+        enforced: false,
+    });
+    let make = request("bash", json!({"command": "make"}), ToolKind::Execute);
+    let asking = tokio::spawn({
+        let (p, r) = (policy.clone(), make.clone());
+        async move { p.approve(&r).await }
+    });
+    let question = answer_next(&policy, &mut rx, ApprovalAnswer::AllowOnce).await;
+    assert!(
+        question.once_only && question.reason.contains("no Landlock"),
+        "{question:?}"
+    );
+    assert_eq!(asking.await.unwrap(), ApprovalDecision::Approve);
+    let write = request("write_file", json!({"file_path": "a"}), ToolKind::Write);
+    assert_eq!(
+        policy.approve(&write).await,
+        ApprovalDecision::Approve,
+        "yolo still covers file tools"
+    );
+
+    let (headless, _rx) = guarded(false, rules(&[], &[], &[]));
+    headless.set_sandbox(SandboxState {
+        mode: SandboxMode::WorkspaceWrite,
+        enforced: false,
+    });
+    assert!(
+        matches!(headless.approve(&make).await, ApprovalDecision::Deny { reason } if reason.contains("--sandbox off"))
+    );
+}

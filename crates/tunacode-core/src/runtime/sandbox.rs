@@ -2,24 +2,38 @@
 //! once, when the runtime opens), what the policy must ask about when it cannot, and the notice that
 //! says so.
 
+use std::ffi::OsString;
+
 use tunacode_tools::{ExecPolicy, SandboxMode, landlock_available};
+
+use crate::egress::EgressProxy;
 
 use crate::runtime::events::OpFailure;
 use crate::runtime::policy::SandboxState;
 use crate::settings::RuntimeSettings;
 
-/// The exec policy commands run with, the policy's view of the sandbox, and a notice for the user
-/// when the configured sandbox cannot be enforced here.
-pub(super) async fn sandbox_state(
-    settings: &RuntimeSettings,
-) -> (ExecPolicy, SandboxState, Option<String>) {
+/// The sandbox set up for the runtime.
+pub(super) struct SandboxSetup {
+    /// The exec policy commands run with.
+    pub exec: ExecPolicy,
+    /// The policy's view of the sandbox.
+    pub state: SandboxState,
+    /// Said to the user when the configured sandbox cannot be had as configured.
+    pub notice: Option<String>,
+    /// The egress proxy for the allowed hosts, when there are any (stops when dropped).
+    pub proxy: Option<EgressProxy>,
+}
+
+/// Sets up the sandbox of `settings`: checks (once) that the kernel can enforce it, and starts the
+/// egress proxy when hosts are allowed without the network.
+pub(super) async fn sandbox_state(settings: &RuntimeSettings) -> SandboxSetup {
     let mut exec = settings.exec.clone();
     let mode = exec.sandbox.mode;
     let enforced = mode == SandboxMode::Off
         || tokio::task::spawn_blocking(landlock_available)
             .await
             .unwrap_or(false);
-    let notice = (!enforced).then(|| {
+    let mut notice = (!enforced).then(|| {
         // Commands still run, unconfined, but only once the user approved each one.
         exec.sandbox.mode = SandboxMode::Off;
         format!(
@@ -29,7 +43,47 @@ pub(super) async fn sandbox_state(
             mode.name()
         )
     });
-    (exec, SandboxState { mode, enforced }, notice)
+    let wants_proxy = exec.sandbox.mode != SandboxMode::Off
+        && !exec.sandbox.network
+        && !exec.sandbox.allowed_hosts.is_empty();
+    let mut proxy = None;
+    if wants_proxy {
+        match EgressProxy::start(&exec.sandbox.allowed_hosts).await {
+            Ok(started) => {
+                exec.sandbox.proxy_port = Some(started.port());
+                route_through(&mut exec, &started.url());
+                proxy = Some(started);
+            }
+            Err(e) => notice = Some(format!("No network exceptions for commands: {e}")),
+        }
+    }
+    SandboxSetup {
+        exec,
+        state: SandboxState { mode, enforced },
+        notice,
+        proxy,
+    }
+}
+
+/// Points commands at the proxy (`HTTP_PROXY`, `HTTPS_PROXY` and their lower-case forms).
+fn route_through(exec: &mut ExecPolicy, url: &str) {
+    let mut env: Vec<(OsString, OsString)> = match &exec.env {
+        Some(env) => env.as_ref().clone(),
+        None => std::env::vars_os().collect(),
+    };
+    let names = [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ];
+    env.retain(|(k, _)| !names.iter().any(|n| k == n));
+    for name in &names[..4] {
+        env.push((OsString::from(name), OsString::from(url)));
+    }
+    exec.env = Some(std::sync::Arc::new(env));
 }
 
 impl crate::runtime::actor::Actor {
@@ -44,9 +98,15 @@ impl crate::runtime::actor::Actor {
             )));
         };
         self.parts.settings.exec.sandbox.mode = parsed;
-        let (exec, state, notice) = sandbox_state(&self.parts.settings).await;
+        let SandboxSetup {
+            exec,
+            state,
+            notice,
+            proxy,
+        } = sandbox_state(&self.parts.settings).await;
         self.parts.policy.set_sandbox(state);
         self.parts.exec = std::sync::Arc::new(exec);
+        self.parts.egress = proxy;
         self.agent = std::sync::Arc::new(self.agent.with_exec(self.parts.exec.clone()));
         if let Some(message) = notice {
             self.parts
