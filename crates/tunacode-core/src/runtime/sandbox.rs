@@ -144,16 +144,24 @@ impl crate::runtime::actor::Actor {
                 )
             }
         };
+        let live = &self.parts.exec;
         let network = if exec.sandbox.network || state.mode == SandboxMode::Off {
-            "allowed"
+            "network allowed".to_string()
+        } else if live.sandbox.proxy_port.is_some() {
+            format!(
+                "network refused except {} (through TunaCode's proxy)",
+                exec.sandbox.allowed_hosts.join(", ")
+            )
         } else {
-            "refused"
+            "network refused".to_string()
         };
         let hidden = exec.env.as_ref().map_or(0, |kept| {
-            std::env::vars_os().count().saturating_sub(kept.len())
+            std::env::vars_os()
+                .filter(|(name, _)| !kept.iter().any(|(k, _)| k == name))
+                .count()
         });
         let text = format!(
-            "Sandbox: {sandbox}; network {network}.\nEnvironment: commands see it without {hidden} \
+            "Sandbox: {sandbox}; {network}.\nEnvironment: commands see it without {hidden} \
              variable(s) that look like secrets (settings.shell_env adjusts this).\nDangerous commands \
              (rm -rf outside the workspace, git push --force, sudo, …) always ask.\nPermission rules \
              (deny, then ask, then allow):\n{}",
