@@ -2,9 +2,9 @@
 //! `.mcp.json`), their states and tools; and the notices `run` prints about them.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde_json::{Map, Value, json};
 use tunacode_core::RuntimeEvent;
 use tunacode_core::mcp::{ProjectMcp, ServerState, ServerStatus};
@@ -16,7 +16,9 @@ use crate::args::{McpAddArgs, McpArgs, McpCommand};
 pub async fn run(args: McpArgs) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
     match args.command {
-        McpCommand::List { cwd, json } => list(&paths, &working_dir(cwd)?, json).await,
+        McpCommand::List { cwd, json } => {
+            list(&paths, &crate::sessions_cmd::project_dir(cwd)?, json).await
+        }
         McpCommand::Add(add_args) => add(&paths, add_args),
         McpCommand::Remove { name } => {
             let file = &paths.config_file;
@@ -26,16 +28,10 @@ pub async fn run(args: McpArgs) -> anyhow::Result<u8> {
             say(&format!("removed `{name}` from {}", file.display()));
             Ok(0)
         }
-        McpCommand::Approve { cwd } => approve(&paths, &working_dir(cwd)?).await,
+        McpCommand::Approve { cwd } => {
+            approve(&paths, &crate::sessions_cmd::project_dir(cwd)?).await
+        }
     }
-}
-
-fn working_dir(cwd: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    let dir = match cwd {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    std::fs::canonicalize(&dir).with_context(|| format!("{}", dir.display()))
 }
 
 #[allow(clippy::print_stdout)]
@@ -78,29 +74,15 @@ async fn list(paths: &Paths, cwd: &Path, as_json: bool) -> anyhow::Result<u8> {
 
 /// One server's line: name, state, protocol and tool count, or the error.
 pub fn status_line(status: &ServerStatus) -> String {
-    let state = match &status.state {
-        ServerState::Disabled => "disabled".to_string(),
-        ServerState::Starting => "starting".to_string(),
-        ServerState::Ready => format!(
-            "ready ({}, {} tools)",
-            status.protocol.as_deref().unwrap_or("?"),
-            status.tools.len()
-        ),
-        ServerState::Failed(e) => format!("failed: {e}"),
-        ServerState::Stopped => "stopped".to_string(),
-    };
-    format!("{}  {state}", status.name)
+    format!(
+        "{}  {}",
+        status.name,
+        tunacode_core::mcp::describe_state(status)
+    )
 }
 
 fn status_json(status: &ServerStatus) -> Value {
-    let (state, error) = match &status.state {
-        ServerState::Disabled => ("disabled", None),
-        ServerState::Starting => ("starting", None),
-        ServerState::Ready => ("ready", None),
-        ServerState::Failed(e) => ("failed", Some(e.clone())),
-        ServerState::Stopped => ("stopped", None),
-    };
-    json!({"name": status.name, "state": state, "error": error,
+    json!({"name": status.name, "state": status.state.label(), "error": status.state.error(),
            "protocol": status.protocol, "tools": status.tools})
 }
 

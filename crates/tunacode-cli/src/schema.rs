@@ -354,17 +354,10 @@ pub struct UndoneFile {
 
 /// The public line for an MCP server's status.
 fn mcp_server(status: &ServerStatus) -> OutputEvent {
-    let (state, error) = match &status.state {
-        ServerState::Disabled => ("disabled", None),
-        ServerState::Starting => ("starting", None),
-        ServerState::Ready => ("ready", None),
-        ServerState::Failed(e) => ("failed", Some(e.clone())),
-        ServerState::Stopped => ("stopped", None),
-    };
     OutputEvent::McpServer {
         name: status.name.clone(),
-        state,
-        error,
+        state: status.state.label(),
+        error: status.state.error().map(str::to_string),
         protocol: status.protocol.clone(),
         tools: status.tools.clone(),
     }

@@ -8,15 +8,19 @@ use tunacode_store::{Paths, SessionStore, project_id};
 
 use crate::args::SessionsArgs;
 
-/// Lists sessions; returns the exit code.
-pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
-    let paths = Paths::from_env()?;
-    let cwd = match args.cwd {
+/// The project directory a command works on: `--cwd`, else the current one, made canonical.
+pub fn project_dir(cwd: Option<std::path::PathBuf>) -> anyhow::Result<std::path::PathBuf> {
+    let dir = match cwd {
         Some(dir) => dir,
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    let cwd =
-        std::fs::canonicalize(&cwd).with_context(|| format!("{} is not usable", cwd.display()))?;
+    std::fs::canonicalize(&dir).with_context(|| format!("{} is not usable", dir.display()))
+}
+
+/// Lists sessions; returns the exit code.
+pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
+    let paths = Paths::from_env()?;
+    let cwd = project_dir(args.cwd)?;
     let store = SessionStore::new(&paths.sessions_dir);
     let (sessions, broken) = store.list(&project_id(&cwd))?;
     let mut out = std::io::stdout().lock();

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use tunacode_core::checkpoints::Checkpoints;
 use tunacode_store::{Paths, SessionStore, project_id};
 
@@ -12,12 +12,7 @@ use crate::args::UndoArgs;
 /// Runs `tunacode undo`; the exit code.
 pub async fn run(args: UndoArgs) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
-    let cwd = match args.cwd {
-        Some(dir) => dir,
-        None => std::env::current_dir().context("cannot read the current directory")?,
-    };
-    let cwd =
-        std::fs::canonicalize(&cwd).with_context(|| format!("{} is not usable", cwd.display()))?;
+    let cwd = crate::sessions_cmd::project_dir(args.cwd)?;
     let session = match args.session {
         Some(id) => id,
         None => newest_session(&paths, &cwd)?,

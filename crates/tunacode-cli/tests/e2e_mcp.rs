@@ -9,7 +9,7 @@ mod common;
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin};
 use std::time::Duration;
 
 use common::*;
@@ -75,30 +75,7 @@ fn write_config(env: &TestEnv, servers: Value) {
 
 /// `tunacode run` reading operations from stdin, with `extra` flags.
 fn spawn_streaming(env: &TestEnv, fake: &FakeProvider, extra: &[&str]) -> (Child, LineReader) {
-    spawn_model(env, fake, "openai:test-model", extra)
-}
-
-/// [`spawn_streaming`] with `model` (an Anthropic one gets a key).
-fn spawn_model(
-    env: &TestEnv,
-    fake: &FakeProvider,
-    model: &str,
-    extra: &[&str],
-) -> (Child, LineReader) {
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", model, "--base-url"])
-        .arg(fake.base_url())
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let reader = LineReader::new(child.stdout.take().unwrap());
-    (child, reader)
+    spawn_stream(env, fake, "openai:test-model", extra)
 }
 
 fn tool_names(body: &Value) -> Vec<String> {
@@ -191,7 +168,7 @@ fn an_image_a_tool_returns_reaches_a_provider_that_takes_images() {
         ],
         tunacode_testkit::FakeOptions::default(),
     );
-    let (mut child, mut reader) = spawn_model(&env, &fake, "anthropic:claude-test", &["--yes"]);
+    let (mut child, mut reader) = spawn_stream(&env, &fake, "anthropic:claude-test", &["--yes"]);
     next_with(&mut reader, &["\"mcp_server\"", "\"ready\""]);
     let mut stdin = child.stdin.take().unwrap();
     send(&mut stdin, json!({"type": "user_message", "text": "look"}));
@@ -322,10 +299,12 @@ fn an_interrupt_cancels_a_running_mcp_call_on_the_server() {
     send(&mut stdin, json!({"type": "interrupt"}));
     let finished = next_with(&mut reader, &["\"tool_call_finished\"", "mcp__s__slow"]);
     assert_eq!(finished["status"], "cancelled");
+    // The server hears of the cancellation while it still runs (before stdin closes and the
+    // runtime stops it).
+    wait_for_log(&env, "s", "cancelled slow");
     drop(stdin);
     let run = finish(child, Some(reader));
     assert_eq!(run.result()["status"], "aborted", "{}", run.stdout);
-    wait_for_log(&env, "s", "cancelled slow");
 }
 
 #[test]

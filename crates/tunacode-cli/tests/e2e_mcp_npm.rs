@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
-use tunacode_testkit::{FakeProvider, LineReader, TestEnv, Turn, npm_mcp_bin_dir};
+use tunacode_testkit::{FakeProvider, TestEnv, Turn, npm_mcp_bin_dir};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -96,23 +96,7 @@ fn the_reference_servers_are_listed_and_their_tools_called_by_the_model() {
         Turn::tool_calls(&[("r1", "mcp__filesystem__read_text_file", read_args.as_str())]),
         Turn::text("done"),
     ]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args([
-            "--yes",
-            "--input-format",
-            "stream-json",
-            "--output",
-            "stream-json",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = LineReader::new(child.stdout.take().unwrap());
+    let (mut child, mut reader) = spawn_stream(&env, &fake, "openai:test-model", &["--yes"]);
     for name in ["everything", "filesystem"] {
         let ready = format!("\"name\":\"{name}\",\"state\":\"ready\"");
         let seen = reader.seen.iter().any(|l| l.contains(&ready))
@@ -215,23 +199,7 @@ fn a_streamable_http_server_is_reached_by_its_url() {
         Turn::tool_calls(&[("e1", "mcp__web__echo", r#"{"message": "over http"}"#)]),
         Turn::text("done"),
     ]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args([
-            "--yes",
-            "--input-format",
-            "stream-json",
-            "--output",
-            "stream-json",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = LineReader::new(child.stdout.take().unwrap());
+    let (mut child, mut reader) = spawn_stream(&env, &fake, "openai:test-model", &["--yes"]);
     let ready = reader.wait_for(WAIT, |l| l.contains("\"name\":\"web\",\"state\":\"ready\""));
     assert!(ready.is_some(), "{:#?}", reader.seen);
     let mut stdin = child.stdin.take().unwrap();

@@ -218,23 +218,7 @@ fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command
     let env = TestEnv::new().unwrap();
     seed_files(&env);
     let fake = FakeProvider::start(edit_turns());
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args([
-            "--yes",
-            "--input-format",
-            "stream-json",
-            "--output",
-            "stream-json",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = tunacode_testkit::LineReader::new(child.stdout.take().unwrap());
+    let (mut child, mut reader) = spawn_stream(&env, &fake, "openai:test-model", &["--yes"]);
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{}", json!({"type": "user_message", "text": "edit"})).unwrap();
     let wait = std::time::Duration::from_secs(30);

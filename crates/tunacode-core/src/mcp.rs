@@ -16,6 +16,19 @@ pub use tunacode_mcp::{
 /// The prefix of every MCP tool's name (`mcp__<server>__<tool>`).
 pub const TOOL_PREFIX: &str = tunacode_mcp::PREFIX;
 
+/// A server's state in words: `ready (2025-11-25, 6 tools)`, `failed: why`, `starting`, ….
+pub fn describe_state(status: &ServerStatus) -> String {
+    match &status.state {
+        ServerState::Ready => format!(
+            "ready ({}, {} tools)",
+            status.protocol.as_deref().unwrap_or("?"),
+            status.tools.len()
+        ),
+        ServerState::Failed(e) => format!("failed: {e}"),
+        other => other.label().to_string(),
+    }
+}
+
 /// The project's MCP file, by name.
 pub const PROJECT_MCP_FILE: &str = ".mcp.json";
 

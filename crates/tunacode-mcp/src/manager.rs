@@ -37,6 +37,28 @@ pub enum ServerState {
     Stopped,
 }
 
+impl ServerState {
+    /// Its name in listings and the public schema: `disabled`, `starting`, `ready`, `failed`,
+    /// `stopped`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            ServerState::Disabled => "disabled",
+            ServerState::Starting => "starting",
+            ServerState::Ready => "ready",
+            ServerState::Failed(_) => "failed",
+            ServerState::Stopped => "stopped",
+        }
+    }
+
+    /// Why it failed, when it did.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            ServerState::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// A server's state and tools, as reported to front ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerStatus {

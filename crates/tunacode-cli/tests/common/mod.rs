@@ -98,6 +98,30 @@ pub fn spawn(env: &TestEnv, fake: &FakeProvider, extra: &[&str], envs: &[(&str, 
     cmd.spawn().expect("spawn tunacode")
 }
 
+/// Starts `tunacode run --input-format stream-json --output stream-json` with `model` against `fake`
+/// (an Anthropic model gets a key), stdin piped for the script's lines; the child and its stdout.
+pub fn spawn_stream(
+    env: &TestEnv,
+    fake: &FakeProvider,
+    model: &str,
+    extra: &[&str],
+) -> (Child, LineReader) {
+    let mut child = env
+        .command(&bin())
+        .args(["run", "--model", model, "--base-url"])
+        .arg(fake.base_url())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .args(["--input-format", "stream-json", "--output", "stream-json"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tunacode");
+    let reader = LineReader::new(child.stdout.take().expect("stdout"));
+    (child, reader)
+}
+
 /// Waits for a spawned run to end and collects its output.
 pub fn finish(mut child: Child, mut reader: Option<LineReader>) -> Run {
     let mut stderr_pipe = child.stderr.take().expect("stderr");

@@ -155,10 +155,7 @@ impl Policy {
             Some(Answer::Approval(ApprovalAnswer::AllowOnce | ApprovalAnswer::AllowSession)) => {
                 ApprovalDecision::Approve
             }
-            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => deny(
-                note.filter(|n| !n.trim().is_empty())
-                    .map_or_else(|| "the user declined".to_string(), |n| n.trim().to_string()),
-            ),
+            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => declined(note),
             _ => deny(HEADLESS_DENIAL),
         }
     }
@@ -234,6 +231,14 @@ impl Default for SandboxState {
             enforced: true,
         }
     }
+}
+
+/// The user said no, perhaps with a note for the model.
+fn declined(note: Option<String>) -> ApprovalDecision {
+    deny(
+        note.filter(|n| !n.trim().is_empty())
+            .map_or_else(|| "the user declined".to_string(), |n| n.trim().to_string()),
+    )
 }
 
 fn deny(reason: impl Into<String>) -> ApprovalDecision {
@@ -321,10 +326,7 @@ impl Approver for Policy {
                 self.allowances_mut().push(scope);
                 ApprovalDecision::Approve
             }
-            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => deny(
-                note.filter(|n| !n.trim().is_empty())
-                    .map_or_else(|| "the user declined".to_string(), |n| n.trim().to_string()),
-            ),
+            Some(Answer::Approval(ApprovalAnswer::Deny { note })) => declined(note),
             _ => deny(HEADLESS_DENIAL),
         }
     }

@@ -83,17 +83,7 @@ fn mcp_text<'a>(servers: impl Iterator<Item = &'a ServerStatus>) -> String {
     let mut any = false;
     for status in servers {
         any = true;
-        let state = match &status.state {
-            ServerState::Disabled => "disabled".to_string(),
-            ServerState::Starting => "starting…".to_string(),
-            ServerState::Ready => format!(
-                "ready ({}, {} tools)",
-                status.protocol.as_deref().unwrap_or("?"),
-                status.tools.len()
-            ),
-            ServerState::Failed(reason) => format!("failed: {reason}"),
-            ServerState::Stopped => "stopped".to_string(),
-        };
+        let state = tunacode_core::mcp::describe_state(status);
         text.push_str(&format!("  {}  {state}\n", status.name));
         for tool in &status.tools {
             text.push_str(&format!("      {tool}\n"));
@@ -143,7 +133,7 @@ mod tests {
         assert_eq!(
             mcp_text(servers.iter()),
             "MCP servers:\n  a  ready (2025-11-25, 1 tools)\n      mcp__a__echo\n  \
-             b  failed: exited at start\n  c  disabled\n  d  starting…\n"
+             b  failed: exited at start\n  c  disabled\n  d  starting\n"
         );
     }
 }
