@@ -51,6 +51,12 @@ pub enum Command {
     Mcp(McpArgs),
     /// Put back the files the agent changed in the last request of a session (or the last N).
     Undo(UndoArgs),
+    /// Show the instruction files (and skills) the model reads here, with their token cost.
+    Context {
+        /// The project directory (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
 }
 
 /// Arguments of `tunacode undo`.

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
             Some(Command::Models(args)) => models_cmd::run(args).await,
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
             Some(Command::Undo(args)) => undo_cmd::run(args).await,
+            Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
             None => tui_cmd::run(cli).await,
         }
     });

@@ -324,7 +324,9 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             level: "warning",
             message: crate::mcp_cmd::pending_notice(file, servers),
         },
-        RuntimeEvent::McpServers(_) | RuntimeEvent::Permissions(_) => return None,
+        RuntimeEvent::McpServers(_) | RuntimeEvent::Permissions(_) | RuntimeEvent::Context(_) => {
+            return None;
+        }
         RuntimeEvent::Undone(undone) => OutputEvent::Undone {
             request_id: undone.request_id.clone(),
             files: undone

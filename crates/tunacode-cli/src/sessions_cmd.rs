@@ -1,4 +1,5 @@
-//! `tunacode sessions`: this project's saved sessions, newest first. Unreadable files are reported.
+//! `tunacode sessions`: this project's saved sessions, newest first (unreadable files are reported);
+//! `tunacode context`: the instruction files the model reads here.
 
 use std::io::Write;
 
@@ -49,5 +50,19 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
     for e in &broken {
         writeln!(err, "warning: unreadable session file: {e}")?;
     }
+    Ok(0)
+}
+
+/// `tunacode context`: what reaches the model besides the conversation, here.
+pub fn context(cwd: Option<std::path::PathBuf>) -> anyhow::Result<u8> {
+    let paths = Paths::from_env()?;
+    let cwd = project_dir(cwd)?;
+    let files = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{}",
+        tunacode_core::instructions::describe_instructions(&files)
+    )?;
     Ok(0)
 }

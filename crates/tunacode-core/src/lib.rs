@@ -19,6 +19,7 @@ pub mod exec_settings;
 pub mod fallback_parse;
 pub mod guidance;
 pub mod history;
+pub mod instructions;
 pub mod mcp;
 pub mod mentions;
 mod orchestrator;

@@ -143,6 +143,8 @@ pub struct RuntimeSettings {
     pub exec: tunacode_tools::ExecPolicy,
     /// The config's permission rules.
     pub permissions: crate::permissions::Permissions,
+    /// The instruction files given to the model.
+    pub instructions: Vec<crate::instructions::InstructionFile>,
 }
 
 impl RuntimeSettings {
@@ -159,7 +161,12 @@ impl RuntimeSettings {
         flags: &SettingsFlags,
     ) -> Result<Self, SettingsError> {
         let cwd = resolve_cwd(flags.cwd.as_deref())?;
-        let model = resolve_model(paths, config, &cwd, flags)?;
+        let instructions = crate::instructions::find_instructions(
+            &paths.user_dir(),
+            &cwd,
+            &config.settings.guide_file,
+        );
+        let model = resolve_model(paths, config, &cwd, flags, &instructions)?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
@@ -173,6 +180,7 @@ impl RuntimeSettings {
             mcp,
             exec,
             permissions,
+            instructions,
         })
     }
 
@@ -186,7 +194,7 @@ impl RuntimeSettings {
             flags.wire_api = None;
         }
         flags.model = Some(model.to_string());
-        resolve_model(&self.paths, &config, &self.cwd, &flags)
+        resolve_model(&self.paths, &config, &self.cwd, &flags, &self.instructions)
     }
 }
 
@@ -212,6 +220,7 @@ fn resolve_model(
     config: &UserConfig,
     cwd: &Path,
     flags: &SettingsFlags,
+    instructions: &[crate::instructions::InstructionFile],
 ) -> Result<ModelSettings, SettingsError> {
     let text = flags
         .model
@@ -246,7 +255,7 @@ fn resolve_model(
             protect_tokens: s.prune_protect_tokens,
             minimum_tokens: s.prune_minimum_tokens,
         },
-        system_prompt: compose_system_prompt(cwd, &s.guide_file),
+        system_prompt: compose_system_prompt(cwd, instructions),
         max_output_tokens: None,
         reasoning_effort: s.reasoning_effort.clone(),
         guidance: GuidanceOptions {

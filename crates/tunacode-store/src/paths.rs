@@ -44,6 +44,14 @@ impl Paths {
 }
 
 impl Paths {
+    /// The user's own TunaCode folder beside the config file (`~/.config/tunacode`): instruction
+    /// files, skills, commands.
+    pub fn user_dir(&self) -> PathBuf {
+        self.config_file
+            .parent()
+            .map_or_else(|| PathBuf::from("tunacode"), |dir| dir.join("tunacode"))
+    }
+
     /// TunaCode's data directory (`<data>/tunacode`), where sessions, checkpoints and approvals live.
     pub fn data_dir(&self) -> PathBuf {
         self.sessions_dir

@@ -225,6 +225,9 @@ impl Actor {
             Op::ResumeSession { id } => self.on_resume(id).await,
             Op::ListSessions => self.on_list_sessions(),
             Op::ListMcp => self.on_list_mcp(),
+            Op::DescribeContext => self.parts.events.send(RuntimeEvent::Context(
+                crate::instructions::describe_instructions(&self.parts.settings.instructions),
+            )),
             Op::DescribePermissions => self.on_describe_permissions(),
             Op::Undo { to } => self.on_undo(to).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,

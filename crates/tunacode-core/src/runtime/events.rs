@@ -77,6 +77,9 @@ pub enum RuntimeEvent {
         /// The servers it names.
         servers: Vec<String>,
     },
+    /// What reaches the model besides the conversation: instruction files and skills, with their
+    /// cost (the answer to `DescribeContext`).
+    Context(String),
     /// The workspace was put back as it was before a request (`Op::Undo`).
     Undone(Undone),
     /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.

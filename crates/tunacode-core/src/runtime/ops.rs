@@ -42,6 +42,8 @@ pub enum Op {
     },
     /// Lists this project's saved sessions (answered with a `SessionList` event).
     ListSessions,
+    /// Describes what reaches the model besides the conversation (answered with a `Context` event).
+    DescribeContext,
     /// Reports every MCP server's status (answered with an `McpServers` event).
     ListMcp,
     /// Puts the workspace back as it was before the last request of this session that changed it

@@ -104,6 +104,7 @@ impl App {
             }
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
+            Command::Context => self.submit_op(Op::DescribeContext),
             Command::Undo(arg) => match arg.as_deref().map(str::parse::<usize>) {
                 None => self.submit_op(Op::Undo { to: None }),
                 Some(Ok(n)) if n > 0 => self.submit_op(Op::Undo { to: Some(n) }),

@@ -72,6 +72,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         description: "MCP servers, their state and tools (approve: start this project's .mcp.json)",
     },
     CommandInfo {
+        name: "context",
+        args: "",
+        description: "The instruction files (and skills) the model reads, with their cost",
+    },
+    CommandInfo {
         name: "undo",
         args: "[N]",
         description: "Put back the files the last request (or the last N) changed",
@@ -122,6 +127,8 @@ pub enum Command {
     Compact(Option<String>),
     /// `/mcp [approve]`.
     Mcp(Option<String>),
+    /// `/context`.
+    Context,
     /// `/undo [N]`.
     Undo(Option<String>),
     /// `/permissions`.
@@ -157,6 +164,7 @@ pub fn parse_command(input: &str) -> Command {
         "mcp" => Command::Mcp(arg),
         "permissions" => Command::Permissions,
         "undo" => Command::Undo(arg),
+        "context" => Command::Context,
         "sandbox" => Command::Sandbox(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),

@@ -75,7 +75,9 @@ impl App {
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
-            RuntimeEvent::Permissions(text) => self.transcript.push(CellKind::Info(text)),
+            RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
+                self.transcript.push(CellKind::Info(text))
+            }
             RuntimeEvent::Undone(undone) => self.transcript.push(CellKind::Notice(
                 NoticeLevel::Info,
                 tunacode_core::runtime::describe_undo(&undone),
