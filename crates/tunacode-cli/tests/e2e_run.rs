@@ -253,10 +253,11 @@ fn agents_md_reaches_the_model_in_the_system_prompt() {
         text.contains("You are TunaCode") && text.contains("TUNACODE DONE:"),
         "{text}"
     );
-    assert!(
-        text.contains("# Project context (AGENTS.md)\nAlways run `make check` before finishing."),
-        "{text}"
+    let heading = format!(
+        "# Instructions from {}\nAlways run `make check` before finishing.",
+        env.workspace().join("AGENTS.md").display()
     );
+    assert!(text.contains(&heading), "{text}");
     assert!(
         text.contains(
             &env.workspace()
