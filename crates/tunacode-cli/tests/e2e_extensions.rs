@@ -67,3 +67,87 @@ fn instruction_files_from_the_user_and_every_level_reach_the_model_in_order() {
         "{text}"
     );
 }
+
+const PATCH: &str = "*** Begin Patch
+*** Add File: src/added.rs
++pub fn added() {}
+*** Update File: src/lib.rs
+@@ fn one() {
+-    1
++    10
+@@
+ fn two() {
+-    2
++    20
+ }
+*** Delete File: old.txt
+*** End Patch";
+
+fn patch_call(id: &str, patch: &str) -> Turn {
+    let args = serde_json::json!({"input": patch}).to_string();
+    Turn::tool_calls(&[(id, "apply_patch", args.as_str())])
+}
+
+#[test]
+fn apply_patch_changes_three_files_at_once_or_nothing() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    write(
+        &ws.join("src/lib.rs"),
+        "fn one() {\n    1\n}\nfn two() {\n    2\n}\n",
+    );
+    write(&ws.join("old.txt"), "bye\n");
+    let bad = PATCH.replace("-    2\n+    20", "-    3\n+    30");
+    let fake = FakeProvider::start(vec![
+        patch_call("bad", &bad),
+        patch_call("good", PATCH),
+        Turn::text("patched"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "patch it"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    let answers: Vec<String> = fake
+        .requests()
+        .iter()
+        .flat_map(|r| messages(&r.body))
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        answers[0].contains("in `src/lib.rs`, the hunk whose first line is `fn two() {`"),
+        "{answers:?}"
+    );
+    assert!(
+        answers
+            .iter()
+            .any(|a| a.contains("A src/added.rs\nM src/lib.rs\nD old.txt")),
+        "{answers:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/lib.rs")).unwrap(),
+        "fn one() {\n    10\n}\nfn two() {\n    20\n}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("src/added.rs")).unwrap(),
+        "pub fn added() {}\n"
+    );
+    assert!(!ws.join("old.txt").exists());
+
+    // A config switch hides it.
+    std::fs::write(
+        env.config_file(),
+        r#"{"settings": {"disabled_tools": ["apply_patch"]}}"#,
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("ok")]);
+    run_ok(&env, &fake);
+    let offered = fake.requests()[0].body["tools"].to_string();
+    assert!(
+        !offered.contains("apply_patch") && offered.contains("update_file"),
+        "{offered}"
+    );
+}
+
+fn run_ok(env: &TestEnv, fake: &FakeProvider) {
+    let run = run(env, fake, &["hi"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -135,6 +135,8 @@ pub struct RuntimeSettings {
     pub model: ModelSettings,
     /// Tools that never ask for approval (`settings.tool_ignore`).
     pub tool_ignore: Vec<String>,
+    /// Built-in tools not offered (`settings.disabled_tools`).
+    pub disabled_tools: Vec<String>,
     /// Show reasoning and the loop's steering.
     pub show_thoughts: bool,
     /// The MCP servers to start.
@@ -176,6 +178,7 @@ impl RuntimeSettings {
             flags: flags.clone(),
             model,
             tool_ignore: config.settings.tool_ignore.clone(),
+            disabled_tools: config.settings.disabled_tools.clone(),
             show_thoughts: config.settings.show_thoughts,
             mcp,
             exec,

@@ -33,6 +33,8 @@ pub struct Settings {
     pub prune_minimum_tokens: u64,
     /// Tools that never ask for approval.
     pub tool_ignore: Vec<String>,
+    /// Built-in tools not offered to the model at all (e.g. `apply_patch` or `update_file`).
+    pub disabled_tools: Vec<String>,
     /// Reasoning effort for reasoning models (`low`, `medium`, `high`); unset: the provider's default.
     pub reasoning_effort: Option<String>,
     /// From the third iteration on, ask the model whether the task is complete.
@@ -142,6 +144,7 @@ impl Default for Settings {
             prune_protect_tokens: 40_000,
             prune_minimum_tokens: 20_000,
             tool_ignore: Vec::new(),
+            disabled_tools: Vec::new(),
             reasoning_effort: None,
             self_evaluation: true,
             no_progress_alert: true,

@@ -27,7 +27,8 @@ pub use tool::{
     ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,
 };
 pub use tools::{
-    Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile, WriteFile,
+    ApplyPatch, Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile,
+    WriteFile,
 };
 pub use workspace::Workspace;
 
@@ -37,6 +38,7 @@ pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {
         Arc::new(ReadFile),
         Arc::new(WriteFile),
         Arc::new(UpdateFile),
+        Arc::new(ApplyPatch),
         Arc::new(Bash::default()),
         Arc::new(RunCommand),
         Arc::new(Grep::default()),

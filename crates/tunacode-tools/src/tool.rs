@@ -256,10 +256,10 @@ mod tests {
     #[test]
     fn run_time_tools_are_added_replaced_and_removed_by_name() {
         let mut set = ToolSet::builtin();
-        assert_eq!(set.len(), 9);
+        assert_eq!(set.len(), 10);
         set.add(dynamic("search", "first"));
         set.add(dynamic("search", "second"));
-        assert_eq!(set.len(), 10);
+        assert_eq!(set.len(), 11);
         let tool = set.get("mcp__search").expect("added");
         assert_eq!(tool.description(), "second");
         assert_eq!(tool.spec().name, "mcp__search");
@@ -269,7 +269,7 @@ mod tests {
         assert!(!set.remove("mcp__search"));
         assert!(set.get("mcp__search").is_none());
         assert!(set.remove("bash"));
-        assert_eq!(set.len(), 8);
+        assert_eq!(set.len(), 9);
         assert!(!set.names().contains(&"bash"));
 
         let empty = ToolSet::new();

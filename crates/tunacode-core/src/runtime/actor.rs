@@ -60,6 +60,9 @@ impl Parts {
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
     fn engine(&self, session: Session) -> Agent {
         let mut tools = ToolSet::builtin_with_todos(&session.todos);
+        for name in &self.settings.disabled_tools {
+            tools.remove(name);
+        }
         for tool in &self.extra_tools {
             tools.add(tool.clone());
         }

@@ -1,5 +1,6 @@
 //! One module per built-in tool.
 
+mod apply_patch;
 mod bash;
 mod glob;
 mod grep;
@@ -11,6 +12,7 @@ mod todo;
 mod update_file;
 mod write_file;
 
+pub use apply_patch::ApplyPatch;
 pub use bash::Bash;
 pub use glob::Glob;
 pub use grep::Grep;
@@ -27,7 +29,7 @@ mod tests {
     use serde_json::{Value, json};
 
     #[test]
-    fn builtin_set_has_exactly_the_nine_tools() {
+    fn builtin_set_has_the_nine_seed_tools_and_apply_patch() {
         let set = ToolSet::builtin();
         assert_eq!(
             set.names(),
@@ -35,6 +37,7 @@ mod tests {
                 "read_file",
                 "write_file",
                 "update_file",
+                "apply_patch",
                 "bash",
                 "run_command",
                 "grep",
