@@ -51,6 +51,13 @@ pub enum Command {
     Mcp(McpArgs),
     /// Put back the files the agent changed in the last request of a session (or the last N).
     Undo(UndoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `tunacode man > tunacode.1`.
+    Man,
     /// Show the instruction files (and skills) the model reads here, with their token cost.
     Context {
         /// The project directory (default: the current one).

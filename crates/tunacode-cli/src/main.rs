@@ -3,6 +3,7 @@
 
 mod approval_prompt;
 mod args;
+mod docs_cmd;
 mod input;
 mod logging;
 mod mcp_cmd;
@@ -42,6 +43,8 @@ fn main() -> ExitCode {
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
             Some(Command::Undo(args)) => undo_cmd::run(args).await,
             Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
+            Some(Command::Completions { shell }) => docs_cmd::completions(shell),
+            Some(Command::Man) => docs_cmd::man(),
             None => tui_cmd::run(cli).await,
         }
     });

@@ -151,3 +151,33 @@ fn run_ok(env: &TestEnv, fake: &FakeProvider) {
     let run = run(env, fake, &["hi"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_real_flags() {
+    let env = TestEnv::new().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = env
+            .command(&bin())
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        for word in ["tunacode", "undo", "mcp", "sandbox"] {
+            assert!(script.contains(word), "{shell} lacks {word}");
+        }
+    }
+    let man = env.command(&bin()).arg("man").output().unwrap();
+    let page = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        page.starts_with(".ie") && page.contains(".TH tunacode 1"),
+        "{page}"
+    );
+    assert!(page.contains("sandbox"), "{page}");
+    let bad = env
+        .command(&bin())
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
