@@ -324,7 +324,10 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             level: "warning",
             message: crate::mcp_cmd::pending_notice(file, servers),
         },
-        RuntimeEvent::McpServers(_) | RuntimeEvent::Permissions(_) | RuntimeEvent::Context(_) => {
+        RuntimeEvent::McpServers(_)
+        | RuntimeEvent::Permissions(_)
+        | RuntimeEvent::Context(_)
+        | RuntimeEvent::CustomCommands(_) => {
             return None;
         }
         RuntimeEvent::Undone(undone) => OutputEvent::Undone {

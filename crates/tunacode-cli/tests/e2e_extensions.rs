@@ -181,3 +181,67 @@ fn completions_and_the_man_page_come_from_the_real_flags() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn a_custom_command_expands_headless_with_its_arguments_files_and_model() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    write(&ws.join("src/lib.rs"), "pub fn answer() -> u32 { 42 }\n");
+    write(
+        &ws.join(".tunacode/commands/review.md"),
+        "---\ndescription: Review one file\nmodel: local:review-model\n---\nReview @$1 and look for $2. Everything: $ARGUMENTS",
+    );
+    let user = env
+        .config_file()
+        .parent()
+        .unwrap()
+        .join("tunacode/commands");
+    write(
+        &user.join("review.md"),
+        "the user's review, shadowed by the project's",
+    );
+    write(&user.join("hello.md"), "Say hello to $1.");
+    let fake = FakeProvider::start(vec![Turn::text("reviewed"), Turn::text("hi")]);
+    let config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
+    });
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let run_prompt = |prompt: &str| {
+        let child = env
+            .command(&bin())
+            .args(["run", "--output", "stream-json", prompt])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        finish(child, None)
+    };
+    let run1 = run_prompt("/review src/lib.rs \"off-by-one errors\"");
+    assert_eq!(run1.result()["status"], "answered", "{}", run1.stderr);
+    let body = &fake.requests()[0].body;
+    assert_eq!(body["model"], "review-model", "the command's own model");
+    let user_text = messages(body).last().unwrap()["content"].to_string();
+    assert!(
+        user_text.contains("Review @src/lib.rs and look for off-by-one errors."),
+        "{user_text}"
+    );
+    assert!(
+        user_text.contains("Everything: src/lib.rs \\\"off-by-one errors\\\""),
+        "{user_text}"
+    );
+    assert!(
+        user_text.contains("pub fn answer()"),
+        "the @file is attached: {user_text}"
+    );
+
+    let run2 = run_prompt("/hello world");
+    assert_eq!(run2.result()["status"], "answered");
+    let body = &fake.requests()[1].body;
+    assert_eq!(body["model"], "test-model");
+    assert!(
+        messages(body).last().unwrap()["content"]
+            .to_string()
+            .contains("Say hello to world.")
+    );
+}

@@ -283,3 +283,37 @@ fn undo_in_the_ui_restores_a_write_an_update_and_a_sed() {
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }
+
+#[test]
+fn a_custom_command_is_completed_listed_and_expanded_in_the_ui() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    std::fs::create_dir_all(ws.join(".tunacode/commands")).unwrap();
+    std::fs::write(
+        ws.join(".tunacode/commands/explain.md"),
+        "---\ndescription: Explain a topic simply\n---\nExplain $ARGUMENTS to a beginner.",
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("Explained.")]);
+    let config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
+    });
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let tmux = start(&env);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("/expl").unwrap();
+    tmux.wait_for_text("Explain a topic simply", WAIT).unwrap();
+    tmux.keys(&["Tab"]).unwrap();
+    tmux.wait_for_text("/explain", WAIT).unwrap();
+    tmux.type_text("borrow checking").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Explained.", WAIT).unwrap();
+    let sent = fake.requests()[0].body.to_string();
+    assert!(
+        sent.contains("Explain borrow checking to a beginner."),
+        "{sent}"
+    );
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}

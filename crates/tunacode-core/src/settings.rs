@@ -147,6 +147,8 @@ pub struct RuntimeSettings {
     pub permissions: crate::permissions::Permissions,
     /// The instruction files given to the model.
     pub instructions: Vec<crate::instructions::InstructionFile>,
+    /// The custom slash commands.
+    pub commands: Vec<crate::custom_commands::CustomCommand>,
 }
 
 impl RuntimeSettings {
@@ -172,6 +174,7 @@ impl RuntimeSettings {
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
+        let commands = crate::custom_commands::find_commands(&paths.user_dir(), &cwd);
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -184,6 +187,7 @@ impl RuntimeSettings {
             exec,
             permissions,
             instructions,
+            commands,
         })
     }
 

@@ -167,6 +167,7 @@ impl Actor {
             finishing: false,
         };
         actor.announce_session(resumed, notice);
+        actor.announce_commands();
         if let Some(message) = sandbox_notice {
             actor.parts.events.emit(AgentEvent::Notice {
                 level: tunacode_protocol::NoticeLevel::Warning,
@@ -202,7 +203,7 @@ impl Actor {
                     if let Some(next) = self.queue.pop_front() {
                         self.emit_queue();
                         match next {
-                            Work::Message(text) => self.start_request(text),
+                            Work::Message(text) => self.start_request(text).await,
                             Work::Compact(focus) => self.start_compaction(focus),
                         }
                     }
@@ -215,7 +216,7 @@ impl Actor {
 
     async fn handle(&mut self, op: Op) {
         match op {
-            Op::UserMessage { text } => self.on_user_message(text),
+            Op::UserMessage { text } => self.on_user_message(text).await,
             Op::Interrupt => self.on_interrupt(),
             Op::Compact { focus } => self.on_compact(focus),
             Op::Answer { id, answer } => {
@@ -258,7 +259,7 @@ impl Actor {
         });
     }
 
-    fn on_user_message(&mut self, text: String) {
+    async fn on_user_message(&mut self, text: String) {
         if text.trim().is_empty() {
             return;
         }
@@ -266,7 +267,7 @@ impl Actor {
             self.queue.push_back(Work::Message(text));
             self.emit_queue();
         } else {
-            self.start_request(text);
+            self.start_request(text).await;
         }
     }
 
@@ -302,16 +303,20 @@ impl Actor {
 
     /// Starts a request: `@path` mentions are attached (read off the async threads), then the engine
     /// runs it.
-    fn start_request(&mut self, text: String) {
-        let (agent, events) = (self.agent.clone(), self.parts.events.clone());
+    async fn start_request(&mut self, text: String) {
+        // A custom command runs as its expanded message, on its own model when it names one.
+        let Some((agent, message)) = self.command_request(&text).await else {
+            return;
+        };
+        let events = self.parts.events.clone();
         let cancel = CancellationToken::new();
         let token = cancel.clone();
         let task = tokio::spawn(async move {
             let workspace = agent.workspace().clone();
-            let typed = text.clone();
-            let expanded = tokio::task::spawn_blocking(move || expand_mentions(&typed, &workspace))
-                .await
-                .map_err(|e| RequestError::Internal(e.to_string()))?;
+            let expanded =
+                tokio::task::spawn_blocking(move || expand_mentions(&message, &workspace))
+                    .await
+                    .map_err(|e| RequestError::Internal(e.to_string()))?;
             events.send(RuntimeEvent::UserMessage {
                 text,
                 attached: expanded.attached,

@@ -77,6 +77,8 @@ pub enum RuntimeEvent {
         /// The servers it names.
         servers: Vec<String>,
     },
+    /// The custom slash commands of this project and user (sent when the runtime opens).
+    CustomCommands(Vec<CommandView>),
     /// What reaches the model besides the conversation: instruction files and skills, with their
     /// cost (the answer to `DescribeContext`).
     Context(String),
@@ -88,6 +90,15 @@ pub enum RuntimeEvent {
     OpFailed(OpFailure),
     /// The runtime stopped (after `Finish` or `Shutdown`); no event follows.
     Stopped,
+}
+
+/// A custom slash command, as front ends list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandView {
+    /// Its name (`/name`).
+    pub name: String,
+    /// What it does.
+    pub description: String,
 }
 
 /// What an undo restored.

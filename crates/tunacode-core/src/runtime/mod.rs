@@ -5,6 +5,7 @@
 //! the [`RuntimeEvent`]s it sends back, in the style of codex-rs's submission/event queues.
 
 mod actor;
+mod custom_ops;
 mod events;
 mod mcp_ops;
 mod ops;
@@ -23,8 +24,8 @@ use tunacode_store::StoreError;
 use tunacode_tools::Tool;
 
 pub use events::{
-    ApprovalQuestion, ListedSession, ModelView, OpFailure, Question, QuestionKind, RequestEnd,
-    RuntimeEvent, SessionView, Undone,
+    ApprovalQuestion, CommandView, ListedSession, ModelView, OpFailure, Question, QuestionKind,
+    RequestEnd, RuntimeEvent, SessionView, Undone,
 };
 pub use ops::{Answer, ApprovalAnswer, Op};
 pub use policy::HEADLESS_DENIAL;

@@ -9,6 +9,7 @@ use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
+use crate::complete::CommandInfo;
 use crate::theme::Theme;
 
 impl App {
@@ -20,8 +21,13 @@ impl App {
         }
         let _ = self.history.push(&text);
         if trimmed.starts_with('/') {
-            let command = crate::app::commands::parse_command(trimmed);
-            self.run_command(command);
+            match crate::app::commands::parse_command(trimmed) {
+                // A custom command goes to the runtime, which expands it.
+                Command::Unknown(name) if self.custom_commands.iter().any(|c| c.name == name) => {
+                    self.send_message(text)
+                }
+                command => self.run_command(command),
+            }
         } else if let Some(command) = trimmed.strip_prefix('!') {
             self.submit_op(Op::Shell {
                 command: command.trim().to_string(),
@@ -29,6 +35,25 @@ impl App {
         } else {
             self.send_message(text);
         }
+    }
+
+    /// The custom commands as completion and `/help` list them.
+    pub(crate) fn custom_command_infos(&self) -> Vec<CommandInfo> {
+        self.custom_commands
+            .iter()
+            .map(|c| CommandInfo {
+                name: c.name.clone().into(),
+                args: "[args]".into(),
+                description: c.description.clone().into(),
+            })
+            .collect()
+    }
+
+    /// Every command completion offers: the built-in ones, then the custom ones.
+    pub(crate) fn all_commands(&self) -> Vec<CommandInfo> {
+        let mut all = crate::app::commands::COMMANDS.to_vec();
+        all.extend(self.custom_command_infos());
+        all
     }
 
     /// Sends a message to the agent (the runtime queues it while a request runs).
@@ -54,7 +79,10 @@ impl App {
     /// Runs a `/` command.
     pub fn run_command(&mut self, command: Command) {
         match command {
-            Command::Help => self.transcript.push(CellKind::Info(help_text())),
+            Command::Help => {
+                let custom = self.custom_command_infos();
+                self.transcript.push(CellKind::Info(help_text(&custom)))
+            }
             Command::Exit => self.should_quit = true,
             Command::Thoughts => {
                 self.show_thoughts = !self.show_thoughts;

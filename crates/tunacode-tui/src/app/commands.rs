@@ -6,96 +6,60 @@ use crate::complete::CommandInfo;
 
 /// Every command.
 pub const COMMANDS: &[CommandInfo] = &[
-    CommandInfo {
-        name: "help",
-        args: "",
-        description: "Show commands and keys",
-    },
-    CommandInfo {
-        name: "clear",
-        args: "",
-        description: "Start a new session",
-    },
-    CommandInfo {
-        name: "model",
-        args: "[provider:model]",
-        description: "Switch model (keeps the history)",
-    },
-    CommandInfo {
-        name: "resume",
-        args: "",
-        description: "Resume a saved session of this project",
-    },
-    CommandInfo {
-        name: "thoughts",
-        args: "",
-        description: "Show or hide the model's reasoning",
-    },
-    CommandInfo {
-        name: "theme",
-        args: "[dark|light|plain]",
-        description: "Change the color theme",
-    },
-    CommandInfo {
-        name: "yolo",
-        args: "",
-        description: "Toggle approval of writes and commands",
-    },
-    CommandInfo {
-        name: "plan",
-        args: "",
-        description: "Toggle plan mode (read-only until a plan is approved)",
-    },
-    CommandInfo {
-        name: "cost",
-        args: "",
-        description: "Usage and cost so far, by model",
-    },
-    CommandInfo {
-        name: "copy",
-        args: "",
-        description: "Copy the last answer to the clipboard",
-    },
-    CommandInfo {
-        name: "compact",
-        args: "[focus]",
-        description: "Summarize the older history now (optionally: what to keep)",
-    },
-    CommandInfo {
-        name: "init",
-        args: "",
-        description: "Ask the agent to write an AGENTS.md for this repository",
-    },
-    CommandInfo {
-        name: "mcp",
-        args: "[approve]",
-        description: "MCP servers, their state and tools (approve: start this project's .mcp.json)",
-    },
-    CommandInfo {
-        name: "context",
-        args: "",
-        description: "The instruction files (and skills) the model reads, with their cost",
-    },
-    CommandInfo {
-        name: "undo",
-        args: "[N]",
-        description: "Put back the files the last request (or the last N) changed",
-    },
-    CommandInfo {
-        name: "permissions",
-        args: "",
-        description: "What the agent may do: the sandbox, hidden secrets, permission rules",
-    },
-    CommandInfo {
-        name: "sandbox",
-        args: "[workspace-write|read-only|off]",
-        description: "Where commands run (this session)",
-    },
-    CommandInfo {
-        name: "exit",
-        args: "",
-        description: "Quit (the session is saved)",
-    },
+    CommandInfo::builtin("help", "", "Show commands and keys"),
+    CommandInfo::builtin("clear", "", "Start a new session"),
+    CommandInfo::builtin(
+        "model",
+        "[provider:model]",
+        "Switch model (keeps the history)",
+    ),
+    CommandInfo::builtin("resume", "", "Resume a saved session of this project"),
+    CommandInfo::builtin("thoughts", "", "Show or hide the model's reasoning"),
+    CommandInfo::builtin("theme", "[dark|light|plain]", "Change the color theme"),
+    CommandInfo::builtin("yolo", "", "Toggle approval of writes and commands"),
+    CommandInfo::builtin(
+        "plan",
+        "",
+        "Toggle plan mode (read-only until a plan is approved)",
+    ),
+    CommandInfo::builtin("cost", "", "Usage and cost so far, by model"),
+    CommandInfo::builtin("copy", "", "Copy the last answer to the clipboard"),
+    CommandInfo::builtin(
+        "compact",
+        "[focus]",
+        "Summarize the older history now (optionally: what to keep)",
+    ),
+    CommandInfo::builtin(
+        "init",
+        "",
+        "Ask the agent to write an AGENTS.md for this repository",
+    ),
+    CommandInfo::builtin(
+        "mcp",
+        "[approve]",
+        "MCP servers, their state and tools (approve: start this project's .mcp.json)",
+    ),
+    CommandInfo::builtin(
+        "context",
+        "",
+        "The instruction files (and skills) the model reads, with their cost",
+    ),
+    CommandInfo::builtin(
+        "undo",
+        "[N]",
+        "Put back the files the last request (or the last N) changed",
+    ),
+    CommandInfo::builtin(
+        "permissions",
+        "",
+        "What the agent may do: the sandbox, hidden secrets, permission rules",
+    ),
+    CommandInfo::builtin(
+        "sandbox",
+        "[workspace-write|read-only|off]",
+        "Where commands run (this session)",
+    ),
+    CommandInfo::builtin("exit", "", "Quit (the session is saved)"),
 ];
 
 /// A parsed command.
@@ -171,16 +135,21 @@ pub fn parse_command(input: &str) -> Command {
     }
 }
 
-/// The `/help` text.
-pub fn help_text() -> String {
+/// The `/help` text, with the custom commands after the built-in ones.
+pub fn help_text(custom: &[CommandInfo]) -> String {
     let mut text = String::from("Commands:\n");
-    for c in COMMANDS {
+    let line = |c: &CommandInfo| {
         let name = if c.args.is_empty() {
             format!("/{}", c.name)
         } else {
             format!("/{} {}", c.name, c.args)
         };
-        text.push_str(&format!("  {name:<28} {}\n", c.description));
+        format!("  {name:<28} {}\n", c.description)
+    };
+    COMMANDS.iter().for_each(|c| text.push_str(&line(c)));
+    if !custom.is_empty() {
+        text.push_str("\nCustom commands (.tunacode/commands, ~/.config/tunacode/commands):\n");
+        custom.iter().for_each(|c| text.push_str(&line(c)));
     }
     text.push_str(
         "\nKeys:\n  Enter send · Shift+Enter or Alt+Enter new line · Up/Down history · @ mention a file · ! run a \
@@ -216,7 +185,7 @@ mod tests {
             parse_command("/frobnicate"),
             Command::Unknown("frobnicate".into())
         );
-        let help = help_text();
+        let help = help_text(&[]);
         for c in COMMANDS {
             assert!(help.contains(&format!("/{}", c.name)), "{}", c.name);
         }

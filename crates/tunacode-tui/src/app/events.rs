@@ -75,6 +75,7 @@ impl App {
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::CustomCommands(commands) => self.custom_commands = commands,
             RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
                 self.transcript.push(CellKind::Info(text))
             }

@@ -268,9 +268,9 @@ impl App {
             return;
         };
         let popup = match &ctx {
-            CompletionContext::Command { query, .. } => CompletionPopup::from_commands(
-                &complete_commands(crate::app::commands::COMMANDS, query),
-            ),
+            CompletionContext::Command { query, .. } => {
+                CompletionPopup::from_commands(&complete_commands(&self.all_commands(), query))
+            }
             CompletionContext::File { query, .. } => match self.files.get() {
                 Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
                 None => CompletionPopup::new(Vec::new()),

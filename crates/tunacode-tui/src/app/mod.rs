@@ -117,6 +117,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         cwd: config.cwd.clone(),
         pending_output: Vec::new(),
         mcp_servers: BTreeMap::new(),
+        custom_commands: Vec::new(),
     };
     let launched = if config.force_setup {
         Err(Launch::NeedsSetup)

@@ -126,6 +126,8 @@ pub struct App {
     pub pending_output: Vec<String>,
     /// The MCP servers' last reported statuses, by name.
     pub mcp_servers: BTreeMap<String, ServerStatus>,
+    /// The custom slash commands the runtime found.
+    pub custom_commands: Vec<tunacode_core::runtime::CommandView>,
 }
 
 impl App {

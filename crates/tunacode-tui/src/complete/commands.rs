@@ -1,17 +1,34 @@
 //! `/` command completion: prefix matches first (in the app's order), then fuzzy matches.
 
+use std::borrow::Cow;
+
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
-/// A slash command as the app defines it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A slash command as the app defines it (built in, or a custom command from a file).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandInfo {
     /// The name without the slash (`model`).
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     /// The argument synopsis (`[name]`), empty if none.
-    pub args: &'static str,
+    pub args: Cow<'static, str>,
     /// One line saying what it does.
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
+}
+
+impl CommandInfo {
+    /// A built-in command (for the const table).
+    pub const fn builtin(
+        name: &'static str,
+        args: &'static str,
+        description: &'static str,
+    ) -> Self {
+        CommandInfo {
+            name: Cow::Borrowed(name),
+            args: Cow::Borrowed(args),
+            description: Cow::Borrowed(description),
+        }
+    }
 }
 
 /// One command matching a query.
@@ -36,7 +53,7 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
         return commands
             .iter()
             .map(|command| CommandMatch {
-                command: *command,
+                command: command.clone(),
                 prefix: true,
                 score: 0,
                 indices: Vec::new(),
@@ -62,7 +79,7 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
                 name == lower,
                 position,
                 CommandMatch {
-                    command: *command,
+                    command: command.clone(),
                     prefix: true,
                     score: 0,
                     indices: (0..count).filter_map(|i| u32::try_from(i).ok()).collect(),
@@ -71,7 +88,7 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
             continue;
         }
         let mut indices = Vec::new();
-        let haystack = Utf32Str::new(command.name, &mut buf);
+        let haystack = Utf32Str::new(&command.name, &mut buf);
         if let Some(score) = pattern.indices(haystack, &mut matcher, &mut indices) {
             indices.sort_unstable();
             indices.dedup();
@@ -79,7 +96,7 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
                 false,
                 position,
                 CommandMatch {
-                    command: *command,
+                    command: command.clone(),
                     prefix: false,
                     score,
                     indices,
@@ -103,11 +120,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     const fn cmd(name: &'static str, args: &'static str, description: &'static str) -> CommandInfo {
-        CommandInfo {
-            name,
-            args,
-            description,
-        }
+        CommandInfo::builtin(name, args, description)
     }
 
     const SAMPLE: [CommandInfo; 11] = [
@@ -125,7 +138,7 @@ mod tests {
     ];
 
     fn names(matches: &[CommandMatch]) -> Vec<&str> {
-        matches.iter().map(|m| m.command.name).collect()
+        matches.iter().map(|m| m.command.name.as_ref()).collect()
     }
 
     #[test]

@@ -39,21 +39,9 @@ fn files(paths: &[&str]) -> CompletionPopup {
 }
 
 const COMMANDS: [CommandInfo; 3] = [
-    CommandInfo {
-        name: "model",
-        args: "[name]",
-        description: "Show or switch the model",
-    },
-    CommandInfo {
-        name: "thoughts",
-        args: "",
-        description: "Toggle reasoning display",
-    },
-    CommandInfo {
-        name: "theme",
-        args: "[name]",
-        description: "Switch the theme",
-    },
+    CommandInfo::builtin("model", "[name]", "Show or switch the model"),
+    CommandInfo::builtin("thoughts", "", "Toggle reasoning display"),
+    CommandInfo::builtin("theme", "[name]", "Switch the theme"),
 ];
 
 #[test]
