@@ -245,3 +245,38 @@ fn a_custom_command_expands_headless_with_its_arguments_files_and_model() {
             .contains("Say hello to world.")
     );
 }
+
+#[test]
+fn a_skill_is_listed_in_the_prompt_and_its_body_arrives_only_when_loaded() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    write(
+        &ws.join(".tunacode/skills/release/SKILL.md"),
+        "---\nname: release\ndescription: How to cut a release of this project\n---\nSECRET-STEPS: bump, tag, push.",
+    );
+    write(&ws.join(".tunacode/skills/release/notes.md"), "template");
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("s1", "skill", r#"{"name": "release"}"#)]),
+        Turn::text("released"),
+    ]);
+    let run = run(&env, &fake, &["cut a release"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    let first = fake.requests()[0].body.to_string();
+    assert!(
+        first.contains("release: How to cut a release of this project"),
+        "{first}"
+    );
+    assert!(
+        !first.contains("SECRET-STEPS"),
+        "the body is not in the prompt"
+    );
+    assert!(
+        first.contains("\"name\":\"skill\""),
+        "the skill tool is offered"
+    );
+    let second = fake.requests()[1].body.to_string();
+    assert!(
+        second.contains("SECRET-STEPS") && second.contains("notes.md"),
+        "{second}"
+    );
+}

@@ -140,6 +140,28 @@ pub fn describe_instructions(files: &[InstructionFile]) -> String {
     text
 }
 
+/// What `/context` shows: the instruction files, then the skills with what listing them costs.
+pub fn describe_context(files: &[InstructionFile], skills: &[crate::skills::Skill]) -> String {
+    let mut text = describe_instructions(files);
+    if skills.is_empty() {
+        text.push_str("\nSkills: none (folders with a SKILL.md in .tunacode/skills, .agents/skills or ~/.config/tunacode/skills).");
+        return text;
+    }
+    let listing = estimate_tokens(&crate::skills::render_skills(skills));
+    text.push_str(&format!(
+        "\nSkills (names and descriptions in the prompt, ~{listing} tokens; bodies load on demand):"
+    ));
+    for skill in skills {
+        text.push_str(&format!(
+            "\n  {}  {}  ({})",
+            skill.name,
+            skill.description,
+            skill.dir.display()
+        ));
+    }
+    text
+}
+
 /// The instruction files for `cwd` under the config at `paths` (for `tunacode context`).
 pub fn instructions_for(
     paths: &tunacode_store::Paths,

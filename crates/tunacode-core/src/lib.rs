@@ -33,6 +33,7 @@ pub mod response_state;
 pub mod runtime;
 mod session;
 pub mod settings;
+pub mod skills;
 mod streaming;
 pub mod tokens;
 

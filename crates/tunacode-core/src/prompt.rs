@@ -10,6 +10,7 @@ pub const BUILTIN_SYSTEM_PROMPT: &str = include_str!("../prompts/system.md");
 pub fn compose_system_prompt(
     working_directory: &Path,
     instructions: &[crate::instructions::InstructionFile],
+    skills: &[crate::skills::Skill],
 ) -> String {
     let mut prompt = BUILTIN_SYSTEM_PROMPT.trim_end().to_string();
     prompt.push_str(&format!(
@@ -18,6 +19,7 @@ pub fn compose_system_prompt(
         std::env::consts::OS
     ));
     prompt.push_str(&crate::instructions::render_instructions(instructions));
+    prompt.push_str(&crate::skills::render_skills(skills));
     prompt
 }
 
@@ -29,7 +31,7 @@ mod tests {
     #[test]
     fn includes_the_builtin_prompt_and_the_instruction_files() {
         let dir = tempfile::tempdir().unwrap();
-        let without = compose_system_prompt(dir.path(), &[]);
+        let without = compose_system_prompt(dir.path(), &[], &[]);
         assert!(without.starts_with(BUILTIN_SYSTEM_PROMPT.trim_end()));
         assert!(without.contains("TUNACODE DONE:"));
         assert!(!without.contains("# Instructions from"));
@@ -38,7 +40,7 @@ mod tests {
             text: "Use tabs.".into(),
             truncated: false,
         };
-        let with = compose_system_prompt(dir.path(), &[file]);
+        let with = compose_system_prompt(dir.path(), &[file], &[]);
         assert!(with.ends_with(&format!(
             "# Instructions from {}\nUse tabs.\n",
             dir.path().join("AGENTS.md").display()

@@ -149,6 +149,8 @@ pub struct RuntimeSettings {
     pub instructions: Vec<crate::instructions::InstructionFile>,
     /// The custom slash commands.
     pub commands: Vec<crate::custom_commands::CustomCommand>,
+    /// The skills the model may load.
+    pub skills: Vec<crate::skills::Skill>,
 }
 
 impl RuntimeSettings {
@@ -170,7 +172,8 @@ impl RuntimeSettings {
             &cwd,
             &config.settings.guide_file,
         );
-        let model = resolve_model(paths, config, &cwd, flags, &instructions)?;
+        let skills = crate::skills::find_skills(&paths.user_dir(), &cwd);
+        let model = resolve_model(paths, config, &cwd, flags, (&instructions, &skills))?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
@@ -188,6 +191,7 @@ impl RuntimeSettings {
             permissions,
             instructions,
             commands,
+            skills,
         })
     }
 
@@ -201,7 +205,8 @@ impl RuntimeSettings {
             flags.wire_api = None;
         }
         flags.model = Some(model.to_string());
-        resolve_model(&self.paths, &config, &self.cwd, &flags, &self.instructions)
+        let context = (self.instructions.as_slice(), self.skills.as_slice());
+        resolve_model(&self.paths, &config, &self.cwd, &flags, context)
     }
 }
 
@@ -227,7 +232,10 @@ fn resolve_model(
     config: &UserConfig,
     cwd: &Path,
     flags: &SettingsFlags,
-    instructions: &[crate::instructions::InstructionFile],
+    (instructions, skills): (
+        &[crate::instructions::InstructionFile],
+        &[crate::skills::Skill],
+    ),
 ) -> Result<ModelSettings, SettingsError> {
     let text = flags
         .model
@@ -262,7 +270,7 @@ fn resolve_model(
             protect_tokens: s.prune_protect_tokens,
             minimum_tokens: s.prune_minimum_tokens,
         },
-        system_prompt: compose_system_prompt(cwd, instructions),
+        system_prompt: compose_system_prompt(cwd, instructions, skills),
         max_output_tokens: None,
         reasoning_effort: s.reasoning_effort.clone(),
         guidance: GuidanceOptions {

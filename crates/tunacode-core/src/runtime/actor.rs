@@ -28,6 +28,7 @@ use crate::runtime::{RuntimeConfig, RuntimeError};
 use crate::runtime::{mcp_ops, sandbox};
 use crate::session::{Session, SessionHandle};
 use crate::settings::{ModelSettings, RuntimeSettings};
+use crate::skills::SkillTool;
 
 /// How long a shutdown waits for the running request to save its session.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -60,6 +61,9 @@ impl Parts {
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
     fn engine(&self, session: Session) -> Agent {
         let mut tools = ToolSet::builtin_with_todos(&session.todos);
+        if !self.settings.skills.is_empty() {
+            tools.add(Arc::new(SkillTool::new(self.settings.skills.clone())));
+        }
         for name in &self.settings.disabled_tools {
             tools.remove(name);
         }
@@ -230,7 +234,10 @@ impl Actor {
             Op::ListSessions => self.on_list_sessions(),
             Op::ListMcp => self.on_list_mcp(),
             Op::DescribeContext => self.parts.events.send(RuntimeEvent::Context(
-                crate::instructions::describe_instructions(&self.parts.settings.instructions),
+                crate::instructions::describe_context(
+                    &self.parts.settings.instructions,
+                    &self.parts.settings.skills,
+                ),
             )),
             Op::DescribePermissions => self.on_describe_permissions(),
             Op::Undo { to } => self.on_undo(to).await,

@@ -39,6 +39,7 @@ pub const COMMANDS: &[CommandInfo] = &[
         "[approve]",
         "MCP servers, their state and tools (approve: start this project's .mcp.json)",
     ),
+    CommandInfo::builtin("skills", "", "The skills the model can load"),
     CommandInfo::builtin(
         "context",
         "",
@@ -128,7 +129,7 @@ pub fn parse_command(input: &str) -> Command {
         "mcp" => Command::Mcp(arg),
         "permissions" => Command::Permissions,
         "undo" => Command::Undo(arg),
-        "context" => Command::Context,
+        "context" | "skills" => Command::Context,
         "sandbox" => Command::Sandbox(arg),
         "exit" | "quit" | "q" => Command::Exit,
         other => Command::Unknown(other.to_string()),
