@@ -280,3 +280,82 @@ fn a_skill_is_listed_in_the_prompt_and_its_body_arrives_only_when_loaded() {
         "{second}"
     );
 }
+
+/// A loopback web server: `/page` is HTML, `/redirect` sends to the cloud metadata address.
+fn web_server() -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut buf = [0u8; 4096];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let response = if head.starts_with("GET /redirect") {
+                "HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/meta-data/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+            } else {
+                let body = "<html><body><h1>Title</h1><p>Hello <a href=\"https://x.test/\">link</a></p></body></html>";
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            };
+            let _ = conn.write_all(response.as_bytes());
+        }
+    });
+    port
+}
+
+fn fetch_call(id: &str, url: &str) -> Turn {
+    let args = serde_json::json!({"url": url}).to_string();
+    Turn::tool_calls(&[(id, "web_fetch", args.as_str())])
+}
+
+fn tool_answer(fake: &FakeProvider, id: &str) -> String {
+    fake.requests()
+        .iter()
+        .flat_map(|r| messages(&r.body))
+        .find(|m| m["tool_call_id"] == id)
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn web_fetch_refuses_private_hosts_unless_allowed_and_checks_every_redirect() {
+    let env = TestEnv::new().unwrap();
+    let port = web_server();
+    let page = format!("http://127.0.0.1:{port}/page");
+    let fake = FakeProvider::start(vec![fetch_call("f1", &page), Turn::text("no")]);
+    let refused = run(&env, &fake, &["--yes", "fetch"]);
+    assert_eq!(refused.result()["status"], "answered", "{}", refused.stderr);
+    let answer = tool_answer(&fake, "f1");
+    assert!(
+        answer.contains("loopback address") && answer.contains("allow_private_hosts"),
+        "{answer}"
+    );
+
+    std::fs::write(
+        env.config_file(),
+        r#"{"settings": {"web_fetch": {"allow_private_hosts": true}}}"#,
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![
+        fetch_call("f2", &page),
+        fetch_call("f3", &format!("http://127.0.0.1:{port}/redirect")),
+        Turn::text("read it"),
+    ]);
+    let allowed = run(&env, &fake, &["--yes", "fetch"]);
+    assert_eq!(allowed.result()["status"], "answered", "{}", allowed.stderr);
+    let markdown = tool_answer(&fake, "f2");
+    assert!(markdown.contains("Status: 200 OK"), "{markdown}");
+    assert!(
+        markdown.contains("# Title") && markdown.contains("Hello [link](https://x.test/)"),
+        "{markdown}"
+    );
+    let redirect = tool_answer(&fake, "f3");
+    assert!(
+        redirect.contains("169.254.169.254") && redirect.contains("metadata"),
+        "{redirect}"
+    );
+}

@@ -137,6 +137,8 @@ pub struct RuntimeSettings {
     pub tool_ignore: Vec<String>,
     /// Built-in tools not offered (`settings.disabled_tools`).
     pub disabled_tools: Vec<String>,
+    /// Whether `web_fetch` may reach loopback, private and link-local addresses.
+    pub web_fetch_private_hosts: bool,
     /// Show reasoning and the loop's steering.
     pub show_thoughts: bool,
     /// The MCP servers to start.
@@ -185,6 +187,7 @@ impl RuntimeSettings {
             model,
             tool_ignore: config.settings.tool_ignore.clone(),
             disabled_tools: config.settings.disabled_tools.clone(),
+            web_fetch_private_hosts: config.settings.web_fetch.allow_private_hosts,
             show_thoughts: config.settings.show_thoughts,
             mcp,
             exec,

@@ -51,6 +51,8 @@ pub struct Settings {
     pub sandbox: SandboxConfig,
     /// Which variables of the environment commands see, besides the default filter of secrets.
     pub shell_env: ShellEnvConfig,
+    /// The `web_fetch` tool.
+    pub web_fetch: WebFetchConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -108,6 +110,14 @@ impl From<SandboxConfigForm> for SandboxConfig {
     }
 }
 
+/// `settings.web_fetch`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(default)]
+pub struct WebFetchConfig {
+    /// Whether loopback, private and link-local addresses may be fetched from.
+    pub allow_private_hosts: bool,
+}
+
 /// `permissions`: rule patterns by kind.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
 #[serde(default)]
@@ -152,6 +162,7 @@ impl Default for Settings {
             show_thoughts: false,
             sandbox: SandboxConfig::default(),
             shell_env: ShellEnvConfig::default(),
+            web_fetch: WebFetchConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

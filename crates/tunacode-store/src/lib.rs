@@ -15,6 +15,7 @@ mod session_store;
 
 pub use config::{
     CustomProvider, PermissionsConfig, SandboxConfig, Settings, ShellEnvConfig, UserConfig,
+    WebFetchConfig,
 };
 pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};

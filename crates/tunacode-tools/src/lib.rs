@@ -28,7 +28,7 @@ pub use tool::{
 };
 pub use tools::{
     ApplyPatch, Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile,
-    WriteFile,
+    WebFetch, WriteFile, url_host,
 };
 pub use workspace::Workspace;
 

@@ -10,7 +10,7 @@ use tokio::task::{JoinError, JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
-use tunacode_tools::{ExecPolicy, Tool, ToolSet, Workspace};
+use tunacode_tools::{ExecPolicy, Tool, ToolSet, WebFetch, Workspace};
 
 use crate::agent::{Agent, AgentParts, RunOutcome};
 use crate::checkpoints::Checkpoints;
@@ -61,6 +61,9 @@ impl Parts {
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
     fn engine(&self, session: Session) -> Agent {
         let mut tools = ToolSet::builtin_with_todos(&session.todos);
+        tools.add(Arc::new(WebFetch {
+            allow_private_hosts: self.settings.web_fetch_private_hosts,
+        }));
         if !self.settings.skills.is_empty() {
             tools.add(Arc::new(SkillTool::new(self.settings.skills.clone())));
         }

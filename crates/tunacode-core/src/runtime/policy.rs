@@ -249,6 +249,10 @@ fn deny(reason: impl Into<String>) -> ApprovalDecision {
 
 /// Why the user is asked about this call.
 fn reason_for(request: &ApprovalRequest) -> String {
+    if request.tool_name == "web_fetch" {
+        return "web_fetch reaches the network and this domain has not been allowed for this session"
+            .to_string();
+    }
     if request.tool_name.starts_with(tunacode_mcp::PREFIX) {
         return "tools of MCP servers can do anything the server can; this one has not been \
             allowed for this session"

@@ -17,11 +17,16 @@ pub enum SessionScope {
     CommandPrefix(Vec<String>),
     /// Exactly this command line.
     ExactCommand(String),
+    /// Every `web_fetch` of this host.
+    Domain(String),
 }
 
 impl SessionScope {
     /// The scope a call of `tool` with `args` would be allowed under.
     pub fn of(tool: &str, args: &Value) -> SessionScope {
+        if let Some(host) = fetched_host(tool, args) {
+            return SessionScope::Domain(host);
+        }
         match command_words(tool, args) {
             Some(Command::Shell(line)) => {
                 let parsed = CommandLine::parse(&line);
@@ -40,6 +45,9 @@ impl SessionScope {
 
     /// Whether a call of `tool` with `args` falls under this allowance.
     pub fn covers(&self, tool: &str, args: &Value) -> bool {
+        if let SessionScope::Domain(host) = self {
+            return fetched_host(tool, args).as_ref() == Some(host);
+        }
         match (self, command_words(tool, args)) {
             (SessionScope::Tool(name), None) => name == tool,
             (SessionScope::ExactCommand(allowed), Some(Command::Shell(line))) => {
@@ -67,8 +75,17 @@ impl fmt::Display for SessionScope {
             SessionScope::Tool(name) => write!(f, "every {name} call"),
             SessionScope::CommandPrefix(prefix) => write!(f, "`{} …` commands", prefix.join(" ")),
             SessionScope::ExactCommand(line) => write!(f, "exactly `{line}`"),
+            SessionScope::Domain(host) => write!(f, "every web_fetch of {host}"),
         }
     }
+}
+
+/// The host a `web_fetch` call reaches.
+fn fetched_host(tool: &str, args: &Value) -> Option<String> {
+    (tool == "web_fetch")
+        .then(|| args.get("url").and_then(Value::as_str))
+        .flatten()
+        .and_then(tunacode_tools::url_host)
 }
 
 enum Command {
@@ -141,5 +158,18 @@ mod tests {
         assert!(!scope.covers("update_file", &json!({"file_path": "b.txt"})));
         assert!(!scope.covers("bash", &bash("ls")));
         assert_eq!(scope.to_string(), "every write_file call");
+    }
+
+    #[test]
+    fn web_fetch_is_allowed_by_domain() {
+        let scope = SessionScope::of("web_fetch", &json!({"url": "https://docs.rs/serde"}));
+        assert_eq!(scope, SessionScope::Domain("docs.rs".into()));
+        assert!(scope.covers("web_fetch", &json!({"url": "https://docs.rs/tokio/latest"})));
+        assert!(!scope.covers(
+            "web_fetch",
+            &json!({"url": "https://evil.docs.rs.example/"})
+        ));
+        assert!(!scope.covers("bash", &bash("curl https://docs.rs")));
+        assert_eq!(scope.to_string(), "every web_fetch of docs.rs");
     }
 }

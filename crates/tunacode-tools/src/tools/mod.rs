@@ -10,6 +10,7 @@ mod read_file;
 mod run_command;
 mod todo;
 mod update_file;
+mod web_fetch;
 mod write_file;
 
 pub use apply_patch::ApplyPatch;
@@ -21,6 +22,7 @@ pub use read_file::ReadFile;
 pub use run_command::RunCommand;
 pub use todo::{Todo, TodoList};
 pub use update_file::UpdateFile;
+pub use web_fetch::{WebFetch, url_host};
 pub use write_file::WriteFile;
 
 #[cfg(test)]
