@@ -10,7 +10,9 @@ use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{Answer, ApprovalAnswer};
 use tunacode_tools::ToolKind;
 
-use super::frame::{LineEdit, draw_popup, edit_line, field_line, option_lines, popup_width};
+use super::frame::{
+    LineEdit, Scroll, draw_popup, edit_line, field_line, option_lines, popup_width,
+};
 use super::{DialogOutcome, QuestionDialog};
 use crate::render::render_diff;
 use crate::theme::Theme;
@@ -24,7 +26,7 @@ pub struct ApprovalDialog {
     selected: usize,
     /// The note being typed after choosing No.
     note: Option<String>,
-    scroll: u16,
+    scroll: Scroll,
 }
 
 /// What the user can answer.
@@ -43,7 +45,7 @@ impl ApprovalDialog {
             question,
             selected: 0,
             note: None,
-            scroll: 0,
+            scroll: Scroll::default(),
         }
     }
 
@@ -174,11 +176,11 @@ impl QuestionDialog for ApprovalDialog {
                 DialogOutcome::Open
             }
             KeyCode::PageDown => {
-                self.scroll = self.scroll.saturating_add(10);
+                self.scroll.down(10);
                 DialogOutcome::Open
             }
             KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
+                self.scroll.up(10);
                 DialogOutcome::Open
             }
             KeyCode::Esc => DialogOutcome::Answered(self.dismissed()),
@@ -219,7 +221,7 @@ impl QuestionDialog for ApprovalDialog {
             ));
         }
         let title = format!(" Allow {}? ", q.tool_name);
-        draw_popup(frame, area, &title, lines, choices, self.scroll, theme);
+        draw_popup(frame, area, &title, lines, choices, &self.scroll, theme);
     }
 
     fn dismissed(&self) -> Answer {

@@ -19,15 +19,41 @@ pub(super) fn popup_width(area: Rect) -> u16 {
 
 /// Draws `body` then `choices` in a bordered popup titled `title`, scrolled by `scroll`; when the
 /// content is taller than the popup and not scrolled, the body is cut so the choices stay visible.
+/// How far a dialog's body is scrolled, kept within what the last frame could show (so PgDn past
+/// the end is undone by one PgUp, not by as many as were pressed).
+#[derive(Debug, Default)]
+pub(super) struct Scroll {
+    offset: u16,
+    max: std::cell::Cell<u16>,
+}
+
+impl Scroll {
+    /// Scrolls down by `rows`, no further than the last row.
+    pub(super) fn down(&mut self, rows: u16) {
+        self.offset = self.offset.saturating_add(rows).min(self.max.get());
+    }
+
+    /// Scrolls up by `rows`.
+    pub(super) fn up(&mut self, rows: u16) {
+        self.offset = self.offset.saturating_sub(rows);
+    }
+
+    /// The offset.
+    pub(super) fn offset(&self) -> u16 {
+        self.offset
+    }
+}
+
 pub(super) fn draw_popup(
     frame: &mut Frame,
     area: Rect,
     title: &str,
     mut lines: Vec<Line<'static>>,
     choices: Vec<Line<'static>>,
-    scroll: u16,
+    scrolled: &Scroll,
     theme: &Theme,
 ) {
+    let scroll = scrolled.offset;
     let width = popup_width(area);
     let inner_width = width.saturating_sub(2).max(1) as usize;
     let rows_of = |lines: &[Line]| -> usize {
@@ -64,7 +90,9 @@ pub(super) fn draw_popup(
     }
     lines.extend(choices);
     // Scrolled no further than the last row.
-    let scroll = scroll.min(rows.saturating_sub(inner_height) as u16);
+    let max = u16::try_from(rows.saturating_sub(inner_height)).unwrap_or(u16::MAX);
+    scrolled.max.set(max);
+    let scroll = scroll.min(max);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.accent)

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use tunacode_core::{Answer, LimitDecision, ProgressReport};
 
-use super::frame::draw_popup;
+use super::frame::{Scroll, draw_popup};
 use super::{DialogOutcome, QuestionDialog};
 use crate::theme::Theme;
 
@@ -24,7 +24,7 @@ pub struct LimitDialog {
     id: String,
     report: ProgressReport,
     selected: usize,
-    scroll: u16,
+    pub(super) scroll: Scroll,
 }
 
 impl LimitDialog {
@@ -34,7 +34,7 @@ impl LimitDialog {
             id,
             report,
             selected: 0,
-            scroll: 0,
+            scroll: Scroll::default(),
         }
     }
 }
@@ -59,11 +59,11 @@ impl QuestionDialog for LimitDialog {
             KeyCode::Enter => self.selected,
             KeyCode::Esc => 3,
             KeyCode::PageDown => {
-                self.scroll = self.scroll.saturating_add(10);
+                self.scroll.down(10);
                 return DialogOutcome::Open;
             }
             KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
+                self.scroll.up(10);
                 return DialogOutcome::Open;
             }
             KeyCode::Up => {
@@ -105,7 +105,7 @@ impl QuestionDialog for LimitDialog {
             " Iteration limit reached ",
             lines,
             choices,
-            self.scroll,
+            &self.scroll,
             theme,
         );
     }

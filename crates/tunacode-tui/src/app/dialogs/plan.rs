@@ -6,7 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use tunacode_core::{Answer, PlanDecision};
 
-use super::frame::{LineEdit, draw_popup, edit_line, field_line, option_lines, popup_width};
+use super::frame::{
+    LineEdit, Scroll, draw_popup, edit_line, field_line, option_lines, popup_width,
+};
 use super::{DialogOutcome, QuestionDialog};
 use crate::render::render_markdown;
 use crate::theme::Theme;
@@ -19,7 +21,7 @@ pub struct PlanDialog {
     /// 0 approve, 1 reject.
     selected: usize,
     feedback: Option<String>,
-    scroll: u16,
+    scroll: Scroll,
 }
 
 impl PlanDialog {
@@ -30,7 +32,7 @@ impl PlanDialog {
             plan,
             selected: 0,
             feedback: None,
-            scroll: 0,
+            scroll: Scroll::default(),
         }
     }
 
@@ -83,12 +85,12 @@ impl QuestionDialog for PlanDialog {
             }
             KeyCode::Down | KeyCode::PageDown => {
                 let by = if key.code == KeyCode::Down { 1 } else { 10 };
-                self.scroll = self.scroll.saturating_add(by);
+                self.scroll.down(by);
                 DialogOutcome::Open
             }
             KeyCode::Up | KeyCode::PageUp => {
                 let by = if key.code == KeyCode::Up { 1 } else { 10 };
-                self.scroll = self.scroll.saturating_sub(by);
+                self.scroll.up(by);
                 DialogOutcome::Open
             }
             _ => DialogOutcome::Open,
@@ -120,7 +122,7 @@ impl QuestionDialog for PlanDialog {
             " Plan for approval ",
             lines,
             choices,
-            self.scroll,
+            &self.scroll,
             theme,
         );
     }

@@ -132,3 +132,34 @@ fn dismissing_answers_safely() {
         Answer::Plan(PlanDecision::Reject { .. })
     ));
 }
+
+#[test]
+fn scrolling_stops_at_the_end_so_one_page_up_comes_back() {
+    let report = ProgressReport {
+        iterations: 5,
+        max_iterations: 5,
+        original_query: "q".into(),
+        summary: (1..=60).map(|i| format!("line {i}\n")).collect(),
+    };
+    let mut d = LimitDialog::new("q-4".into(), report);
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).expect("terminal");
+    let theme = crate::theme::Theme::dark();
+    let mut draw = |d: &LimitDialog| {
+        terminal
+            .draw(|f| d.render(f, f.area(), &theme))
+            .expect("draws");
+    };
+    draw(&d);
+    for _ in 0..20 {
+        d.handle_key(key(KeyCode::PageDown));
+    }
+    let bottom = d.scroll.offset();
+    assert!(
+        bottom > 0 && bottom < 200,
+        "clamped to the content: {bottom}"
+    );
+    d.handle_key(key(KeyCode::PageUp));
+    assert_eq!(d.scroll.offset(), bottom - 10);
+    draw(&d);
+}
