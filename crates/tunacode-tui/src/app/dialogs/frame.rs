@@ -53,7 +53,7 @@ pub(super) fn draw_popup(
     scrolled: &Scroll,
     theme: &Theme,
 ) {
-    let scroll = scrolled.offset;
+    let scroll = scrolled.offset();
     let width = popup_width(area);
     let inner_width = width.saturating_sub(2).max(1) as usize;
     let rows_of = |lines: &[Line]| -> usize {
