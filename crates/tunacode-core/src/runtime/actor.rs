@@ -19,7 +19,7 @@ use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::expand_mentions;
-use crate::runtime::events::{ModelView, OpFailure, RequestEnd, RuntimeEvent, SessionView};
+use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
@@ -42,7 +42,7 @@ struct Running {
 /// What every engine the runtime builds is made of.
 pub(super) struct Parts {
     pub(super) settings: RuntimeSettings,
-    model: ModelSettings,
+    pub(super) model: ModelSettings,
     clients: Arc<ClientCache>,
     extra_tools: Vec<Arc<dyn Tool>>,
     /// How the agent's commands run (sandbox, environment).
@@ -53,13 +53,13 @@ pub(super) struct Parts {
     pub(super) checkpoints: Arc<Checkpoints>,
     pub(super) mcp: McpManager,
     pub(super) policy: Arc<Policy>,
-    store: SessionStore,
+    pub(super) store: SessionStore,
     pub(super) events: EventSink,
 }
 
 impl Parts {
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
-    fn engine(&self, session: Session) -> Agent {
+    pub(super) fn engine(&self, session: Session) -> Agent {
         let mut tools = ToolSet::builtin_with_todos(&session.todos);
         tools.add(Arc::new(WebFetch {
             allow_private_hosts: self.settings.web_fetch_private_hosts,
@@ -388,104 +388,6 @@ impl Actor {
             self.fail(OpFailure::Busy(what));
         }
         self.running.is_some()
-    }
-
-    async fn on_set_model(&mut self, model: String) {
-        if self.busy("switch models") {
-            return;
-        }
-        let settings = self.parts.settings.clone();
-        let resolved = tokio::task::spawn_blocking(move || settings.for_model(&model)).await;
-        match resolved {
-            Ok(Ok(model)) => {
-                self.agent = Arc::new(
-                    self.agent
-                        .with_model(model.options.clone(), model.provider.clone()),
-                );
-                self.parts.model = model;
-                self.parts
-                    .events
-                    .send(RuntimeEvent::ModelChanged(self.model_view()));
-            }
-            Ok(Err(e)) => self.fail(OpFailure::Settings(e)),
-            Err(e) => tracing::error!(error = %e, "resolving a model"),
-        }
-    }
-
-    fn on_new_session(&mut self) {
-        if self.busy("start a new session") {
-            return;
-        }
-        let session = Session::new(&self.parts.settings.cwd, &self.parts.model.options.model);
-        self.install_session(session, false, None);
-    }
-
-    async fn on_resume(&mut self, id: String) {
-        if self.busy("resume a session") {
-            return;
-        }
-        let (store, cwd) = (self.parts.store.clone(), self.parts.settings.cwd.clone());
-        let model = self.parts.model.options.model.clone();
-        let choice = crate::runtime::SessionChoice::Resume(id);
-        let opened =
-            tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
-                .await;
-        match opened {
-            Ok(Ok(opened)) => self.install_session(opened.session, true, opened.notice),
-            Ok(Err(e)) => self.fail(OpFailure::Store(e)),
-            Err(e) => tracing::error!(error = %e, "resuming a session"),
-        }
-    }
-
-    fn on_list_sessions(&self) {
-        let (store, cwd, events) = (
-            self.parts.store.clone(),
-            self.parts.settings.cwd.clone(),
-            self.parts.events.clone(),
-        );
-        tokio::task::spawn_blocking(move || match sessions::list(&store, &cwd) {
-            Ok((sessions, unreadable)) => events.send(RuntimeEvent::SessionList {
-                sessions,
-                unreadable,
-            }),
-            Err(e) => events.send(RuntimeEvent::OpFailed(OpFailure::Store(e))),
-        });
-    }
-
-    /// Runs a `!` command in the workspace; `Interrupt` stops it.
-    /// Makes `session` the current one (a fresh engine over it) and announces it.
-    fn install_session(&mut self, session: Session, resumed: bool, notice: Option<String>) {
-        self.agent = Arc::new(self.parts.engine(session));
-        self.parts.policy.reset_session();
-        self.announce_session(resumed, notice);
-    }
-
-    fn announce_session(&self, resumed: bool, notice: Option<String>) {
-        let view = self.session_view(resumed, notice);
-        self.parts
-            .events
-            .send(RuntimeEvent::SessionOpened(Box::new(view)));
-    }
-
-    fn model_view(&self) -> ModelView {
-        ModelView {
-            model: self.parts.model.options.model.clone(),
-            context_window: self.parts.model.context_window,
-        }
-    }
-
-    fn session_view(&self, resumed: bool, notice: Option<String>) -> SessionView {
-        let s = self.agent.session().lock();
-        SessionView {
-            session_id: s.id.clone(),
-            messages: s.messages.clone(),
-            model: self.model_view(),
-            plan_mode: s.plan_mode,
-            usage: s.usage.session_total,
-            todos: s.todos.items(),
-            resumed,
-            notice,
-        }
     }
 }
 

@@ -13,6 +13,7 @@ mod policy;
 mod questions;
 mod sandbox;
 pub mod scope;
+mod session_ops;
 mod sessions;
 mod shell_op;
 mod undo_op;
