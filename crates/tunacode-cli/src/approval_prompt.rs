@@ -57,13 +57,19 @@ fn approval(question: &ApprovalQuestion) -> ApprovalAnswer {
         .preview
         .clone()
         .unwrap_or_else(|| question.args.to_string());
+    let choices = if question.once_only {
+        "Allow this once? [y]es, [N]o (or type a note for the agent): ".to_string()
+    } else {
+        format!(
+            "Allow? [y]es, [a]lways: {} this session, [N]o (or type a note for the agent): ",
+            question.scope
+        )
+    };
     let prompt = format!(
-        "\n── {} wants to run ({}) ──\n{}\nAllow? [y]es, [a]lways: {} this session, [N]o (or type a \
-         note for the agent): ",
+        "\n── {} wants to run ({}) ──\n{}\n{choices}",
         question.tool_name,
         question.reason,
         detail.trim_end(),
-        question.scope
     );
     let Some(line) = ask(&prompt) else {
         return ApprovalAnswer::Deny {

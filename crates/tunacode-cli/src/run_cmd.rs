@@ -37,7 +37,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let settings = RuntimeSettings::resolve(&paths, &flags(&args))?;
     crate::logging::init(&paths.log_dir);
     let mut renderer = Renderer::new(args.output, std::io::stdout(), std::io::stderr());
-    let tty = !streaming_input && !args.yes && TtyApprover::available();
+    // With --yes a terminal still answers what --yes never covers: dangerous commands, runs outside
+    // the sandbox (and the iteration-limit choice).
+    let tty = !streaming_input && TtyApprover::available();
     if !streaming_input && !args.yes && !tty {
         renderer.note(
             "note: writes and commands will be refused (no terminal; pass --yes to allow them)",

@@ -1,5 +1,6 @@
 //! End-to-end: `tunacode run` at a terminal (under tmux) asks for approval on the terminal; Ctrl+C at
-//! that prompt exits with 130 at once (the session saved), and an answer at the prompt is used.
+//! that prompt exits with 130 at once (the session saved), an answer at the prompt is used, and a
+//! dangerous command is asked about once even with `--yes`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -69,4 +70,35 @@ fn an_answer_at_the_prompt_is_used() {
         std::fs::read_to_string(env.workspace().join("hello.txt")).unwrap(),
         "hi\n"
     );
+}
+
+#[test]
+fn a_dangerous_command_asks_at_the_terminal_even_with_yes() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("rm", "bash", r#"{"command": "rm -rf ~"}"#)]),
+        Turn::text("Left it alone."),
+    ]);
+    let args = format!(
+        "run --yes --model openai:test-model --base-url {} 'clean my home'",
+        fake.base_url()
+    );
+    let tmux = common::tmux_start(&env, &args, 100, 30);
+    let screen = tmux
+        .wait_for("the once-only question", WAIT, |s| {
+            s.contains("Allow this once?")
+        })
+        .unwrap();
+    assert!(screen.contains("home directory"), "{screen}");
+    assert!(!screen.contains("[a]lways"), "{screen}");
+    tmux.type_text("n").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    assert_eq!(
+        tmux.wait_exit(WAIT).unwrap(),
+        0,
+        "{}",
+        tmux.screen().unwrap()
+    );
+    let answer = fake.requests()[1].body.to_string();
+    assert!(answer.contains("the user declined"), "{answer}");
 }
