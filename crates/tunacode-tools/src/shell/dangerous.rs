@@ -7,25 +7,43 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// Why the command line `line` (run with bash in `workspace`) is dangerous, if it is.
+/// Why the command line `line` (run with bash in `workspace`) is dangerous, if it is. A `cd` in the
+/// line moves where later relative paths point (`cd /; rm -rf home`).
 pub fn dangerous_command(line: &str, workspace: &Path) -> Option<String> {
-    let pipelines = split_pipelines(line);
-    for pipeline in &pipelines {
+    let mut here = Some(workspace.to_path_buf());
+    for pipeline in split_pipelines(line) {
         let argvs: Vec<Vec<String>> = pipeline.iter().map(|c| words(c)).collect();
         if let Some(reason) = download_into_shell(&argvs) {
             return Some(reason);
         }
         for argv in &argvs {
-            if let Some(reason) = dangerous_argv(argv, workspace) {
+            if let Some(reason) = argv_danger(argv, workspace, here.as_deref()) {
                 return Some(reason);
+            }
+            if strip_wrappers(argv).first().map(String::as_str) == Some("cd") {
+                here = change_dir(here.as_deref(), strip_wrappers(argv).get(1));
             }
         }
     }
     None
 }
 
+/// Where `cd target` leads from `here` (`None`: somewhere this cannot tell, like `~` or `$DIR`).
+fn change_dir(here: Option<&Path>, target: Option<&String>) -> Option<PathBuf> {
+    let target = target?;
+    if target.starts_with('~') || target.starts_with('$') || target == "-" {
+        return None;
+    }
+    normalize(here?, target)
+}
+
 /// Why running `argv` (without a shell) in `workspace` is dangerous, if it is.
 pub fn dangerous_argv(argv: &[String], workspace: &Path) -> Option<String> {
+    argv_danger(argv, workspace, Some(workspace))
+}
+
+/// [`dangerous_argv`] with relative paths taken from `here` (`None`: a directory this cannot tell).
+fn argv_danger(argv: &[String], workspace: &Path, here: Option<&Path>) -> Option<String> {
     let argv = strip_wrappers(argv);
     let (program, args) = argv.split_first()?;
     let name = program.rsplit('/').next().unwrap_or(program);
@@ -36,7 +54,7 @@ pub fn dangerous_argv(argv: &[String], workspace: &Path) -> Option<String> {
         "bash" | "sh" | "zsh" | "dash" => {
             shell_c(args).and_then(|l| dangerous_command(l, workspace))
         }
-        "rm" => recursive_delete(args, workspace),
+        "rm" => recursive_delete(args, workspace, here),
         "git" => dangerous_git(args),
         "chmod" => world_writable(args),
         "dd" => args
@@ -184,8 +202,9 @@ fn has_flag(args: &[String], long: &[&str], short: char) -> bool {
     })
 }
 
-/// `rm -r` of `/`, `~`, `.git`, the workspace itself, or anything outside it.
-fn recursive_delete(args: &[String], workspace: &Path) -> Option<String> {
+/// `rm -r` of `/`, `~`, `.git`, the workspace itself, or anything outside it (relative paths taken
+/// from `here`).
+fn recursive_delete(args: &[String], workspace: &Path, here: Option<&Path>) -> Option<String> {
     if !has_flag(args, &["--recursive"], 'r') && !has_flag(args, &[], 'R') {
         return None;
     }
@@ -201,7 +220,7 @@ fn recursive_delete(args: &[String], workspace: &Path) -> Option<String> {
         } else if trimmed == ".git" || trimmed.ends_with("/.git") {
             Some("the repository's .git")
         } else {
-            match normalize(workspace, trimmed) {
+            match here.and_then(|dir| normalize(dir, trimmed)) {
                 Some(path) if path == workspace => Some("the whole workspace"),
                 Some(path) if path.starts_with(workspace) => None,
                 _ => Some("a path outside the workspace"),

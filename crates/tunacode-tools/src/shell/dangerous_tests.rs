@@ -36,6 +36,9 @@ fn dangerous_lines_are_caught_with_a_reason() {
         ("bash -c 'rm -rf ~'", "home"),
         ("env FOO=1 rm -rf /", "root"),
         ("X=1 sudo true", "another user"),
+        ("cd / && rm -rf home", "outside"),
+        ("cd ~; rm -rf projects", "outside"),
+        ("cd ../..; rm -r x", "outside"),
     ];
     for (line, why) in caught {
         let reason = check(line).unwrap_or_else(|| panic!("{line} was not caught"));
@@ -58,6 +61,8 @@ fn ordinary_lines_and_mere_mentions_pass() {
         "chmod 644 file",
         "dd if=/dev/zero of=disk.img bs=1M count=1",
         "cargo test -- --nocapture",
+        "cd src && rm -rf generated",
+        "cd build; rm -rf ../target/tmp",
     ];
     for line in fine {
         assert_eq!(check(line), None, "{line}");
