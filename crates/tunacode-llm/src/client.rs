@@ -33,6 +33,9 @@ pub struct ModelRequest {
     /// Reasoning effort (`low`, `medium`, `high`) for models that reason; `None` leaves the provider's
     /// default (for Anthropic: thinking off).
     pub reasoning: Option<String>,
+    /// Serialized history messages kept by the engine between the calls of one request (`None`:
+    /// everything is serialized).
+    pub cache: Option<Arc<crate::MessageCache>>,
 }
 
 impl ModelRequest {

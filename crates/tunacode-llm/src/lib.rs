@@ -9,6 +9,7 @@ mod client;
 mod error;
 pub mod gemini;
 mod http;
+mod message_cache;
 pub mod models;
 mod offline;
 pub mod openai_chat;
@@ -21,6 +22,7 @@ pub mod usage_norm;
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
+pub use message_cache::{MessageCache, Serialized};
 pub use offline::decode_response;
 pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,

@@ -1,7 +1,8 @@
 //! Images a tool returned (a tool return whose content lists its text and then images) in each wire
 //! format: Anthropic and Responses in the tool result itself, Gemini as inline data after the function
 //! response, Chat Completions in a user message after the tool messages for OpenAI and OpenRouter
-//! only; everywhere the text names the image instead of carrying its data.
+//! only; everywhere the text names the image instead of carrying its data. Also: Chat bodies built
+//! with the engine's message cache.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -108,4 +109,31 @@ fn chat_completions_sends_images_only_where_the_provider_takes_them() {
         without["messages"].as_array().unwrap().last().unwrap()["role"],
         "tool"
     );
+}
+
+#[test]
+fn chat_bodies_with_a_message_cache_equal_bodies_without_and_reuse_what_is_cached() {
+    let cache = Arc::new(tunacode_llm::MessageCache::new());
+    let plain = request();
+    let cached = ModelRequest {
+        cache: Some(cache.clone()),
+        ..request()
+    };
+    let dialect = ChatDialect::default();
+    let expected = tunacode_llm::openai_chat::build_body(&plain, dialect);
+    assert_eq!(tunacode_llm::openai_chat::build_body(&cached, dialect), expected);
+    assert_eq!(tunacode_llm::openai_chat::build_body(&cached, dialect), expected, "from the cache");
+
+    // A message changed in place is served from the cache until the engine says it changed.
+    let mut changed = (*cached.messages).clone();
+    changed[0] = Message::request(vec![Part::user_prompt("take two screenshots")]);
+    let changed = ModelRequest {
+        messages: Arc::new(changed),
+        ..cached.clone()
+    };
+    let stale = tunacode_llm::openai_chat::build_body(&changed, dialect).to_string();
+    assert!(stale.contains("take a screenshot"), "the cached form was reused");
+    cache.invalidate_from(0);
+    let fresh = tunacode_llm::openai_chat::build_body(&changed, dialect).to_string();
+    assert!(fresh.contains("take two screenshots"), "{fresh}");
 }

@@ -167,8 +167,12 @@ impl RequestRun<'_> {
     }
 
     /// The run's message at `index` changed (a prompt joined a trailing request): write it again.
+    /// The history changed in place from `index` on (a prompt joined, outputs pruned, turns
+    /// compacted, a clean-up): the journal rewrites from there and the serialized messages are
+    /// forgotten from there.
     pub(super) fn journal_touch(&mut self, index: usize) {
         self.journal_mark = self.journal_mark.min(index);
+        self.message_cache.invalidate_from(index);
     }
 
     fn journal_base(&self) -> Option<JournalBase> {

@@ -88,6 +88,9 @@ pub(crate) struct RequestRun<'a> {
     checkpoint_needed: bool,
     /// The workspace was recorded for undo before this request's first change.
     undo_point_taken: bool,
+    /// The serialized form of the history's messages, reused by each call of this request (only what
+    /// is new is serialized); forgotten from where the history changes in place.
+    message_cache: Arc<tunacode_llm::MessageCache>,
     /// What the provider counted for the last call (input + output) and the history length then.
     measured: Option<(u64, usize)>,
     /// Cached input tokens of the previous call of this request.
@@ -129,6 +132,7 @@ impl<'a> RequestRun<'a> {
             journal_warned: false,
             checkpoint_needed: false,
             undo_point_taken: false,
+            message_cache: Arc::new(tunacode_llm::MessageCache::new()),
             measured: None,
             last_cached: None,
             pruned_at: 0,
@@ -431,6 +435,7 @@ impl<'a> RequestRun<'a> {
             max_output_tokens: options.max_output_tokens,
             temperature: None,
             reasoning: options.reasoning_effort.clone(),
+            cache: Some(self.message_cache.clone()),
         }
     }
 

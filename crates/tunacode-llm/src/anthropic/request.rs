@@ -320,6 +320,7 @@ mod tests {
             json!({"provider": "anthropic", "redacted_data": "EqQBCg=="}),
         );
         let request = ModelRequest {
+            cache: None,
             model: "claude-test".into(),
             system: "be brief".into(),
             messages: vec![

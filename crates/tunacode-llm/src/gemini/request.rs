@@ -345,6 +345,7 @@ mod tests {
     #[test]
     fn history_maps_to_contents_with_signatures_on_their_parts() {
         let request = ModelRequest {
+            cache: None,
             model: "gemini-test".into(),
             system: "be brief".into(),
             messages: vec![

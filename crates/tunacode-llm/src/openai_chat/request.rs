@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
+use serde::ser::Error as _;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
@@ -114,8 +115,27 @@ impl<'a> ChatTool<'a> {
     }
 }
 
-/// The `messages` array: the system prompt, then each canonical message as Chat messages.
+/// The `messages` array: the system prompt, then each canonical message as Chat messages (taken
+/// from the request's cache when the engine keeps one).
 struct ChatMessages<'a>(ChatBody<'a>);
+
+impl<'a> ChatMessages<'a> {
+    /// The Chat messages one canonical message becomes.
+    fn wire_messages(&self, message: &'a Message) -> Vec<ChatMessage<'a>> {
+        if !message.is_request() {
+            return response_message(message, self.0.dialect)
+                .into_iter()
+                .collect();
+        }
+        let mut out: Vec<ChatMessage<'a>> = message.parts.iter().filter_map(request_part).collect();
+        if self.0.dialect.images
+            && let Some(images) = returned_images(message)
+        {
+            out.push(images);
+        }
+        out
+    }
+}
 
 impl Serialize for ChatMessages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -124,20 +144,31 @@ impl Serialize for ChatMessages<'_> {
         if !r.system.is_empty() {
             seq.serialize_element(&ChatMessage::text("system", &r.system))?;
         }
-        for message in r.messages.iter().filter(|m| m.in_conversation()) {
-            if message.is_request() {
-                for part in &message.parts {
-                    if let Some(m) = request_part(part) {
-                        seq.serialize_element(&m)?;
-                    }
+        for (index, message) in r.messages.iter().enumerate() {
+            if !message.in_conversation() {
+                continue;
+            }
+            let Some(cache) = &r.cache else {
+                for m in self.wire_messages(message) {
+                    seq.serialize_element(&m)?;
                 }
-                if self.0.dialect.images
-                    && let Some(images) = returned_images(message)
-                {
-                    seq.serialize_element(&images)?;
+                continue;
+            };
+            let serialized = match cache.get(index) {
+                Some(done) => done,
+                None => {
+                    let fresh = self
+                        .wire_messages(message)
+                        .iter()
+                        .map(|m| serde_json::value::to_raw_value(m).map_err(S::Error::custom))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let fresh = std::sync::Arc::new(fresh);
+                    cache.put(index, fresh.clone());
+                    fresh
                 }
-            } else if let Some(m) = response_message(message, self.0.dialect) {
-                seq.serialize_element(&m)?;
+            };
+            for raw in serialized.iter() {
+                seq.serialize_element(raw)?;
             }
         }
         if let Some(nudge) = r
@@ -370,6 +401,7 @@ mod tests {
     #[test]
     fn history_maps_to_chat_messages() {
         let request = ModelRequest {
+            cache: None,
             model: "gpt-test".into(),
             system: "be brief".into(),
             messages: vec![

@@ -225,6 +225,7 @@ mod tests {
     #[test]
     fn history_maps_to_input_items_in_part_order() {
         let request = ModelRequest {
+            cache: None,
             model: "gpt-test".into(),
             system: "be brief".into(),
             messages: vec![
