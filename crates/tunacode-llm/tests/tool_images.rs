@@ -121,8 +121,15 @@ fn chat_bodies_with_a_message_cache_equal_bodies_without_and_reuse_what_is_cache
     };
     let dialect = ChatDialect::default();
     let expected = tunacode_llm::openai_chat::build_body(&plain, dialect);
-    assert_eq!(tunacode_llm::openai_chat::build_body(&cached, dialect), expected);
-    assert_eq!(tunacode_llm::openai_chat::build_body(&cached, dialect), expected, "from the cache");
+    assert_eq!(
+        tunacode_llm::openai_chat::build_body(&cached, dialect),
+        expected
+    );
+    assert_eq!(
+        tunacode_llm::openai_chat::build_body(&cached, dialect),
+        expected,
+        "from the cache"
+    );
 
     // A message changed in place is served from the cache until the engine says it changed.
     let mut changed = (*cached.messages).clone();
@@ -132,7 +139,10 @@ fn chat_bodies_with_a_message_cache_equal_bodies_without_and_reuse_what_is_cache
         ..cached.clone()
     };
     let stale = tunacode_llm::openai_chat::build_body(&changed, dialect).to_string();
-    assert!(stale.contains("take a screenshot"), "the cached form was reused");
+    assert!(
+        stale.contains("take a screenshot"),
+        "the cached form was reused"
+    );
     cache.invalidate_from(0);
     let fresh = tunacode_llm::openai_chat::build_body(&changed, dialect).to_string();
     assert!(fresh.contains("take two screenshots"), "{fresh}");
