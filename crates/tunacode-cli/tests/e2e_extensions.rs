@@ -202,11 +202,7 @@ fn a_custom_command_expands_headless_with_its_arguments_files_and_model() {
     );
     write(&user.join("hello.md"), "Say hello to $1.");
     let fake = FakeProvider::start(vec![Turn::text("reviewed"), Turn::text("hi")]);
-    let config = serde_json::json!({
-        "default_model": "local:test-model",
-        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
-    });
-    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    write_local_config(&env, &fake, serde_json::json!({}));
     let run_prompt = |prompt: &str| {
         let child = env
             .command(&bin())

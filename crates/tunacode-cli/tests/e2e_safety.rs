@@ -179,24 +179,6 @@ fn dangerous_commands_and_deny_rules_beat_yes() {
     assert!(env.workspace().exists());
 }
 
-/// The shared edit task: a write, an update and a `sed -i`, each through a different tool.
-fn edit_turns() -> Vec<Turn> {
-    vec![
-        Turn::tool_calls(&[(
-            "w",
-            "write_file",
-            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
-        )]),
-        Turn::tool_calls(&[(
-            "u",
-            "update_file",
-            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
-        )]),
-        bash("s", "sed -i s/beta/BETA/ b.txt"),
-        Turn::text("edited"),
-    ]
-}
-
 fn seed_files(env: &TestEnv) {
     std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
     std::fs::write(env.workspace().join("b.txt"), "beta\n").unwrap();

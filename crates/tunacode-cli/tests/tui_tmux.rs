@@ -158,12 +158,11 @@ fn continuing_past_the_iteration_limit_from_its_dialog() {
         Turn::tool_calls(&[("b", "list_dir", "{}")]),
         Turn::text("Finished after continuing."),
     ]);
-    let config = serde_json::json!({
-        "default_model": "local:test-model",
-        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}},
-        "settings": {"max_iterations": 2}
-    });
-    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    common::write_local_config(
+        &env,
+        &fake,
+        serde_json::json!({"settings": {"max_iterations": 2}}),
+    );
     let tmux = start(&env);
     tmux.wait_for_text("local:test-model", WAIT).unwrap();
     tmux.type_text("look around").unwrap();
@@ -193,12 +192,12 @@ fn mcp_servers_show_in_the_status_line_and_their_tools_ask_before_running() {
         Turn::text("Echoed."),
     ]);
     let mcp = tunacode_testkit::fake_mcp_binary();
-    let config = serde_json::json!({
-        "default_model": "local:test-model",
-        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}},
-        "mcpServers": {"fake": {"command": mcp}, "broken": {"command": mcp, "args": ["--crash"]}}
-    });
-    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    common::write_local_config(
+        &env,
+        &fake,
+        serde_json::json!({"mcpServers": {"fake": {"command": mcp},
+                                          "broken": {"command": mcp, "args": ["--crash"]}}}),
+    );
     let tmux = start(&env);
     tmux.wait_for("the servers' states", WAIT, |s| {
         s.contains("MCP 1/2") && s.contains("MCP server `broken` is not available")
@@ -240,25 +239,8 @@ fn undo_in_the_ui_restores_a_write_an_update_and_a_sed() {
     let ws = env.workspace();
     std::fs::write(ws.join("a.txt"), "alpha\n").unwrap();
     std::fs::write(ws.join("b.txt"), "beta\n").unwrap();
-    let fake = FakeProvider::start(vec![
-        Turn::tool_calls(&[(
-            "w",
-            "write_file",
-            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
-        )]),
-        Turn::tool_calls(&[(
-            "u",
-            "update_file",
-            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
-        )]),
-        Turn::tool_calls(&[("s", "bash", r#"{"command": "sed -i s/beta/BETA/ b.txt"}"#)]),
-        Turn::text("Edited three files."),
-    ]);
-    let config = serde_json::json!({
-        "default_model": "local:test-model",
-        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
-    });
-    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    let fake = FakeProvider::start(common::edit_turns());
+    common::write_local_config(&env, &fake, serde_json::json!({}));
     let tmux = start(&env);
     tmux.wait_for_text("local:test-model", WAIT).unwrap();
     tmux.type_text("/yolo").unwrap();
@@ -295,11 +277,7 @@ fn a_custom_command_is_completed_listed_and_expanded_in_the_ui() {
     )
     .unwrap();
     let fake = FakeProvider::start(vec![Turn::text("Explained.")]);
-    let config = serde_json::json!({
-        "default_model": "local:test-model",
-        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
-    });
-    std::fs::write(env.config_file(), config.to_string()).unwrap();
+    common::write_local_config(&env, &fake, serde_json::json!({}));
     let tmux = start(&env);
     tmux.wait_for_text("local:test-model", WAIT).unwrap();
     tmux.type_text("/expl").unwrap();

@@ -326,3 +326,60 @@ async fn servers_handed_over_at_run_time_start_like_configured_ones_and_stop_wit
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_can_be_changed_between_requests_and_is_described() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("t", "bash", r#"{"command": "touch made.txt"}"#)]),
+        Turn::text("ok"),
+    ]);
+    let s = settings(dir.path(), &fake.base_url());
+    let mut config = RuntimeConfig::new(s);
+    config.yolo = true;
+    let (rt, mut rx) = Runtime::start(config).await.unwrap();
+    next(&mut rx, opened).await;
+    let described = |e: RuntimeEvent| match e {
+        RuntimeEvent::Permissions(text) => Some(text),
+        _ => None,
+    };
+    rt.submit(Op::DescribePermissions);
+    let before = next(&mut rx, described).await;
+    assert!(before.starts_with("Sandbox: workspace-write"), "{before}");
+    rt.submit(Op::SetSandbox {
+        mode: "read-only".into(),
+    });
+    let after = next(&mut rx, described).await;
+    assert!(
+        after.starts_with("Sandbox: read-only: commands write nowhere"),
+        "{after}"
+    );
+    rt.submit(Op::SetSandbox {
+        mode: "sideways".into(),
+    });
+    let refused = next(&mut rx, failed).await;
+    assert!(
+        refused
+            .to_string()
+            .contains("unknown sandbox mode `sideways`")
+    );
+    rt.submit(Op::DescribeContext);
+    let context = next(&mut rx, |e| match e {
+        RuntimeEvent::Context(text) => Some(text),
+        _ => None,
+    })
+    .await;
+    assert!(
+        context.contains("Instruction files") && context.contains("Skills"),
+        "{context}"
+    );
+
+    // The engine runs commands read-only from now on.
+    rt.submit(Op::UserMessage {
+        text: "make a file".into(),
+    });
+    next(&mut rx, ended).await;
+    assert!(!dir.path().join("ws/made.txt").exists());
+    let answer = fake.requests()[1].body.to_string();
+    assert!(answer.contains("read-only sandbox"), "{answer}");
+}

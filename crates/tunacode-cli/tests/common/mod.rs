@@ -234,3 +234,36 @@ pub fn assert_summary_task_done(env: &tunacode_testkit::TestEnv, run: &Run, requ
         ]
     );
 }
+
+/// Writes a config whose default model is `local:test-model` on `fake` (as the UI is started), with
+/// the keys of `extra` (a JSON object) added.
+pub fn write_local_config(env: &TestEnv, fake: &FakeProvider, extra: Value) {
+    let mut config = serde_json::json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}
+    });
+    if let (Some(config), Value::Object(extra)) = (config.as_object_mut(), extra) {
+        config.extend(extra);
+    }
+    std::fs::write(env.config_file(), config.to_string()).unwrap();
+}
+
+/// The shared edit task: a write, an update and a `sed -i`, each through a different tool, then an
+/// answer (`a.txt` holds `alpha`, `b.txt` holds `beta` before it).
+pub fn edit_turns() -> Vec<tunacode_testkit::Turn> {
+    use tunacode_testkit::Turn;
+    vec![
+        Turn::tool_calls(&[(
+            "w",
+            "write_file",
+            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
+        )]),
+        Turn::tool_calls(&[(
+            "u",
+            "update_file",
+            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
+        )]),
+        Turn::tool_calls(&[("s", "bash", r#"{"command": "sed -i s/beta/BETA/ b.txt"}"#)]),
+        Turn::text("Edited three files."),
+    ]
+}
