@@ -6,6 +6,7 @@
 
 mod args;
 mod diff;
+mod editor;
 mod exec;
 mod fsutil;
 mod sandbox;
@@ -20,6 +21,7 @@ mod workspace;
 
 use std::sync::Arc;
 
+pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
 pub use sandbox::{PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available};
 pub use schema::provider_schema;

@@ -2,13 +2,34 @@
 //! inside it, after `..` and symbolic links are resolved.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
+use crate::editor::EditorFiles;
 use crate::tool::ToolError;
 
-/// The directory the agent works in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The directory the agent works in, and the editor its files are open in (when the agent runs inside
+/// one).
+#[derive(Clone)]
 pub struct Workspace {
     root: PathBuf,
+    editor: Option<Arc<dyn EditorFiles>>,
+}
+
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root
+    }
+}
+
+impl Eq for Workspace {}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace")
+            .field("root", &self.root)
+            .field("editor", &self.editor.is_some())
+            .finish()
+    }
 }
 
 impl Workspace {
@@ -16,7 +37,18 @@ impl Workspace {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        Workspace { root }
+        Workspace { root, editor: None }
+    }
+
+    /// The same workspace, its files read and written through `editor`.
+    pub fn with_editor(mut self, editor: Arc<dyn EditorFiles>) -> Self {
+        self.editor = Some(editor);
+        self
+    }
+
+    /// The editor the files are read and written through, when there is one.
+    pub fn editor(&self) -> Option<&Arc<dyn EditorFiles>> {
+        self.editor.as_ref()
     }
 
     /// The root directory.

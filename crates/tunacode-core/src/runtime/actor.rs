@@ -10,7 +10,7 @@ use tokio::task::{JoinError, JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
-use tunacode_tools::{ExecPolicy, Tool, ToolSet, WebFetch, Workspace};
+use tunacode_tools::{EditorFiles, ExecPolicy, Tool, ToolSet, WebFetch, Workspace};
 
 use crate::agent::{Agent, AgentParts, RunOutcome};
 use crate::checkpoints::Checkpoints;
@@ -45,6 +45,8 @@ pub(super) struct Parts {
     pub(super) model: ModelSettings,
     clients: Arc<ClientCache>,
     extra_tools: Vec<Arc<dyn Tool>>,
+    /// The editor the file tools read and write through (the editor protocol), if any.
+    editor: Option<Arc<dyn EditorFiles>>,
     /// How the agent's commands run (sandbox, environment).
     pub(super) exec: Arc<ExecPolicy>,
     /// The proxy through which commands reach the allowed hosts (kept while the runtime runs).
@@ -58,6 +60,15 @@ pub(super) struct Parts {
 }
 
 impl Parts {
+    /// The working directory, with the editor its files are open in.
+    fn workspace(&self) -> Workspace {
+        let workspace = Workspace::new(&self.settings.cwd);
+        match &self.editor {
+            Some(editor) => workspace.with_editor(editor.clone()),
+            None => workspace,
+        }
+    }
+
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
     pub(super) fn engine(&self, session: Session) -> Agent {
         let mut tools = ToolSet::builtin_with_todos(&session.todos);
@@ -79,7 +90,7 @@ impl Parts {
             clients: self.clients.clone(),
             tools,
             dynamic_tools: Some(Arc::new(self.mcp.clone())),
-            workspace: Workspace::new(&self.settings.cwd),
+            workspace: self.workspace(),
             exec: self.exec.clone(),
             checkpoints: Some(self.checkpoints.clone()),
             approver: self.policy.clone(),
@@ -152,6 +163,7 @@ impl Actor {
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
+            editor: config.editor_files,
             exec: Arc::new(exec),
             egress: proxy,
             checkpoints,

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tunacode_store::StoreError;
-use tunacode_tools::Tool;
+use tunacode_tools::{EditorFiles, Tool};
 
 pub use events::{
     ApprovalQuestion, CommandView, ListedSession, ModelView, OpFailure, Question, QuestionKind,
@@ -64,6 +64,8 @@ pub struct RuntimeConfig {
     pub extra_tools: Vec<Arc<dyn Tool>>,
     /// The client cache (tests give one with their own factory; `None`: the real clients).
     pub clients: Option<ClientCache>,
+    /// The editor the file tools read and write through (an editor protocol front end), if any.
+    pub editor_files: Option<Arc<dyn EditorFiles>>,
 }
 
 impl RuntimeConfig {
@@ -77,6 +79,7 @@ impl RuntimeConfig {
             plan_mode: false,
             extra_tools: Vec::new(),
             clients: None,
+            editor_files: None,
         }
     }
 }

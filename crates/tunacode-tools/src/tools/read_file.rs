@@ -13,6 +13,7 @@ use crate::fsutil::io_error;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
+use crate::workspace::Workspace;
 use std::sync::LazyLock;
 
 const NAME: &str = "read_file";
@@ -84,30 +85,55 @@ impl Tool for ReadFile {
         tokio::select! {
             biased;
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
-            result = read_window(&path, &shown, offset, limit) => result.map(ToolOutput::text),
+            result = read_window(&ctx.workspace, &path, &shown, offset, limit) => {
+                result.map(ToolOutput::text)
+            }
         }
     }
 }
 
+/// The file's bytes to read: its text in the editor when there is one, else the file on disk.
+async fn open_source(
+    workspace: &Workspace,
+    path: &Path,
+    shown: &str,
+) -> Result<Box<dyn AsyncBufRead + Unpin + Send>, ToolError> {
+    let directory = || {
+        ToolError::Retry(format!(
+            "`{shown}` is a directory; use list_dir to see its entries"
+        ))
+    };
+    if let Some(editor) = workspace.editor() {
+        if tokio::fs::metadata(path).await.is_ok_and(|m| m.is_dir()) {
+            return Err(directory());
+        }
+        let text = editor
+            .read_text(path)
+            .await
+            .map_err(|e| io_error(shown, e))?;
+        return Ok(Box::new(std::io::Cursor::new(text.into_bytes())));
+    }
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(|e| io_error(shown, e))?;
+    if meta.is_dir() {
+        return Err(directory());
+    }
+    let file = tokio::fs::File::open(path)
+        .await
+        .map_err(|e| io_error(shown, e))?;
+    Ok(Box::new(BufReader::with_capacity(64 * 1024, file)))
+}
+
 /// Reads lines `offset..offset+limit` of the file at `path` as numbered text with the trailing notes.
 async fn read_window(
+    workspace: &Workspace,
     path: &Path,
     shown: &str,
     offset: u64,
     limit: u64,
 ) -> Result<String, ToolError> {
-    let meta = tokio::fs::metadata(path)
-        .await
-        .map_err(|e| io_error(shown, e))?;
-    if meta.is_dir() {
-        return Err(ToolError::Retry(format!(
-            "`{shown}` is a directory; use list_dir to see its entries"
-        )));
-    }
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| io_error(shown, e))?;
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut reader = open_source(workspace, path, shown).await?;
     let mut probe = Vec::new();
     (&mut reader)
         .take(BINARY_PROBE)

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::args::parse;
 use crate::diff::{line_counts, unified_diff};
+use crate::editor::read_text;
 use crate::fsutil::{io_error, join_error, write_atomically};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
@@ -50,20 +51,10 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
     }
     let path = ctx.workspace.resolve(&args.file_path)?;
     let shown = ctx.workspace.display(&path);
-    let meta = tokio::fs::metadata(&path)
-        .await
-        .map_err(|e| io_error(&shown, e))?;
-    if meta.is_dir() {
+    if tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_dir()) {
         return Err(ToolError::Retry(format!("`{shown}` is a directory")));
     }
-    let bytes = tokio::fs::read(&path)
-        .await
-        .map_err(|e| io_error(&shown, e))?;
-    let old = String::from_utf8(bytes).map_err(|_| {
-        ToolError::Retry(format!(
-            "`{shown}` is not UTF-8 text; update_file only edits text files"
-        ))
-    })?;
+    let old = read_text(&ctx.workspace, &path, &shown).await?;
     let new = replace_once(&old, &args.target, &args.replacement, &shown)?;
     if new == old {
         return Err(ToolError::Retry(
@@ -164,11 +155,18 @@ impl Tool for UpdateFile {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        let (path, bytes) = (plan.path.clone(), plan.new.clone().into_bytes());
-        tokio::task::spawn_blocking(move || write_atomically(&path, &bytes))
-            .await
-            .map_err(join_error)?
-            .map_err(|e| io_error(&plan.shown, e))?;
+        if let Some(editor) = ctx.workspace.editor() {
+            editor
+                .write_text(&plan.path, &plan.new)
+                .await
+                .map_err(|e| io_error(&plan.shown, e))?;
+        } else {
+            let (path, bytes) = (plan.path.clone(), plan.new.clone().into_bytes());
+            tokio::task::spawn_blocking(move || write_atomically(&path, &bytes))
+                .await
+                .map_err(join_error)?
+                .map_err(|e| io_error(&plan.shown, e))?;
+        }
         let (added, removed) = line_counts(&plan.old, &plan.new);
         Ok(ToolOutput {
             content: format!(

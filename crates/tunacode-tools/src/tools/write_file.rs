@@ -62,6 +62,27 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
     })
 }
 
+/// Creates the planned file on disk; `create_new` keeps the no-overwrite promise even if the file
+/// appeared since the check.
+async fn create_new(plan: &Plan) -> Result<(), ToolError> {
+    let mut file = tokio::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&plan.path)
+        .await
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => ToolError::Retry(format!(
+                "`{}` already exists; use update_file to change it",
+                plan.shown
+            )),
+            _ => io_error(&plan.shown, e),
+        })?;
+    file.write_all(plan.content.as_bytes())
+        .await
+        .map_err(|e| io_error(&plan.shown, e))?;
+    file.flush().await.map_err(|e| io_error(&plan.shown, e))
+}
+
 #[async_trait]
 impl Tool for WriteFile {
     fn name(&self) -> &str {
@@ -94,23 +115,14 @@ impl Tool for WriteFile {
                 .await
                 .map_err(|e| io_error(&ctx.workspace.display(parent), e))?;
         }
-        // `create_new` keeps the no-overwrite promise even if the file appeared since the check.
-        let mut file = tokio::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&plan.path)
-            .await
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::AlreadyExists => ToolError::Retry(format!(
-                    "`{}` already exists; use update_file to change it",
-                    plan.shown
-                )),
-                _ => io_error(&plan.shown, e),
-            })?;
-        file.write_all(plan.content.as_bytes())
-            .await
-            .map_err(|e| io_error(&plan.shown, e))?;
-        file.flush().await.map_err(|e| io_error(&plan.shown, e))?;
+        if let Some(editor) = ctx.workspace.editor() {
+            editor
+                .write_text(&plan.path, &plan.content)
+                .await
+                .map_err(|e| io_error(&plan.shown, e))?;
+        } else {
+            create_new(&plan).await?;
+        }
         let lines = plan.content.lines().count();
         Ok(ToolOutput {
             content: format!(
