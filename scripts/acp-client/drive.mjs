@@ -21,7 +21,9 @@
 //       Each permission request during the prompt takes the next kind off `permissions` and picks the
 //       option of that kind; none left or no such option: an error event and the first reject option.
 //       cancelAfter sends session/cancel once, after `count` updates of that sessionUpdate kind.
-//   {"do":"expect_error","method":"session/prompt","params":{…}}  any request, params sent unchecked
+//   {"do":"expect_error","method":"session/prompt","params":{…}}  any request, params sent unchecked (the
+//       SDK turns a -32002 answer to session/close or session/delete into an empty result)
+// fs/read_text_file honours line/limit and answers -32002 for a missing file; terminal/* is not offered.
 // Output events:
 //   {"event":"response","step":N,"method":M,"result":…}     {"event":"error","step":N,"method":M,"code":…,"message":…}
 //   {"event":"error_response","step":N,"method":M,"code":…,"message":…}   (expect_error failed as hoped)
@@ -79,7 +81,18 @@ async function main() {
     else consoleError(what, detail, ...rest);
   };
 
-  const stream = sdk.ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
+  // Every message to the agent is one write of one line. The SDK answers a line from the agent that is not
+  // a JSON-RPC message (a log line on stdout, say) with an error response whose id is null.
+  const decoder = new TextDecoder();
+  const toAgent = new TransformStream({
+    transform(bytes, controller) {
+      const message = JSON.parse(decoder.decode(bytes));
+      if (message.id === null && message.error) log({ event: "error", message: `agent sent an invalid line: ${message.error.message}` });
+      controller.enqueue(bytes);
+    },
+  });
+  toAgent.readable.pipeTo(Writable.toWeb(agent.stdin)).catch(() => {});
+  const stream = sdk.ndJsonStream(toAgent.writable, Readable.toWeb(agent.stdout));
   // Incoming messages are seen here in wire order, before the SDK dispatches them.
   const incoming = new TransformStream({
     transform(message, controller) {
@@ -88,14 +101,6 @@ async function main() {
       controller.enqueue(message);
     },
   });
-  // The SDK answers a line it cannot parse with an error response whose id is null.
-  const outgoing = new TransformStream({
-    transform(message, controller) {
-      if (message.id === null && message.error) log({ event: "error", message: `agent sent an invalid message: ${message.error.message}` });
-      controller.enqueue(message);
-    },
-  });
-  outgoing.readable.pipeTo(stream.writable).catch(() => {});
 
   const app = sdk.client({ name: "tunacode-e2e" })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
@@ -135,7 +140,7 @@ async function main() {
       log({ event: "error", message: `unexpected request ${method}` });
       throw RequestError.methodNotFound(method);
     });
-  const connection = app.connect({ readable: stream.readable.pipeThrough(incoming), writable: outgoing.writable });
+  const connection = app.connect({ readable: stream.readable.pipeThrough(incoming), writable: stream.writable });
   const peer = connection.agent;
 
   function onUpdate(params) {

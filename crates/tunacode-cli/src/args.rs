@@ -43,6 +43,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the agent on one task without the interactive UI (for scripts and CI).
     Run(RunArgs),
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains, Neovim, Emacs).
+    Acp(AcpArgs),
     /// List this project's saved sessions, newest first.
     Sessions(SessionsArgs),
     /// List known models with context window and prices.
@@ -217,6 +219,30 @@ pub struct RunArgs {
     pub continue_last: bool,
     /// Where commands run: workspace-write (default: write only in the working directory and the temp
     /// dir, no network), read-only, or off. --yes never lifts it.
+    #[arg(long, value_name = "MODE", env = "TUNACODE_SANDBOX")]
+    pub sandbox: Option<String>,
+}
+
+/// Arguments of `tunacode acp`: the model settings every session uses (the working directory comes
+/// from the editor with each session).
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// Model as provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5.
+    #[arg(short, long, env = "TUNACODE_MODEL")]
+    pub model: Option<String>,
+    /// Base URL of an OpenAI-compatible server (overrides the provider's default).
+    #[arg(long, env = "TUNACODE_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Wire API to speak: openai-chat, openai-responses, anthropic or gemini (default: the provider's).
+    #[arg(long, env = "TUNACODE_WIRE_API", value_name = "API")]
+    pub wire_api: Option<String>,
+    /// Model calls allowed per prompt (default: settings.max_iterations, 40).
+    #[arg(long)]
+    pub max_iterations: Option<u32>,
+    /// Time limit for each prompt, in seconds (default: none).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Where commands run: workspace-write (default), read-only, or off.
     #[arg(long, value_name = "MODE", env = "TUNACODE_SANDBOX")]
     pub sandbox: Option<String>,
 }

@@ -1,6 +1,7 @@
 //! `tunacode`: the TunaCode binary. `tunacode run "task"` runs the agent headless; `tunacode sessions`
 //! lists this project's sessions.
 
+mod acp_cmd;
 mod approval_prompt;
 mod args;
 mod docs_cmd;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         );
         match cli.command.take() {
             Some(Command::Run(args)) => run_cmd::run(args).await,
+            Some(Command::Acp(args)) => acp_cmd::run(args).await,
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,

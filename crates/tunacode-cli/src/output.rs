@@ -370,6 +370,7 @@ mod tests {
                 iterations: 2,
                 response: "hi".into(),
                 request_id: "r".into(),
+                model_stop: None,
             }),
             usage: Usage::default(),
         }

@@ -60,6 +60,26 @@ pub struct RunOutcome {
     pub response: String,
     /// The request's id.
     pub request_id: String,
+    /// The provider's finish reason for the last model response (`stop`, `length`, `refusal`,
+    /// `content_filter`, …), when it gave one.
+    pub model_stop: Option<String>,
+}
+
+impl RunOutcome {
+    /// Whether the model refused to answer (a safety or content filter stopped it).
+    pub fn refused(&self) -> bool {
+        matches!(
+            self.model_stop.as_deref(),
+            Some(
+                "refusal"
+                    | "content_filter"
+                    | "safety"
+                    | "prohibited_content"
+                    | "blocklist"
+                    | "spii"
+            )
+        )
+    }
 }
 
 /// What an [`Agent`] is built from. Front ends never build one: the runtime

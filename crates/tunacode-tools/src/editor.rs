@@ -28,12 +28,11 @@ pub(crate) async fn read_text(
     shown: &str,
 ) -> Result<String, ToolError> {
     if let Some(editor) = workspace.editor() {
-        return editor
-            .read_text(path)
-            .await
-            .map_err(|e| io_error(shown, e));
+        return editor.read_text(path).await.map_err(|e| io_error(shown, e));
     }
-    let bytes = tokio::fs::read(path).await.map_err(|e| io_error(shown, e))?;
+    let bytes = tokio::fs::read(path)
+        .await
+        .map_err(|e| io_error(shown, e))?;
     String::from_utf8(bytes).map_err(|_| {
         ToolError::Retry(format!(
             "`{shown}` is not UTF-8 text; only text files can be edited"
@@ -121,7 +120,10 @@ mod tests {
         assert!(read.content.contains("unsaved line"), "{}", read.content);
 
         let target = json!({"file_path": "a.txt", "target": "unsaved", "replacement": "edited"});
-        let preview = UpdateFile.preview(&args(target.clone()), &ctx).await.unwrap();
+        let preview = UpdateFile
+            .preview(&args(target.clone()), &ctx)
+            .await
+            .unwrap();
         assert!(preview.unwrap().contains("+edited line"));
         UpdateFile.call(args(target), &ctx).await.unwrap();
         assert_eq!(buffers.get(&file).as_deref(), Some("edited line\n"));
@@ -136,11 +138,17 @@ mod tests {
         let ctx = in_editor(dir.path(), buffers.clone());
 
         WriteFile
-            .call(args(json!({"file_path": "new.txt", "content": "hi\n"})), &ctx)
+            .call(
+                args(json!({"file_path": "new.txt", "content": "hi\n"})),
+                &ctx,
+            )
             .await
             .unwrap();
         assert_eq!(buffers.get(&root.join("new.txt")).as_deref(), Some("hi\n"));
-        assert!(!root.join("new.txt").exists(), "the editor saves it, not us");
+        assert!(
+            !root.join("new.txt").exists(),
+            "the editor saves it, not us"
+        );
 
         let missing = ReadFile
             .call(args(json!({"file_path": "nope.txt"})), &ctx)

@@ -170,6 +170,7 @@ impl<'a> RequestRun<'a> {
                     iterations: self.iteration,
                     response,
                     request_id: self.request_id.clone(),
+                    model_stop: self.last_finish_reason(),
                 })
             }
             Err(interrupt) => Err(self.finish_interrupted(interrupt).await),
@@ -205,10 +206,24 @@ impl<'a> RequestRun<'a> {
                     iterations: 0,
                     response,
                     request_id: self.request_id.clone(),
+                    model_stop: None,
                 })
             }
             Err(interrupt) => Err(self.finish_interrupted(interrupt).await),
         }
+    }
+
+    /// The provider's finish reason of the session's last model response.
+    fn last_finish_reason(&self) -> Option<String> {
+        let session = self.agent.session.lock();
+        session
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.kind == tunacode_protocol::MessageKind::Response)
+            .and_then(|m| m.extra.get("finish_reason"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
     }
 
     /// Seed 001 steps 1–3: id, runtime reset, original query, history preparation.

@@ -1,0 +1,82 @@
+//! The editor's file system (`fs/read_text_file`, `fs/write_text_file`) as the file tools' editor, so
+//! the agent reads and edits the editor's buffers, unsaved changes included.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{ReadTextFileRequest, WriteTextFileRequest};
+use agent_client_protocol::{Client, ErrorCode};
+use async_trait::async_trait;
+use tunacode_tools::EditorFiles;
+
+/// Files read (and, when the editor offers it, written) through the editor.
+pub(crate) struct ClientFiles {
+    cx: ConnectionTo<Client>,
+    /// The session the requests name (known once the runtime opened it).
+    session: OnceLock<String>,
+    /// Whether the editor writes files for us (else the disk is written).
+    writes: bool,
+}
+
+impl ClientFiles {
+    /// The editor's files, when it offers to read them (`(read, write)` capabilities).
+    pub(crate) fn new(
+        cx: ConnectionTo<Client>,
+        (reads, writes): (bool, bool),
+    ) -> Option<Arc<Self>> {
+        reads.then(|| {
+            Arc::new(ClientFiles {
+                cx,
+                session: OnceLock::new(),
+                writes,
+            })
+        })
+    }
+
+    /// Names the session the requests are for.
+    pub(crate) fn set_session(&self, id: &str) {
+        let _ = self.session.set(id.to_string());
+    }
+
+    fn session(&self) -> std::io::Result<String> {
+        self.session
+            .get()
+            .cloned()
+            .ok_or_else(|| std::io::Error::other("the editor session is not open yet"))
+    }
+}
+
+/// An editor's error as an I/O error: a file missing on disk is "not found" whatever code the editor
+/// used for it.
+fn editor_error(path: &Path, error: &agent_client_protocol::Error) -> std::io::Error {
+    if error.code == ErrorCode::RESOURCE_NOT_FOUND || !path.exists() {
+        return std::io::Error::new(std::io::ErrorKind::NotFound, error.message.clone());
+    }
+    std::io::Error::other(format!("the editor refused: {}", error.message))
+}
+
+#[async_trait]
+impl EditorFiles for ClientFiles {
+    async fn read_text(&self, path: &Path) -> std::io::Result<String> {
+        let request = ReadTextFileRequest::new(self.session()?, path);
+        match self.cx.send_request(request).block_task().await {
+            Ok(response) => Ok(response.content),
+            Err(e) => Err(editor_error(path, &e)),
+        }
+    }
+
+    async fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()> {
+        if !self.writes {
+            return tokio::fs::write(path, text).await;
+        }
+        let request = WriteTextFileRequest::new(self.session()?, path, text);
+        match self.cx.send_request(request).block_task().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(std::io::Error::other(format!(
+                "the editor refused: {}",
+                e.message
+            ))),
+        }
+    }
+}

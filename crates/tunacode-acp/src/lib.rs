@@ -1,0 +1,20 @@
+//! `tunacode acp`: TunaCode inside editors. It serves the Agent Client Protocol (v1) over stdio, one
+//! JSON-RPC message a line, with the `agent-client-protocol` crate, as the third front end over the
+//! core's runtime: each ACP session is one [`tunacode_core::Runtime`]; requests become operations and
+//! the runtime's events become `session/update` notifications. Approvals are asked with
+//! `session/request_permission`; when the editor offers `fs/*`, the file tools read and write through
+//! it (its unsaved buffers). Nothing here decides policy: the runtime does.
+
+mod client_fs;
+mod diffs;
+mod modes;
+mod prompt;
+mod questions;
+mod replay;
+mod server;
+mod session;
+mod setup;
+mod tool_calls;
+mod updates;
+
+pub use server::{AcpError, AcpOptions, serve, serve_on};

@@ -1,0 +1,228 @@
+//! The runtime's questions as `session/request_permission`. An approval offers allow once, allow
+//! always (for the session, over the scope the runtime gives, unless the call can only be allowed
+//! once) and reject once, with the call's diff or command. The iteration limit and a plan review are
+//! asked the same way, on a tool call of their own. The request is sent from a task, so the session
+//! keeps streaming while the editor decides; the answer comes back through the session's queue.
+
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SessionUpdate, ToolCall, ToolCallStatus, ToolCallUpdate,
+    ToolCallUpdateFields, ToolKind,
+};
+use tunacode_core::runtime::ApprovalQuestion;
+use tunacode_core::{Answer, ApprovalAnswer, LimitDecision, PlanDecision, Question, QuestionKind};
+
+use crate::diffs::{Side, diff_content, text_content};
+use crate::session::{Command, Session};
+use crate::tool_calls;
+
+const ALLOW_ONCE: &str = "allow_once";
+const ALLOW_ALWAYS: &str = "allow_always";
+const REJECT_ONCE: &str = "reject_once";
+
+/// What a question is, for mapping the editor's choice back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    Approval,
+    Limit,
+    Plan,
+}
+
+impl Session {
+    /// Asks the editor `question`; the answer arrives later as [`Command::Answered`].
+    pub(crate) async fn ask(&mut self, question: Question) -> Result<(), Error> {
+        let (asked, tool_call, options) = match &question.kind {
+            QuestionKind::Approval(approval) => {
+                let call = approval_call(approval, &self.root, self.files.as_ref()).await;
+                (Asked::Approval, call, approval_options(approval))
+            }
+            QuestionKind::IterationLimit(report) => {
+                let title = format!(
+                    "Reached the limit of {} model calls: continue?",
+                    report.max_iterations
+                );
+                let call =
+                    self.question_call(&question.id, title, ToolKind::Other, &report.summary)?;
+                let options = vec![
+                    PermissionOption::new(ALLOW_ONCE, "Continue", PermissionOptionKind::AllowOnce),
+                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
+                ];
+                (Asked::Limit, call, options)
+            }
+            QuestionKind::PlanReview { plan } => {
+                let call = self.question_call(
+                    &question.id,
+                    "Approve the plan?".into(),
+                    ToolKind::SwitchMode,
+                    plan,
+                )?;
+                let options = vec![
+                    PermissionOption::new(
+                        ALLOW_ONCE,
+                        "Approve and start",
+                        PermissionOptionKind::AllowOnce,
+                    ),
+                    PermissionOption::new(
+                        REJECT_ONCE,
+                        "Keep planning",
+                        PermissionOptionKind::RejectOnce,
+                    ),
+                ];
+                (Asked::Plan, call, options)
+            }
+        };
+        self.open_questions.insert(question.id.clone());
+        let request = RequestPermissionRequest::new(self.id.clone(), tool_call, options);
+        let (cx, answers, id) = (self.cx.clone(), self.answers.clone(), question.id);
+        tokio::spawn(async move {
+            let response = cx.send_request(request).block_task().await;
+            let answer = answer(asked, response);
+            if let Some(answers) = answers {
+                let _ = answers.send(Command::Answered { id, answer });
+            }
+        });
+        Ok(())
+    }
+
+    /// Announces a tool call for a question that is not about a tool call (the iteration limit, a plan
+    /// review), so the editor has a call to show the choice on.
+    fn question_call(
+        &self,
+        id: &str,
+        title: String,
+        kind: ToolKind,
+        body: &str,
+    ) -> Result<ToolCallUpdate, Error> {
+        let call_id = format!("question-{id}");
+        self.send(SessionUpdate::ToolCall(
+            ToolCall::new(call_id.clone(), title.clone())
+                .kind(kind)
+                .status(ToolCallStatus::Pending)
+                .content(vec![text_content(body.to_string())]),
+        ))?;
+        Ok(ToolCallUpdate::new(
+            call_id,
+            ToolCallUpdateFields::new().title(title).kind(kind),
+        ))
+    }
+
+    /// Marks a question's own tool call done once it is answered.
+    pub(crate) fn close_question_call(&self, id: &str) -> Result<(), Error> {
+        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            format!("question-{id}"),
+            ToolCallUpdateFields::new().status(ToolCallStatus::Completed),
+        )))
+    }
+}
+
+/// The tool call an approval is about: its title and kind, and what it would do (the edit's diff or
+/// the command).
+async fn approval_call(
+    approval: &ApprovalQuestion,
+    root: &std::path::Path,
+    files: Option<&std::sync::Arc<dyn tunacode_tools::EditorFiles>>,
+) -> ToolCallUpdate {
+    let mut content = match (&approval.preview, tool_calls::kind(&approval.tool_name)) {
+        (Some(diff), ToolKind::Edit) => diff_content(diff, Side::Before, root, files).await,
+        (Some(preview), _) => vec![text_content(format!("```\n{preview}\n```"))],
+        (None, _) => Vec::new(),
+    };
+    content.push(text_content(approval.reason.clone()));
+    let fields = ToolCallUpdateFields::new()
+        .title(tool_calls::title(&approval.tool_name, &approval.args))
+        .kind(tool_calls::kind(&approval.tool_name))
+        .status(ToolCallStatus::Pending)
+        .content(content);
+    ToolCallUpdate::new(approval.tool_call_id.clone(), fields)
+}
+
+/// The options of an approval.
+fn approval_options(approval: &ApprovalQuestion) -> Vec<PermissionOption> {
+    let mut options = vec![PermissionOption::new(
+        ALLOW_ONCE,
+        "Allow",
+        PermissionOptionKind::AllowOnce,
+    )];
+    if !approval.once_only {
+        options.push(PermissionOption::new(
+            ALLOW_ALWAYS,
+            format!("Always allow: {} this session", approval.scope),
+            PermissionOptionKind::AllowAlways,
+        ));
+    }
+    options.push(PermissionOption::new(
+        REJECT_ONCE,
+        "Reject",
+        PermissionOptionKind::RejectOnce,
+    ));
+    options
+}
+
+/// The editor's choice as the runtime's answer; a cancelled or failed request refuses (and stops at
+/// the iteration limit).
+fn answer(asked: Asked, response: Result<RequestPermissionResponse, Error>) -> Answer {
+    let chosen = match response.map(|r| r.outcome) {
+        Ok(RequestPermissionOutcome::Selected(selected)) => Some(selected.option_id.to_string()),
+        _ => None,
+    };
+    match (asked, chosen.as_deref()) {
+        (Asked::Approval, Some(ALLOW_ONCE)) => Answer::Approval(ApprovalAnswer::AllowOnce),
+        (Asked::Approval, Some(ALLOW_ALWAYS)) => Answer::Approval(ApprovalAnswer::AllowSession),
+        (Asked::Approval, _) => Answer::Approval(ApprovalAnswer::Deny { note: None }),
+        (Asked::Limit, Some(ALLOW_ONCE)) => Answer::Limit(LimitDecision::Continue),
+        (Asked::Limit, _) => Answer::Limit(LimitDecision::Stop),
+        (Asked::Plan, Some(ALLOW_ONCE)) => Answer::Plan(PlanDecision::Approve),
+        (Asked::Plan, Some(_)) => Answer::Plan(PlanDecision::Reject {
+            feedback: "The user wants to keep planning: refine the plan.".into(),
+        }),
+        (Asked::Plan, None) => Answer::Plan(PlanDecision::Stop),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::SelectedPermissionOutcome;
+
+    fn chose(option: &str) -> Result<RequestPermissionResponse, Error> {
+        Ok(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.to_string())),
+        ))
+    }
+
+    #[test]
+    fn choices_map_to_the_runtimes_answers() {
+        assert_eq!(
+            answer(Asked::Approval, chose(ALLOW_ONCE)),
+            Answer::Approval(ApprovalAnswer::AllowOnce)
+        );
+        assert_eq!(
+            answer(Asked::Approval, chose(ALLOW_ALWAYS)),
+            Answer::Approval(ApprovalAnswer::AllowSession)
+        );
+        assert_eq!(
+            answer(Asked::Approval, chose(REJECT_ONCE)),
+            Answer::Approval(ApprovalAnswer::Deny { note: None })
+        );
+        let cancelled = Ok(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Cancelled,
+        ));
+        assert_eq!(
+            answer(Asked::Approval, cancelled),
+            Answer::Approval(ApprovalAnswer::Deny { note: None })
+        );
+        assert_eq!(
+            answer(Asked::Limit, chose(ALLOW_ONCE)),
+            Answer::Limit(LimitDecision::Continue)
+        );
+        assert_eq!(
+            answer(Asked::Limit, Err(Error::internal_error())),
+            Answer::Limit(LimitDecision::Stop)
+        );
+        assert_eq!(
+            answer(Asked::Plan, chose(ALLOW_ONCE)),
+            Answer::Plan(PlanDecision::Approve)
+        );
+    }
+}

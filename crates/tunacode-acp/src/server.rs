@@ -1,0 +1,216 @@
+//! The connection: `initialize`, the session requests, and `session/cancel`, each handed to the session
+//! it names. Handlers run on the connection's dispatch loop, so they only route: opening a session and
+//! running a prompt happen in tasks of their own.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
+    ListSessionsRequest, LoadSessionRequest, McpCapabilities, NewSessionRequest,
+    PromptCapabilities, PromptRequest, SessionCapabilities, SessionListCapabilities,
+    SetSessionConfigOptionRequest, SetSessionModeRequest,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Agent, Client, ConnectTo, Stdio};
+use tokio::sync::mpsc;
+use tunacode_core::SettingsFlags;
+use tunacode_store::Paths;
+
+use crate::session::Command;
+use crate::setup;
+
+/// How `tunacode acp` runs: where its files are and the model flags (`--model`, `--base-url`, …) that
+/// every session resolves its settings with (the session's `cwd` comes from the editor).
+pub struct AcpOptions {
+    /// TunaCode's files.
+    pub paths: Paths,
+    /// The flags given on the command line.
+    pub flags: SettingsFlags,
+}
+
+/// Why serving stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum AcpError {
+    /// The connection failed (the transport broke, or the peer violated the protocol fatally).
+    #[error("the editor connection failed: {0}")]
+    Connection(#[from] agent_client_protocol::Error),
+}
+
+/// What the connection shares with its handlers and sessions.
+pub(crate) struct Server {
+    pub(crate) options: AcpOptions,
+    /// Whether the client reads and writes files for us (`fs/read_text_file`, `fs/write_text_file`).
+    pub(crate) client_fs: Mutex<(bool, bool)>,
+    /// The open sessions, by id.
+    sessions: Mutex<HashMap<String, mpsc::UnboundedSender<Command>>>,
+}
+
+impl Server {
+    /// Whether the client reads and writes files for us (`(read, write)`).
+    pub(crate) fn client_fs(&self) -> (bool, bool) {
+        *self
+            .client_fs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Registers an open session.
+    pub(crate) fn add_session(&self, id: String, commands: mpsc::UnboundedSender<Command>) {
+        self.lock_sessions().insert(id, commands);
+    }
+
+    /// The session `id`'s command queue, when it is open.
+    fn session(&self, id: &str) -> Option<mpsc::UnboundedSender<Command>> {
+        self.lock_sessions().get(id).cloned()
+    }
+
+    fn lock_sessions(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Command>>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Hands `command` to the session `id`, or answers that it is not open.
+    fn route(&self, id: &str, command: Command) -> Result<(), agent_client_protocol::Error> {
+        match self.session(id) {
+            Some(queue) => match queue.send(command) {
+                Ok(()) => Ok(()),
+                Err(mpsc::error::SendError(command)) => command.refuse(session_not_found(id)),
+            },
+            None => command.refuse(session_not_found(id)),
+        }
+    }
+}
+
+/// The error for a session id that is not open.
+pub(crate) fn session_not_found(id: &str) -> agent_client_protocol::Error {
+    agent_client_protocol::Error::new(-32002, format!("no open session `{id}`"))
+}
+
+/// Serves ACP on stdin/stdout until stdin closes.
+pub async fn serve(options: AcpOptions) -> Result<(), AcpError> {
+    serve_on(options, Stdio::new()).await
+}
+
+/// Serves ACP over `transport` until it closes.
+pub async fn serve_on(
+    options: AcpOptions,
+    transport: impl ConnectTo<Agent> + 'static,
+) -> Result<(), AcpError> {
+    let server = Arc::new(Server {
+        options,
+        client_fs: Mutex::new((false, false)),
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let (s1, s2, s3, s4, s5, s6, s7, s8) = (
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+    );
+    Agent
+        .v1()
+        .name("tunacode")
+        .on_receive_request(
+            async move |request: InitializeRequest, responder, _cx| {
+                responder.respond(initialize(&s1, &request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest, responder, cx| {
+                spawn_open(&s2, cx, setup::Opening::New(request, responder))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx| {
+                spawn_open(&s3, cx, setup::Opening::Load(request, responder))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ListSessionsRequest, responder, cx| {
+                let server = s4.clone();
+                cx.spawn(async move { setup::list_sessions(&server, request, responder).await })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder: Responder<_>, _cx| {
+                let id = request.session_id.to_string();
+                s5.route(&id, Command::Prompt(request.prompt, responder))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder: Responder<_>, _cx| {
+                let id = request.session_id.to_string();
+                s6.route(
+                    &id,
+                    Command::SetMode(request.mode_id.to_string(), responder),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder: Responder<_>, _cx| {
+                let id = request.session_id.to_string();
+                s7.route(&id, Command::SetConfig(request, responder))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                if let Some(queue) = s8.session(&notification.session_id.to_string()) {
+                    let _ = queue.send(Command::Cancel);
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(transport)
+        .await?;
+    // Stdin closed: every session's runtime stops with its command queue.
+    server.lock_sessions().clear();
+    Ok(())
+}
+
+/// Opens a session in a task of its own (settings, the saved history, the runtime start).
+fn spawn_open(
+    server: &Arc<Server>,
+    cx: ConnectionTo<Client>,
+    opening: setup::Opening,
+) -> Result<(), agent_client_protocol::Error> {
+    let server = server.clone();
+    let connection = cx.clone();
+    cx.spawn(async move { setup::open(server, connection, opening).await })
+}
+
+/// The `initialize` answer: protocol v1 (the version the editors ship; a client asking for a newer
+/// one gets v1, the latest this agent speaks, as the spec's negotiation says), what the agent can do,
+/// and who it is. Remembers whether the client offers its file system.
+fn initialize(server: &Server, request: &InitializeRequest) -> InitializeResponse {
+    let fs = &request.client_capabilities.fs;
+    *server
+        .client_fs
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) =
+        (fs.read_text_file, fs.write_text_file);
+    let capabilities = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new().http(true))
+        .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
+    InitializeResponse::new(ProtocolVersion::V1)
+        .agent_capabilities(capabilities)
+        .agent_info(Implementation::new("tunacode", env!("CARGO_PKG_VERSION")).title("TunaCode"))
+}

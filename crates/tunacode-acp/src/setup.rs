@@ -1,0 +1,244 @@
+//! Opening a session (`session/new`, `session/load`): the settings for its working directory, the
+//! runtime over it, the editor's MCP servers handed to the runtime, the saved history replayed; and
+//! `session/list`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpServer,
+    NewSessionRequest, NewSessionResponse, SessionInfo,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{Client, Error};
+use tokio::sync::mpsc;
+use tunacode_core::{
+    Op, Runtime, RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeSettings, SessionChoice,
+};
+use tunacode_mcp::{
+    ConfigSource, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, ServerConfig, ServerEntry,
+    TransportConfig,
+};
+use tunacode_store::{SessionStore, project_id};
+
+use crate::client_fs::ClientFiles;
+use crate::modes::{ASK_MODE, mode_state, model_options, offered_models};
+use crate::server::Server;
+use crate::session::Session;
+
+/// A session to open, with the responder of the request that asked.
+pub(crate) enum Opening {
+    /// `session/new`.
+    New(NewSessionRequest, Responder<NewSessionResponse>),
+    /// `session/load`.
+    Load(LoadSessionRequest, Responder<LoadSessionResponse>),
+}
+
+/// Opens the session and answers its request; then the session runs in a task of its own.
+pub(crate) async fn open(
+    server: Arc<Server>,
+    cx: ConnectionTo<Client>,
+    opening: Opening,
+) -> Result<(), Error> {
+    match opening {
+        Opening::New(request, responder) => {
+            let started = start(&server, &cx, &request.cwd, SessionChoice::New).await;
+            let mut session = match started {
+                Ok(session) => session,
+                Err(e) => return responder.respond_with_error(e),
+            };
+            session.add_mcp_servers(&request.mcp_servers);
+            let response = NewSessionResponse::new(session.id().to_string())
+                .modes(mode_state(ASK_MODE))
+                .config_options(model_options(&session.models, session.model()));
+            responder.respond(response)?;
+            run(&server, session);
+        }
+        Opening::Load(request, responder) => {
+            let choice = SessionChoice::Resume(request.session_id.to_string());
+            let mut session = match start(&server, &cx, &request.cwd, choice).await {
+                Ok(session) => session,
+                Err(e) => return responder.respond_with_error(e),
+            };
+            session.add_mcp_servers(&request.mcp_servers);
+            session.replay_history()?;
+            let response = LoadSessionResponse::new()
+                .modes(mode_state(session.mode()))
+                .config_options(model_options(&session.models, session.model()));
+            responder.respond(response)?;
+            run(&server, session);
+        }
+    }
+    Ok(())
+}
+
+/// Registers the session and runs it until its runtime stops.
+fn run(server: &Arc<Server>, session: Session) {
+    let (commands, queue) = mpsc::unbounded_channel();
+    server.add_session(session.id().to_string(), commands.clone());
+    tokio::spawn(session.run(queue, commands));
+}
+
+/// Resolves the settings for `cwd`, starts the runtime and waits for its session to open.
+async fn start(
+    server: &Server,
+    cx: &ConnectionTo<Client>,
+    cwd: &Path,
+    choice: SessionChoice,
+) -> Result<Session, Error> {
+    if !cwd.is_absolute() || !cwd.is_dir() {
+        return Err(Error::invalid_params().data(serde_json::json!(format!(
+            "cwd must be an absolute path to a directory: {}",
+            cwd.display()
+        ))));
+    }
+    let mut flags = server.options.flags.clone();
+    flags.cwd = Some(cwd.to_path_buf());
+    let paths = server.options.paths.clone();
+    let (settings, models) = tokio::task::spawn_blocking(move || {
+        RuntimeSettings::resolve(&paths, &flags).map(|settings| {
+            let models = offered_models(&paths, &settings.model.options.model);
+            (settings, models)
+        })
+    })
+    .await
+    .map_err(Error::into_internal_error)?
+    .map_err(|e| Error::new(-32603, e.to_string()))?;
+    let root = settings.cwd.clone();
+    let client_files = ClientFiles::new(cx.clone(), server.client_fs());
+    let files = client_files
+        .clone()
+        .map(|f| f as Arc<dyn tunacode_tools::EditorFiles>);
+    let mut config = RuntimeConfig::new(settings);
+    config.session = choice.clone();
+    config.editor_files = files.clone();
+    let (runtime, mut events) = Runtime::start(config).await.map_err(|e| match e {
+        RuntimeError::Store(e) if matches!(choice, SessionChoice::Resume(_)) => {
+            Error::new(-32002, e.to_string())
+        }
+        e => Error::new(-32603, e.to_string()),
+    })?;
+    let view = match events.recv().await {
+        Some(RuntimeEvent::SessionOpened(view)) => *view,
+        _ => return Err(Error::new(-32603, "the session did not open")),
+    };
+    if let Some(files) = &client_files {
+        files.set_session(&view.session_id);
+    }
+    Ok(Session::new(
+        cx.clone(),
+        runtime,
+        events,
+        view,
+        root,
+        files,
+        models,
+    ))
+}
+
+/// The editor's MCP servers as server entries (stdio and HTTP; SSE is refused by name).
+pub(crate) fn mcp_entries(servers: &[McpServer]) -> Vec<ServerEntry> {
+    servers.iter().map(mcp_entry).collect()
+}
+
+fn mcp_entry(server: &McpServer) -> ServerEntry {
+    let (name, transport) = match server {
+        McpServer::Stdio(s) => (
+            s.name.clone(),
+            Ok(TransportConfig::Stdio {
+                command: s.command.to_string_lossy().into_owned(),
+                args: s.args.clone(),
+                env: s
+                    .env
+                    .iter()
+                    .map(|v| (v.name.clone(), v.value.clone()))
+                    .collect(),
+                cwd: None,
+            }),
+        ),
+        McpServer::Http(s) => (
+            s.name.clone(),
+            Ok(TransportConfig::Http {
+                url: s.url.clone(),
+                headers: s
+                    .headers
+                    .iter()
+                    .map(|h| (h.name.clone(), h.value.clone()))
+                    .collect(),
+            }),
+        ),
+        McpServer::Sse(s) => (
+            s.name.clone(),
+            Err(format!(
+                "MCP server `{}`: the SSE transport is not supported; use HTTP",
+                s.name
+            )),
+        ),
+        other => (
+            format!("{other:?}").chars().take(40).collect(),
+            Err("this MCP server kind is not supported".to_string()),
+        ),
+    };
+    let config = transport.map(|transport| ServerConfig {
+        name: name.clone(),
+        transport,
+        startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+        tool_timeout: DEFAULT_TOOL_TIMEOUT,
+        trust_read_only_hints: false,
+        always_allow: Vec::new(),
+        source: ConfigSource::Client,
+    });
+    ServerEntry {
+        name,
+        disabled: false,
+        config,
+    }
+}
+
+/// `session/list`: this project's saved sessions (of `cwd`, required to find the project), newest
+/// first, with their first prompt as the title.
+pub(crate) async fn list_sessions(
+    server: &Server,
+    request: ListSessionsRequest,
+    responder: Responder<ListSessionsResponse>,
+) -> Result<(), Error> {
+    let Some(cwd) = request.cwd.clone() else {
+        return responder.respond_with_error(
+            Error::invalid_params().data(serde_json::json!("session/list needs a cwd")),
+        );
+    };
+    let store = SessionStore::new(&server.options.paths.sessions_dir);
+    let listed = tokio::task::spawn_blocking(move || {
+        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+        store
+            .list(&project_id(&cwd))
+            .map(|(sessions, _broken)| (cwd, sessions))
+    })
+    .await
+    .map_err(Error::into_internal_error)?;
+    match listed {
+        Ok((cwd, sessions)) => {
+            let infos = sessions
+                .into_iter()
+                .map(|s| {
+                    SessionInfo::new(s.session_id.clone(), cwd.clone())
+                        .title(s.title.clone())
+                        .updated_at(s.last_modified.clone())
+                })
+                .collect();
+            responder.respond(ListSessionsResponse::new(infos))
+        }
+        Err(e) => responder.respond_with_error(Error::new(-32603, e.to_string())),
+    }
+}
+
+impl Session {
+    /// Hands the editor's MCP servers to the runtime.
+    fn add_mcp_servers(&mut self, servers: &[McpServer]) {
+        if !servers.is_empty() {
+            self.submit(Op::AddMcpServers {
+                servers: mcp_entries(servers),
+            });
+        }
+    }
+}
