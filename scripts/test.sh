@@ -31,5 +31,9 @@ echo "== the reference MCP servers from npm for the MCP end-to-end tests (cached
 eval "$(scripts/setup-mcp-servers.sh)"
 export TUNACODE_MCP_SERVERS
 
+echo "== the reference ACP client library from npm for the editor-protocol end-to-end test (cached)"
+eval "$(scripts/setup-acp-client.sh)"
+export TUNACODE_ACP_CLIENT TUNACODE_ACP_SDK
+
 echo "== tests"
 cargo nextest run --workspace --locked --profile ci --features tunacode-cli/real-server-tests

@@ -1,0 +1,149 @@
+//! `tunacode acp` as an editor runs it: the real binary on stdin/stdout. stdout carries JSON-RPC only,
+//! a malformed line gets an error and the connection lives on, logs go to the log file, and the
+//! process exits when stdin closes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::{RUN_LIMIT, bin};
+use serde_json::{Value, json};
+use tunacode_testkit::{FakeProvider, LineReader, TestEnv, Turn, wait_with_timeout};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn send(stdin: &mut std::process::ChildStdin, message: &Value) {
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+}
+
+#[test]
+fn a_malformed_line_gets_an_error_and_the_connection_lives_until_stdin_closes() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("hello from the model")]);
+    let mut child = env
+        .command(&bin())
+        .args(["acp", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .env("TUNACODE_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = LineReader::new(child.stdout.take().unwrap());
+
+    writeln!(stdin, "this is not json").unwrap();
+    let error = out
+        .wait_for(WAIT, |l| l.contains("\"error\""))
+        .expect("a parse error");
+    let error: Value = serde_json::from_str(&error).unwrap();
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}}),
+    );
+    let init = out.wait_for(WAIT, |l| l.contains("\"id\":2")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&init).unwrap()["result"]["protocolVersion"],
+        1
+    );
+
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "no/such_method", "params": {}}),
+    );
+    let unknown = out.wait_for(WAIT, |l| l.contains("\"id\":1")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&unknown).unwrap()["error"]["code"],
+        -32601
+    );
+
+    let ws = env.workspace();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "session/new",
+        "params": {"cwd": ws, "mcpServers": []}}),
+    );
+    let opened: Value =
+        serde_json::from_str(&out.wait_for(WAIT, |l| l.contains("\"id\":3")).unwrap()).unwrap();
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_string();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}}),
+    );
+    let done = out.wait_for(WAIT, |l| l.contains("\"id\":4")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&done).unwrap()["result"]["stopReason"],
+        "end_turn"
+    );
+
+    drop(stdin);
+    let status = wait_with_timeout(&mut child, RUN_LIMIT).expect("exits when stdin closes");
+    assert!(status.success(), "{status:?}");
+    let lines = out.read_to_end(Duration::from_secs(5)).to_vec();
+    for line in &lines {
+        let message: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("stdout carries JSON-RPC only ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+    }
+    let said: String = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|m| {
+            m["params"]["update"]["content"]["text"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(said, "hello from the model");
+    let log = std::fs::read_to_string(
+        env.workspace()
+            .parent()
+            .unwrap()
+            .join("state/tunacode/tunacode.log"),
+    )
+    .unwrap_or_default();
+    assert!(!log.is_empty(), "debug logs go to the log file");
+}
+
+#[test]
+fn a_client_asking_for_a_newer_protocol_gets_version_1() {
+    let env = TestEnv::new().unwrap();
+    let mut child = env
+        .command(&bin())
+        .args([
+            "acp",
+            "--model",
+            "openai:test-model",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = LineReader::new(child.stdout.take().unwrap());
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 2, "clientCapabilities": {}}}),
+    );
+    let init: Value =
+        serde_json::from_str(&out.wait_for(WAIT, |l| l.contains("\"id\":1")).unwrap()).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+    assert_eq!(init["result"]["agentInfo"]["name"], "tunacode");
+    assert_eq!(init["result"]["agentCapabilities"]["loadSession"], true);
+    drop(stdin);
+    assert!(wait_with_timeout(&mut child, RUN_LIMIT).unwrap().success());
+}
