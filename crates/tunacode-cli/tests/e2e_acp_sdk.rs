@@ -74,7 +74,7 @@ fn updates<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn response<'a>(events: &'a [Value], step: usize) -> &'a Value {
+fn response(events: &[Value], step: usize) -> &Value {
     events
         .iter()
         .find(|e| e["event"] == "response" && e["step"] == step)
