@@ -49,8 +49,9 @@ impl ClientFiles {
 
 /// An editor's error as an I/O error: a file missing on disk is "not found" whatever code the editor
 /// used for it.
-fn editor_error(path: &Path, error: &agent_client_protocol::Error) -> std::io::Error {
-    if error.code == ErrorCode::RESOURCE_NOT_FOUND || !path.exists() {
+async fn editor_error(path: &Path, error: &agent_client_protocol::Error) -> std::io::Error {
+    let on_disk = tokio::fs::try_exists(path).await.unwrap_or(false);
+    if error.code == ErrorCode::RESOURCE_NOT_FOUND || !on_disk {
         return std::io::Error::new(std::io::ErrorKind::NotFound, error.message.clone());
     }
     std::io::Error::other(format!("the editor refused: {}", error.message))
@@ -62,7 +63,7 @@ impl EditorFiles for ClientFiles {
         let request = ReadTextFileRequest::new(self.session()?, path);
         match self.cx.send_request(request).block_task().await {
             Ok(response) => Ok(response.content),
-            Err(e) => Err(editor_error(path, &e)),
+            Err(e) => Err(editor_error(path, &e).await),
         }
     }
 

@@ -78,7 +78,7 @@ impl Session {
         tokio::spawn(async move {
             let response = cx.send_request(request).block_task().await;
             let answer = answer(asked, response);
-            if let Some(answers) = answers {
+            if let Some(answers) = answers.and_then(|weak| weak.upgrade()) {
                 let _ = answers.send(Command::Answered { id, answer });
             }
         });

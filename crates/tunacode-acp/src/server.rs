@@ -45,6 +45,8 @@ pub(crate) struct Server {
     pub(crate) client_fs: Mutex<(bool, bool)>,
     /// The open sessions, by id.
     sessions: Mutex<HashMap<String, mpsc::UnboundedSender<Command>>>,
+    /// The sessions' tasks, awaited when the connection closes (so running requests are saved).
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl Server {
@@ -59,6 +61,14 @@ impl Server {
     /// Registers an open session.
     pub(crate) fn add_session(&self, id: String, commands: mpsc::UnboundedSender<Command>) {
         self.lock_sessions().insert(id, commands);
+    }
+
+    /// Keeps a session's task, to wait for it at the end.
+    pub(crate) fn track(&self, task: tokio::task::JoinHandle<()>) {
+        self.tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(task);
     }
 
     /// The session `id`'s command queue, when it is open.
@@ -105,6 +115,7 @@ pub async fn serve_on(
         options,
         client_fs: Mutex::new((false, false)),
         sessions: Mutex::new(HashMap::new()),
+        tasks: Mutex::new(Vec::new()),
     });
     let (s1, s2, s3, s4, s5, s6, s7, s8) = (
         server.clone(),
@@ -179,8 +190,18 @@ pub async fn serve_on(
         )
         .connect_to(transport)
         .await?;
-    // Stdin closed: every session's runtime stops with its command queue.
+    // Stdin closed: every session stops with its command queue; a running request is interrupted
+    // and saved before the process ends.
     server.lock_sessions().clear();
+    let tasks = std::mem::take(
+        &mut *server
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for task in tasks {
+        let _ = task.await;
+    }
     Ok(())
 }
 

@@ -85,8 +85,9 @@ pub(crate) struct Session {
     pub(crate) cancelled: bool,
     /// Questions asked and not yet answered or closed.
     pub(crate) open_questions: HashSet<String>,
-    /// Where answers come back (the session's own queue).
-    pub(crate) answers: Option<mpsc::UnboundedSender<Command>>,
+    /// Where answers come back (the session's own queue; weak, so the queue closes when the
+    /// connection drops the session).
+    pub(crate) answers: Option<mpsc::WeakUnboundedSender<Command>>,
     /// The session's cost so far (sent with usage updates).
     pub(crate) cost: f64,
 }
@@ -162,14 +163,16 @@ impl Session {
         )))
     }
 
-    /// Runs until the connection drops the session (its queue closes) or the runtime stops.
+    /// Runs until the connection drops the session (its queue closes) or the runtime stops; then stops
+    /// the runtime, which interrupts and saves a running request first.
     pub(crate) async fn run(
         mut self,
         mut commands: mpsc::UnboundedReceiver<Command>,
-        answers: mpsc::UnboundedSender<Command>,
+        answers: mpsc::WeakUnboundedSender<Command>,
     ) {
         self.answers = Some(answers);
         self.view.messages = Vec::new();
+        let mut stopped = false;
         loop {
             let step = tokio::select! {
                 command = commands.recv() => match command {
@@ -177,7 +180,10 @@ impl Session {
                     None => break,
                 },
                 event = self.events.recv() => match event {
-                    None | Some(RuntimeEvent::Stopped) => break,
+                    None | Some(RuntimeEvent::Stopped) => {
+                        stopped = true;
+                        break;
+                    }
                     Some(event) => self.on_event(event).await,
                 },
             };
@@ -186,8 +192,11 @@ impl Session {
                 break;
             }
         }
-        self.runtime.submit(Op::Shutdown);
         self.end_all(StopReason::Cancelled);
+        self.runtime.submit(Op::Shutdown);
+        while !stopped {
+            stopped = matches!(self.events.recv().await, None | Some(RuntimeEvent::Stopped));
+        }
     }
 
     /// Answers every waiting prompt with `reason` (the session is going away).

@@ -75,8 +75,9 @@ pub(crate) async fn open(
 /// Registers the session and runs it until its runtime stops.
 fn run(server: &Arc<Server>, session: Session) {
     let (commands, queue) = mpsc::unbounded_channel();
-    server.add_session(session.id().to_string(), commands.clone());
-    tokio::spawn(session.run(queue, commands));
+    let answers = commands.downgrade();
+    server.add_session(session.id().to_string(), commands);
+    server.track(tokio::spawn(session.run(queue, answers)));
 }
 
 /// Resolves the settings for `cwd`, starts the runtime and waits for its session to open.

@@ -147,3 +147,116 @@ fn a_client_asking_for_a_newer_protocol_gets_version_1() {
     drop(stdin);
     assert!(wait_with_timeout(&mut child, RUN_LIMIT).unwrap().success());
 }
+
+/// Starts `tunacode acp` against `fake` with piped stdio.
+fn start_acp(
+    env: &TestEnv,
+    fake: &FakeProvider,
+) -> (std::process::Child, std::process::ChildStdin, LineReader) {
+    let mut child = env
+        .command(&bin())
+        .args(["acp", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let out = LineReader::new(child.stdout.take().unwrap());
+    (child, stdin, out)
+}
+
+/// `initialize` then `session/new` (or `session/load` of `load`); the session id.
+fn open_session(
+    stdin: &mut std::process::ChildStdin,
+    out: &mut LineReader,
+    cwd: &std::path::Path,
+    load: Option<&str>,
+) -> String {
+    send(
+        stdin,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {}}}),
+    );
+    out.wait_for(WAIT, |l| l.contains("\"id\":1")).unwrap();
+    let (method, params) = match load {
+        Some(id) => (
+            "session/load",
+            json!({"sessionId": id, "cwd": cwd, "mcpServers": []}),
+        ),
+        None => ("session/new", json!({"cwd": cwd, "mcpServers": []})),
+    };
+    send(
+        stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": method, "params": params}),
+    );
+    let opened: Value =
+        serde_json::from_str(&out.wait_for(WAIT, |l| l.contains("\"id\":2")).unwrap()).unwrap();
+    assert!(opened.get("result").is_some(), "{opened}");
+    opened["result"]["sessionId"]
+        .as_str()
+        .map_or_else(|| load.unwrap_or_default().to_string(), str::to_string)
+}
+
+#[test]
+fn a_session_started_with_run_loads_in_the_editor() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("answer from run")]);
+    let run = env
+        .command(&bin())
+        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .arg("question from the terminal")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let saved = env.only_session();
+    let id = saved["session_id"].as_str().unwrap().to_string();
+
+    let (mut child, mut stdin, mut out) = start_acp(&env, &fake);
+    open_session(&mut stdin, &mut out, &env.workspace(), Some(&id));
+    drop(stdin);
+    assert!(wait_with_timeout(&mut child, RUN_LIMIT).unwrap().success());
+    let lines = out.read_to_end(Duration::from_secs(5)).to_vec();
+    let texts: Vec<String> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|m| {
+            m["params"]["update"]["content"]["text"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(texts, ["question from the terminal", "answer from run"]);
+}
+
+#[test]
+fn closing_stdin_during_a_prompt_saves_the_partial_answer() {
+    let env = TestEnv::new().unwrap();
+    let slow = Turn::Reply(tunacode_testkit::Reply {
+        text: Some("partial ".repeat(500)),
+        chunk_chars: 8,
+        delay_ms: 20,
+        ..tunacode_testkit::Reply::default()
+    });
+    let fake = FakeProvider::start(vec![slow]);
+    let (mut child, mut stdin, mut out) = start_acp(&env, &fake);
+    let session = open_session(&mut stdin, &mut out, &env.workspace(), None);
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "talk"}]}}),
+    );
+    out.wait_for(WAIT, |l| l.contains("agent_message_chunk"))
+        .expect("the answer streams");
+    drop(stdin);
+    let status = wait_with_timeout(&mut child, RUN_LIMIT).expect("exits when stdin closes");
+    assert!(status.success(), "{status:?}");
+    let saved = env.only_session().to_string();
+    assert!(saved.contains("partial"), "the streamed text is kept");
+    assert!(saved.contains("[INTERRUPTED]"), "marked as interrupted");
+}

@@ -1,0 +1,241 @@
+//! What a turn streams to the editor (thoughts, the plan from the todo list, usage, command output,
+//! plan review, refusals) and how a cancel stops running tools, from the crate's client side.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod editor;
+
+use agent_client_protocol::v1::schema::{
+    CancelNotification, ContentBlock, McpServer, McpServerStdio, NewSessionRequest,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionUpdate, SetSessionModeRequest,
+    StopReason, TextContent, ToolCallStatus, ToolKind,
+};
+use editor::{Editor, chunk_text, flags, setup};
+use serde_json::json;
+use tunacode_testkit::{Reply, ScriptedToolCall, Turn};
+
+fn call(id: &str, name: &str, args: serde_json::Value) -> ScriptedToolCall {
+    ScriptedToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: args.to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thoughts_the_todo_plan_usage_and_command_output_stream_to_the_editor() {
+    let (env, fake) = setup(vec![
+        Turn::Reply(Reply {
+            reasoning: Some("thinking it over".into()),
+            tool_calls: vec![call(
+                "t1",
+                "todo",
+                json!({"action": "add", "items": ["look", "fix"]}),
+            )],
+            ..Reply::default()
+        }),
+        Turn::tool_calls(&[(
+            "b1",
+            "bash",
+            &json!({"command": "echo from-the-shell"}).to_string(),
+        )]),
+        Turn::text("all done"),
+    ]);
+    let mut flags = flags(&fake);
+    flags.model = Some("openai:gpt-4.1".into());
+    let mut editor = Editor::connect(&env, flags).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor
+        .request(SetSessionModeRequest::new(session.clone(), "yolo"))
+        .await
+        .unwrap();
+    assert_eq!(
+        editor.prompt(&session, "work").await.stop_reason,
+        StopReason::EndTurn
+    );
+    let updates = editor.drain();
+
+    let thought = updates
+        .iter()
+        .any(|u| matches!(u, SessionUpdate::AgentThoughtChunk(_)));
+    assert!(thought, "reasoning streams as thought chunks");
+    let plan = updates
+        .iter()
+        .find_map(|u| match u {
+            SessionUpdate::Plan(p) => Some(p),
+            _ => None,
+        })
+        .expect("the todo list as a plan");
+    let entries: Vec<_> = plan
+        .entries
+        .iter()
+        .map(|e| (e.content.as_str(), e.status.clone()))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("look", PlanEntryStatus::Pending),
+            ("fix", PlanEntryStatus::Pending)
+        ]
+    );
+    let usage = updates.iter().find_map(|u| match u {
+        SessionUpdate::UsageUpdate(u) => Some(u),
+        _ => None,
+    });
+    let usage = usage.expect("usage for a model with a known window");
+    assert!(usage.size > 0 && usage.used > 0, "{usage:?}");
+    let shell = updates.iter().find_map(|u| match u {
+        SessionUpdate::ToolCall(c) if c.kind == ToolKind::Execute => Some(c),
+        _ => None,
+    });
+    assert_eq!(
+        shell.expect("the command's call").title,
+        "`echo from-the-shell`"
+    );
+    let output = updates.iter().find_map(|u| match u {
+        SessionUpdate::ToolCallUpdate(t) if t.tool_call_id.to_string() == "b1" => {
+            t.fields.content.clone()
+        }
+        _ => None,
+    });
+    let shown = serde_json::to_string(&output.expect("the command's result")).unwrap();
+    assert!(shown.contains("from-the-shell"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_running_command_and_leaves_no_dangling_call() {
+    let (env, fake) = setup(vec![
+        Turn::tool_calls(&[("s1", "bash", &json!({"command": "sleep 30"}).to_string())]),
+        Turn::text("next turn"),
+    ]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor.answer_with(&[PermissionOptionKind::AllowOnce]);
+    let started = std::time::Instant::now();
+    let prompt = {
+        let (cx, session) = (editor.cx.clone(), session.clone());
+        tokio::spawn(async move {
+            let text = ContentBlock::Text(TextContent::new("wait"));
+            cx.send_request(PromptRequest::new(session, vec![text]))
+                .block_task()
+                .await
+        })
+    };
+    editor
+        .wait_for(|u| matches!(u, SessionUpdate::ToolCall(c) if c.kind == ToolKind::Execute))
+        .await;
+    // The permission was answered before the command runs; cancel once it has been asked.
+    while editor.seen(|s| s.permissions.is_empty()) {
+        tokio::task::yield_now().await;
+    }
+    editor
+        .cx
+        .send_notification(CancelNotification::new(session.clone()))
+        .unwrap();
+    let response = tokio::time::timeout(editor::LIMIT, prompt)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(response.stop_reason, StopReason::Cancelled);
+    assert!(
+        started.elapsed().as_secs() < 25,
+        "the command was stopped, not waited for"
+    );
+    let ended = editor
+        .wait_for(
+            |u| matches!(u, SessionUpdate::ToolCallUpdate(t) if t.tool_call_id.to_string() == "s1"),
+        )
+        .await;
+    let SessionUpdate::ToolCallUpdate(ended) = ended else {
+        unreachable!()
+    };
+    assert_eq!(ended.fields.status, Some(ToolCallStatus::Failed));
+    let saved = env.only_session();
+    let text = saved.to_string();
+    assert!(
+        text.contains("\"tool_call_id\":\"s1\""),
+        "the call is saved"
+    );
+    let returns = text.matches("\"tool_call_id\":\"s1\"").count();
+    assert!(
+        returns >= 2,
+        "the call has its answer in the session (no dangling call): {text}"
+    );
+    assert_eq!(
+        editor.prompt(&session, "go on").await.stop_reason,
+        StopReason::EndTurn
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_mode_asks_to_approve_the_plan_and_the_mode_follows() {
+    let plan = "1. Read a.txt\n2. Change it";
+    let (env, fake) = setup(vec![
+        Turn::tool_calls(&[("p1", "present_plan", &json!({"plan": plan}).to_string())]),
+        Turn::text("starting on the plan"),
+    ]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor
+        .request(SetSessionModeRequest::new(session.clone(), "plan"))
+        .await
+        .unwrap();
+    editor.answer_with(&[PermissionOptionKind::AllowOnce]);
+    assert_eq!(
+        editor.prompt(&session, "plan it").await.stop_reason,
+        StopReason::EndTurn
+    );
+    let asked = editor.seen(|s| s.permissions.clone());
+    assert_eq!(asked.len(), 1);
+    assert_eq!(
+        asked[0].tool_call.fields.title.as_deref(),
+        Some("Approve the plan?")
+    );
+    let updates = editor.drain();
+    let mode = updates.iter().find_map(|u| match u {
+        SessionUpdate::CurrentModeUpdate(m) => Some(m.current_mode_id.to_string()),
+        _ => None,
+    });
+    assert_eq!(
+        mode.as_deref(),
+        Some("ask"),
+        "an approved plan ends plan mode"
+    );
+    assert!(env.workspace().join("PLAN.md").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filtered_answer_ends_with_refusal() {
+    let (env, fake) = setup(vec![Turn::Reply(Reply {
+        text: Some("I can't".into()),
+        finish_reason: Some("content_filter".into()),
+        ..Reply::default()
+    })]);
+    let editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    assert_eq!(
+        editor.prompt(&session, "something bad").await.stop_reason,
+        StopReason::Refusal
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editors_mcp_servers_are_handed_to_the_runtime() {
+    let (env, fake) = setup(vec![]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    editor.initialize(false).await;
+    let server = McpServer::Stdio(McpServerStdio::new(
+        "editor-tools",
+        tunacode_testkit::fake_mcp_binary(),
+    ));
+    let session = editor
+        .request(NewSessionRequest::new(env.workspace()).mcp_servers(vec![server]))
+        .await
+        .unwrap()
+        .session_id
+        .to_string();
+    editor.prompt(&session, "/mcp").await;
+    let said: String = editor.drain().iter().filter_map(chunk_text).collect();
+    assert!(said.contains("editor-tools"), "{said}");
+}
