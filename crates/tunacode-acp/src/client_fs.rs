@@ -10,6 +10,8 @@ use agent_client_protocol::{Client, ErrorCode};
 use async_trait::async_trait;
 use tunacode_tools::EditorFiles;
 
+use crate::server::ClientOffers;
+
 /// Files read (and, when the editor offers it, written) through the editor.
 pub(crate) struct ClientFiles {
     cx: ConnectionTo<Client>,
@@ -20,16 +22,13 @@ pub(crate) struct ClientFiles {
 }
 
 impl ClientFiles {
-    /// The editor's files, when it offers to read them (`(read, write)` capabilities).
-    pub(crate) fn new(
-        cx: ConnectionTo<Client>,
-        (reads, writes): (bool, bool),
-    ) -> Option<Arc<Self>> {
-        reads.then(|| {
+    /// The editor's files, when it offers to read them.
+    pub(crate) fn new(cx: ConnectionTo<Client>, offers: ClientOffers) -> Option<Arc<Self>> {
+        offers.reads.then(|| {
             Arc::new(ClientFiles {
                 cx,
                 session: OnceLock::new(),
-                writes,
+                writes: offers.writes,
             })
         })
     }

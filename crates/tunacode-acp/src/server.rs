@@ -38,11 +38,22 @@ pub enum AcpError {
     Connection(#[from] agent_client_protocol::Error),
 }
 
+/// What the client said it can do in `initialize`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClientOffers {
+    /// It reads files for us (`fs/read_text_file`).
+    pub(crate) reads: bool,
+    /// It writes files for us (`fs/write_text_file`).
+    pub(crate) writes: bool,
+    /// It shows notices (`session.notices`).
+    pub(crate) notices: bool,
+}
+
 /// What the connection shares with its handlers and sessions.
 pub(crate) struct Server {
     pub(crate) options: AcpOptions,
-    /// Whether the client reads and writes files for us (`fs/read_text_file`, `fs/write_text_file`).
-    pub(crate) client_fs: Mutex<(bool, bool)>,
+    /// What the client offers (from `initialize`).
+    client: Mutex<ClientOffers>,
     /// The open sessions, by id.
     sessions: Mutex<HashMap<String, mpsc::UnboundedSender<Command>>>,
     /// The sessions' tasks, awaited when the connection closes (so running requests are saved).
@@ -50,10 +61,10 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    /// Whether the client reads and writes files for us (`(read, write)`).
-    pub(crate) fn client_fs(&self) -> (bool, bool) {
+    /// What the client offers.
+    pub(crate) fn client(&self) -> ClientOffers {
         *self
-            .client_fs
+            .client
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -113,7 +124,7 @@ pub async fn serve_on(
 ) -> Result<(), AcpError> {
     let server = Arc::new(Server {
         options,
-        client_fs: Mutex::new((false, false)),
+        client: Mutex::new(ClientOffers::default()),
         sessions: Mutex::new(HashMap::new()),
         tasks: Mutex::new(Vec::new()),
     });
@@ -218,14 +229,17 @@ fn spawn_open(
 
 /// The `initialize` answer: protocol v1 (the version the editors ship; a client asking for a newer
 /// one gets v1, the latest this agent speaks, as the spec's negotiation says), what the agent can do,
-/// and who it is. Remembers whether the client offers its file system.
+/// and who it is. Remembers what the client offers (its file system, notices).
 fn initialize(server: &Server, request: &InitializeRequest) -> InitializeResponse {
-    let fs = &request.client_capabilities.fs;
+    let caps = &request.client_capabilities;
     *server
-        .client_fs
+        .client
         .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) =
-        (fs.read_text_file, fs.write_text_file);
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = ClientOffers {
+        reads: caps.fs.read_text_file,
+        writes: caps.fs.write_text_file,
+        notices: caps.session.as_ref().is_some_and(|s| s.notices.is_some()),
+    };
     let capabilities = AgentCapabilities::new()
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().embedded_context(true))

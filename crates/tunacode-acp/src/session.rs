@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, PromptResponse, SessionConfigOptionValue, SessionNotification,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-    SetSessionModeResponse, StopReason, TextContent,
+    ContentBlock, ContentChunk, Notice, NoticeSeverity, PromptResponse, SessionConfigOptionValue,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeResponse, StopReason, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -90,6 +90,8 @@ pub(crate) struct Session {
     pub(crate) answers: Option<mpsc::WeakUnboundedSender<Command>>,
     /// The session's cost so far (sent with usage updates).
     pub(crate) cost: f64,
+    /// Whether the editor shows notices (else they are logged).
+    pub(crate) notices: bool,
 }
 
 impl Session {
@@ -127,6 +129,7 @@ impl Session {
             open_questions: HashSet::new(),
             answers: None,
             cost: 0.0,
+            notices: false,
         }
     }
 
@@ -161,6 +164,16 @@ impl Session {
         self.send(SessionUpdate::AgentMessageChunk(ContentChunk::new(
             ContentBlock::Text(TextContent::new(text.into())),
         )))
+    }
+
+    /// Tells the user something outside the conversation: a notice when the editor shows them, else
+    /// the log.
+    pub(crate) fn notice(&self, severity: NoticeSeverity, text: String) -> Result<(), Error> {
+        if self.notices {
+            return self.send(SessionUpdate::Notice(Notice::new(severity, text)));
+        }
+        tracing::warn!(session = %self.id, "{text}");
+        Ok(())
     }
 
     /// Runs until the connection drops the session (its queue closes) or the runtime stops; then stops

@@ -106,7 +106,8 @@ async fn start(
     .map_err(Error::into_internal_error)?
     .map_err(|e| Error::new(-32603, e.to_string()))?;
     let root = settings.cwd.clone();
-    let client_files = ClientFiles::new(cx.clone(), server.client_fs());
+    let offers = server.client();
+    let client_files = ClientFiles::new(cx.clone(), offers);
     let files = client_files
         .clone()
         .map(|f| f as Arc<dyn tunacode_tools::EditorFiles>);
@@ -126,15 +127,9 @@ async fn start(
     if let Some(files) = &client_files {
         files.set_session(&view.session_id);
     }
-    Ok(Session::new(
-        cx.clone(),
-        runtime,
-        events,
-        view,
-        root,
-        files,
-        models,
-    ))
+    let mut session = Session::new(cx.clone(), runtime, events, view, root, files, models);
+    session.notices = offers.notices;
+    Ok(session)
 }
 
 /// The editor's MCP servers as server entries (stdio and HTTP; SSE is refused by name).

@@ -4,12 +4,13 @@
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
-    AvailableCommandsUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, Plan, PlanEntry,
-    PlanEntryPriority, PlanEntryStatus, PromptResponse, SessionUpdate, StopReason, TextContent,
-    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    AvailableCommandsUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, NoticeSeverity,
+    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, PromptResponse, SessionUpdate, StopReason,
+    TextContent, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    UsageUpdate,
 };
 use tunacode_core::{RequestEnd, RequestError, RuntimeEvent};
-use tunacode_protocol::{AgentEvent, FinishReason, TodoItem, TodoStatus, ToolStatus};
+use tunacode_protocol::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus};
 
 use crate::diffs::{Side, diff_content, text_content};
 use crate::modes::PLAN_MODE;
@@ -60,12 +61,13 @@ impl Session {
                 };
                 self.on_reply(ReplyKind::Mcp, text)
             }
-            RuntimeEvent::McpServer(status) => {
-                if let Some(error) = status.state.error() {
-                    tracing::warn!(server = %status.name, "MCP server failed: {error}");
-                }
-                Ok(())
-            }
+            RuntimeEvent::McpServer(status) => match status.state.error() {
+                Some(error) => self.notice(
+                    NoticeSeverity::Warning,
+                    format!("MCP server `{}` failed: {error}", status.name),
+                ),
+                None => Ok(()),
+            },
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure.to_string()),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
             RuntimeEvent::SessionOpened(_)
@@ -131,9 +133,12 @@ impl Session {
                 "Compacted {compacted_messages} messages: about {tokens_before} → {tokens_after} \
                  tokens."
             )),
-            AgentEvent::Notice { message, .. } => {
-                tracing::info!(session = %self.id, "notice: {message}");
-                Ok(())
+            AgentEvent::Notice { level, message } => {
+                let severity = match level {
+                    NoticeLevel::Info => NoticeSeverity::Info,
+                    NoticeLevel::Warning => NoticeSeverity::Warning,
+                };
+                self.notice(severity, message)
             }
             _ => Ok(()),
         }

@@ -163,6 +163,13 @@ impl Editor {
             .unwrap()
     }
 
+    /// `initialize` with these capabilities.
+    pub async fn initialize_with(&self, caps: ClientCapabilities) -> InitializeResponse {
+        self.request(InitializeRequest::new(ProtocolVersion::V1).client_capabilities(caps))
+            .await
+            .unwrap()
+    }
+
     /// `initialize` then `session/new` in `cwd`; the session id.
     pub async fn new_session(&self, cwd: &Path) -> String {
         self.initialize(false).await;
