@@ -253,13 +253,17 @@ async fn a_failing_mcp_server_is_a_notice_when_the_editor_shows_them() {
     let crashing = McpServerStdio::new("broken", tunacode_testkit::fake_mcp_binary())
         .args(vec!["--crash".into()]);
     editor
-        .request(NewSessionRequest::new(env.workspace()).mcp_servers(vec![McpServer::Stdio(crashing)]))
+        .request(
+            NewSessionRequest::new(env.workspace()).mcp_servers(vec![McpServer::Stdio(crashing)]),
+        )
         .await
         .unwrap();
     let notice = editor
         .wait_for(|u| matches!(u, SessionUpdate::Notice(_)))
         .await;
-    let SessionUpdate::Notice(notice) = notice else { unreachable!() };
+    let SessionUpdate::Notice(notice) = notice else {
+        unreachable!()
+    };
     assert_eq!(notice.severity, NoticeSeverity::Warning);
     assert!(notice.title.contains("`broken` failed"), "{}", notice.title);
 }
@@ -269,13 +273,22 @@ async fn a_session_needs_an_absolute_directory_and_a_usable_model() {
     let (env, fake) = setup(vec![]);
     let editor = Editor::connect(&env, flags(&fake)).await;
     editor.initialize(false).await;
-    let relative = editor.request(NewSessionRequest::new("relative/dir")).await.unwrap_err();
+    let relative = editor
+        .request(NewSessionRequest::new("relative/dir"))
+        .await
+        .unwrap_err();
     assert_eq!(i32::from(relative.code), -32602, "{relative:?}");
 
     let mut no_model = flags(&fake);
     no_model.model = None;
     let editor = Editor::connect(&env, no_model).await;
     editor.initialize(false).await;
-    let error = editor.request(NewSessionRequest::new(env.workspace())).await.unwrap_err();
-    assert!(error.message.contains("no model chosen"), "says what to do: {error:?}");
+    let error = editor
+        .request(NewSessionRequest::new(env.workspace()))
+        .await
+        .unwrap_err();
+    assert!(
+        error.message.contains("no model chosen"),
+        "says what to do: {error:?}"
+    );
 }
