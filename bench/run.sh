@@ -10,6 +10,7 @@
 #      building one late request costs
 #   8. MCP: start-up of `run` and the TUI with three configured servers against none
 #   9. the sandbox: what Landlock and seccomp add to one command
+#  10. the editor protocol: section 2's task through `tunacode acp` against `tunacode run`
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,3 +100,6 @@ rm -rf "$mcpwork"
 echo "== 9. the sandbox's cost per command (run_command true, unconfined and in workspace-write)"
 cargo build --release --locked -q -p tunacode-tools --example sandbox_bench
 "$root/target/release/examples/sandbox_bench"
+
+echo "== 10. the editor protocol: the 30-turn task through tunacode acp vs tunacode run"
+python3 "$root/bench/acp_turns.py" "$bin" "$url" "$work/ws"
