@@ -15,6 +15,7 @@ mod server;
 mod session;
 mod setup;
 mod tool_calls;
+mod turns;
 mod updates;
 
 pub use server::{AcpError, AcpOptions, serve, serve_on};

@@ -1,63 +1,93 @@
 //! A `session/prompt`'s content as the user message the runtime takes: text as typed; `resource`
 //! (a file's text the editor embedded, unsaved changes included) and `resource_link` (a file the
-//! editor points at) attached as `<file path="…">` blocks, like `@file` mentions. And the slash
-//! commands that make sense outside the TUI, as runtime operations.
+//! editor points at) named in place and attached like `@file` mentions. And the slash commands that
+//! make sense outside the TUI, as runtime operations.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{AvailableCommand, ContentBlock, EmbeddedResourceResource};
 use agent_client_protocol::v1::schema::{AvailableCommandInput, UnstructuredCommandInput};
+use tokio::io::AsyncReadExt;
 use tunacode_core::Op;
+use tunacode_core::mentions::Attachment;
 use tunacode_core::runtime::CommandView;
 use tunacode_tools::EditorFiles;
 
-/// Largest attachment kept whole (as `@file` mentions).
-const MAX_ATTACHMENT_BYTES: usize = 100 * 1024;
+/// Most bytes of a linked file read from disk (the runtime cuts attachments at 100 KiB).
+const MAX_LINKED_BYTES: u64 = 100 * 1024 + 1;
 
-/// The message text for `blocks`; `files` reads linked files (the editor's, else the disk).
-pub(crate) async fn message_text(
+/// A prompt as the runtime takes it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Message {
+    /// The text, with each attached file named in place (`` `path` ``).
+    pub(crate) text: String,
+    /// The files' texts.
+    pub(crate) attachments: Vec<Attachment>,
+}
+
+/// The message for `blocks`; `files` reads linked files (the editor's, else the disk).
+pub(crate) async fn message(
     blocks: &[ContentBlock],
     root: &Path,
     files: Option<&Arc<dyn EditorFiles>>,
-) -> String {
-    let mut text = String::new();
-    let mut attachments = String::new();
+) -> Message {
+    let mut message = Message::default();
     for block in blocks {
         match block {
-            ContentBlock::Text(t) => text.push_str(&t.text),
+            ContentBlock::Text(t) => message.text.push_str(&t.text),
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 EmbeddedResourceResource::TextResourceContents(r) => {
-                    attachments.push_str(&file_block(&shown(&r.uri, root), &r.text));
+                    message.attach(shown(&r.uri, root), r.text.clone());
                 }
                 EmbeddedResourceResource::BlobResourceContents(r) => {
-                    attachments.push_str(&format!("\n\n[binary resource {} not attached]", r.uri));
+                    message
+                        .text
+                        .push_str(&format!("[binary resource {} not attached]", r.uri));
                 }
                 _ => {}
             },
             ContentBlock::ResourceLink(link) => {
-                let attached = match file_path(&link.uri) {
-                    Some(path) => read(&path, files)
-                        .await
-                        .map(|t| file_block(&shown(&link.uri, root), &t)),
+                let text = match file_path(&link.uri) {
+                    Some(path) => read(&path, files).await,
                     None => None,
                 };
-                attachments.push_str(
-                    &attached
-                        .unwrap_or_else(|| format!("\n\n[linked: {} <{}>]", link.name, link.uri)),
-                );
+                match text {
+                    Some(text) => message.attach(shown(&link.uri, root), text),
+                    None => message
+                        .text
+                        .push_str(&format!("[{}]({})", link.name, link.uri)),
+                }
             }
-            ContentBlock::Image(_) => text.push_str("[image not attached: unsupported]"),
+            ContentBlock::Image(_) => message.text.push_str("[image not attached: unsupported]"),
             _ => {}
         }
     }
-    text.push_str(&attachments);
-    text
+    message
 }
 
-/// The path of a `file://` URI.
+impl Message {
+    /// Names `path` in the text and attaches its text.
+    fn attach(&mut self, path: String, text: String) {
+        self.text.push_str(&format!("`{path}`"));
+        self.attachments.push(Attachment { path, text });
+    }
+
+    /// The runtime operation sending this message.
+    pub(crate) fn into_op(self) -> Op {
+        Op::UserMessage {
+            text: self.text,
+            attachments: self.attachments,
+        }
+    }
+}
+
+/// The path of a `file:` URI (percent-decoded; `file://localhost/…` too).
 fn file_path(uri: &str) -> Option<PathBuf> {
-    uri.strip_prefix("file://").map(PathBuf::from)
+    let url = url::Url::parse(uri).ok()?;
+    (url.scheme() == "file")
+        .then(|| url.to_file_path().ok())
+        .flatten()
 }
 
 /// How an attachment's path is shown: relative to the working directory when inside it.
@@ -70,30 +100,22 @@ fn shown(uri: &str, root: &Path) -> String {
     }
 }
 
-/// A file's text, through the editor when there is one.
+/// A linked file's text: through the editor when there is one, else the disk (read no further than
+/// an attachment keeps).
 async fn read(path: &Path, files: Option<&Arc<dyn EditorFiles>>) -> Option<String> {
-    match files {
-        Some(files) => files.read_text(path).await.ok(),
-        None => tokio::fs::read_to_string(path).await.ok(),
+    if let Some(files) = files {
+        return files.read_text(path).await.ok();
     }
-}
-
-/// An attached file, as `@file` mentions attach it (cut at 100 KiB).
-fn file_block(path: &str, text: &str) -> String {
-    let mut body = text;
-    let mut note = "";
-    if body.len() > MAX_ATTACHMENT_BYTES {
-        let mut cut = MAX_ATTACHMENT_BYTES;
-        while !body.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        body = &body[..cut];
-        note = "\n[… cut at 100 KiB; use read_file for the rest]";
+    let file = tokio::fs::File::open(path).await.ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_LINKED_BYTES)
+        .read_to_end(&mut bytes)
+        .await
+        .ok()?;
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return None;
     }
-    format!(
-        "\n\n<file path=\"{path}\">\n{}{note}\n</file>",
-        body.trim_end_matches('\n')
-    )
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// A slash command handled outside the model, and what the runtime answers it with.
@@ -236,11 +258,40 @@ mod tests {
         assert_eq!(parse_command("fix /tmp paths"), None);
     }
 
-    #[test]
-    fn attachments_are_file_blocks_relative_to_the_working_directory() {
-        let block = file_block(&shown("file:///w/src/a.rs", Path::new("/w")), "fn a() {}\n");
-        assert_eq!(block, "\n\n<file path=\"src/a.rs\">\nfn a() {}\n</file>");
-        let big = "é".repeat(MAX_ATTACHMENT_BYTES);
-        assert!(file_block("big", &big).contains("cut at 100 KiB"));
+    #[tokio::test]
+    async fn files_are_named_in_place_and_attached() {
+        use agent_client_protocol::v1::schema::{
+            EmbeddedResource, ResourceLink, TextContent, TextResourceContents,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("my notes.md"), "linked text\n").unwrap();
+        let blocks = vec![
+            ContentBlock::Text(TextContent::new("compare ")),
+            ContentBlock::Resource(EmbeddedResource::new(
+                EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+                    "unsaved",
+                    format!("file://{}/src/a.rs", root.display()),
+                )),
+            )),
+            ContentBlock::Text(TextContent::new(" with ")),
+            ContentBlock::ResourceLink(ResourceLink::new(
+                "my notes.md",
+                format!("file://{}/my%20notes.md", root.display()),
+            )),
+            ContentBlock::ResourceLink(ResourceLink::new("docs", "https://example.com/docs")),
+        ];
+        let message = message(&blocks, root, None).await;
+        assert_eq!(
+            message.text,
+            "compare `src/a.rs` with `my notes.md`[docs](https://example.com/docs)"
+        );
+        let paths: Vec<_> = message
+            .attachments
+            .iter()
+            .map(|a| a.path.as_str())
+            .collect();
+        assert_eq!(paths, ["src/a.rs", "my notes.md"]);
+        assert_eq!(message.attachments[1].text, "linked text\n");
     }
 }

@@ -11,13 +11,17 @@ use agent_client_protocol::v1::schema::{
     ToolCallUpdateFields, ToolKind,
 };
 use tunacode_core::runtime::ApprovalQuestion;
-use tunacode_core::{Answer, ApprovalAnswer, LimitDecision, PlanDecision, Question, QuestionKind};
+use tunacode_core::{
+    Answer, ApprovalAnswer, LimitDecision, Op, PlanDecision, Question, QuestionKind,
+};
 
 use crate::diffs::{Side, diff_content, text_content};
 use crate::session::{Command, Session};
 use crate::tool_calls;
 
 const ALLOW_ONCE: &str = "allow_once";
+/// The prefix of a question's own tool call.
+const QUESTION_CALL: &str = "question-";
 const ALLOW_ALWAYS: &str = "allow_always";
 const REJECT_ONCE: &str = "reject_once";
 
@@ -72,7 +76,8 @@ impl Session {
                 (Asked::Plan, call, options)
             }
         };
-        self.open_questions.insert(question.id.clone());
+        let call_id = tool_call.tool_call_id.to_string();
+        self.open_questions.insert(question.id.clone(), call_id);
         let request = RequestPermissionRequest::new(self.id.clone(), tool_call, options);
         let (cx, answers, id) = (self.cx.clone(), self.answers.clone(), question.id);
         tokio::spawn(async move {
@@ -94,7 +99,7 @@ impl Session {
         kind: ToolKind,
         body: &str,
     ) -> Result<ToolCallUpdate, Error> {
-        let call_id = format!("question-{id}");
+        let call_id = format!("{QUESTION_CALL}{id}");
         self.send(SessionUpdate::ToolCall(
             ToolCall::new(call_id.clone(), title.clone())
                 .kind(kind)
@@ -107,11 +112,49 @@ impl Session {
         ))
     }
 
-    /// Marks a question's own tool call done once it is answered.
-    pub(crate) fn close_question_call(&self, id: &str) -> Result<(), Error> {
+    /// The editor answered: the runtime gets the answer (unless the question was withdrawn
+    /// meanwhile), and the call it is about moves on (an allowed call runs; a question's own call is
+    /// done).
+    pub(crate) fn on_answered(&mut self, id: String, answer: Answer) -> Result<(), Error> {
+        let Some(call_id) = self.open_questions.remove(&id) else {
+            return Ok(());
+        };
+        let status = match &answer {
+            Answer::Approval(ApprovalAnswer::Deny { .. }) => None,
+            Answer::Approval(_) => Some(ToolCallStatus::InProgress),
+            Answer::Limit(_) | Answer::Plan(_) => Some(ToolCallStatus::Completed),
+        };
+        self.submit(Op::Answer { id, answer });
+        match status {
+            Some(status) => self.set_call_status(&call_id, status),
+            None => Ok(()),
+        }
+    }
+
+    /// The runtime withdrew a question (its request was interrupted): a question's own call fails.
+    pub(crate) fn on_question_closed(&mut self, id: &str) -> Result<(), Error> {
+        match self.open_questions.remove(id) {
+            Some(call_id) if call_id.starts_with(QUESTION_CALL) => {
+                self.set_call_status(&call_id, ToolCallStatus::Failed)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Forgets every open question (a cancel): a question's own call fails.
+    pub(crate) fn drop_questions(&mut self) -> Result<(), Error> {
+        let open: Vec<String> = self.open_questions.keys().cloned().collect();
+        for id in open {
+            self.on_question_closed(&id)?;
+        }
+        Ok(())
+    }
+
+    /// Moves a tool call to `status`.
+    fn set_call_status(&self, call_id: &str, status: ToolCallStatus) -> Result<(), Error> {
         self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
-            format!("question-{id}"),
-            ToolCallUpdateFields::new().status(ToolCallStatus::Completed),
+            call_id.to_string(),
+            ToolCallUpdateFields::new().status(status),
         )))
     }
 }

@@ -1,16 +1,16 @@
 //! One ACP session: its runtime, and a task that turns the editor's requests into operations and the
-//! runtime's events into `session/update`s. A prompt's response waits for its request to end; a
-//! cancel interrupts the runtime (the partial answer is kept as `[INTERRUPTED]`, running tools are
-//! cancelled) and the prompt ends with `cancelled`.
+//! runtime's events into `session/update`s. The task has one thing in flight with the runtime at a
+//! time (a prompt's request, a built-in command, a model switch: `turns.rs`), so every answer the
+//! runtime gives is matched to the request that asked for it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Notice, NoticeSeverity, PromptResponse, SessionConfigOptionValue,
-    SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeResponse, StopReason, TextContent,
+    ContentBlock, ContentChunk, Notice, NoticeSeverity, PromptResponse, SessionNotification,
+    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeResponse, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
@@ -18,8 +18,8 @@ use tokio::sync::mpsc;
 use tunacode_core::{Answer, Op, RuntimeEvent, RuntimeHandle, SessionView};
 use tunacode_tools::EditorFiles;
 
-use crate::modes::{ASK_MODE, MODEL_OPTION, mode_ops, model_options};
-use crate::prompt::{ReplyKind, SlashCommand, message_text, parse_command};
+use crate::modes::{ASK_MODE, PLAN_MODE, YOLO_MODE, mode_ops};
+use crate::turns::{Current, Waiting};
 
 /// What the connection hands a session.
 pub(crate) enum Command {
@@ -73,18 +73,14 @@ pub(crate) struct Session {
     pub(crate) mode: &'static str,
     /// The mode plan mode returns to.
     pub(crate) mode_before_plan: &'static str,
-    /// Prompts that run as requests, in order; the first is running (or about to).
-    pub(crate) requests: VecDeque<Responder<PromptResponse>>,
-    /// Whether the first request has started.
-    pub(crate) request_running: bool,
-    /// Prompts answered by one event (built-in commands).
-    replies: VecDeque<(ReplyKind, Responder<PromptResponse>)>,
-    /// A model switch waiting for the runtime.
-    pending_model: Option<Responder<SetSessionConfigOptionResponse>>,
-    /// The editor cancelled the running prompt.
-    pub(crate) cancelled: bool,
-    /// Questions asked and not yet answered or closed.
-    pub(crate) open_questions: HashSet<String>,
+    /// What the runtime is doing for the editor now.
+    pub(crate) current: Option<Current>,
+    /// What waits for it, in order.
+    pub(crate) waiting: VecDeque<Waiting>,
+    /// Questions asked and not yet answered or closed, with the tool call each is about.
+    pub(crate) open_questions: HashMap<String, String>,
+    /// Tool calls announced to the editor and not finished.
+    pub(crate) announced: HashSet<String>,
     /// Where answers come back (the session's own queue; weak, so the queue closes when the
     /// connection drops the session).
     pub(crate) answers: Option<mpsc::WeakUnboundedSender<Command>>,
@@ -105,11 +101,7 @@ impl Session {
         files: Option<Arc<dyn EditorFiles>>,
         models: Vec<String>,
     ) -> Self {
-        let mode = if view.plan_mode {
-            crate::modes::PLAN_MODE
-        } else {
-            ASK_MODE
-        };
+        let mode = if view.plan_mode { PLAN_MODE } else { ASK_MODE };
         Session {
             cx,
             id: view.session_id.clone(),
@@ -121,12 +113,10 @@ impl Session {
             models,
             mode,
             mode_before_plan: ASK_MODE,
-            requests: VecDeque::new(),
-            request_running: false,
-            replies: VecDeque::new(),
-            pending_model: None,
-            cancelled: false,
-            open_questions: HashSet::new(),
+            current: None,
+            waiting: VecDeque::new(),
+            open_questions: HashMap::new(),
+            announced: HashSet::new(),
             answers: None,
             cost: 0.0,
             notices: false,
@@ -205,20 +195,10 @@ impl Session {
                 break;
             }
         }
-        self.end_all(StopReason::Cancelled);
+        self.end_all();
         self.runtime.submit(Op::Shutdown);
         while !stopped {
             stopped = matches!(self.events.recv().await, None | Some(RuntimeEvent::Stopped));
-        }
-    }
-
-    /// Answers every waiting prompt with `reason` (the session is going away).
-    fn end_all(&mut self, reason: StopReason) {
-        for responder in self.requests.drain(..) {
-            let _ = responder.respond(PromptResponse::new(reason));
-        }
-        for (_, responder) in self.replies.drain(..) {
-            let _ = responder.respond(PromptResponse::new(reason));
         }
     }
 
@@ -228,68 +208,11 @@ impl Session {
             Command::Cancel => self.on_cancel(),
             Command::SetMode(mode, responder) => self.on_set_mode(&mode, responder),
             Command::SetConfig(request, responder) => self.on_set_config(request, responder),
-            Command::Answered { id, answer } => {
-                if matches!(answer, Answer::Limit(_) | Answer::Plan(_)) {
-                    self.close_question_call(&id)?;
-                }
-                if self.open_questions.remove(&id) {
-                    self.submit(Op::Answer { id, answer });
-                }
-                Ok(())
-            }
+            Command::Answered { id, answer } => self.on_answered(id, answer),
         }
     }
 
-    /// `session/prompt`: a built-in command, or a message for the runtime.
-    async fn on_prompt(
-        &mut self,
-        blocks: &[ContentBlock],
-        responder: Responder<PromptResponse>,
-    ) -> Result<(), Error> {
-        let text = message_text(blocks, &self.root, self.files.as_ref()).await;
-        if text.trim().is_empty() {
-            return responder.respond_with_error(
-                Error::invalid_params().data(serde_json::json!("the prompt is empty")),
-            );
-        }
-        self.cancelled = false;
-        match parse_command(&text) {
-            Some(Ok(SlashCommand::Request(op))) => {
-                self.requests.push_back(responder);
-                self.submit(op);
-            }
-            Some(Ok(SlashCommand::Reply(op, kind))) => {
-                self.replies.push_back((kind, responder));
-                self.submit(op);
-            }
-            Some(Err(message)) => {
-                self.say(message)?;
-                responder.respond(PromptResponse::new(StopReason::EndTurn))?;
-            }
-            None => {
-                self.requests.push_back(responder);
-                self.submit(Op::UserMessage { text });
-            }
-        }
-        Ok(())
-    }
-
-    /// `session/cancel`: interrupts the running request; prompts waiting behind it (which the runtime
-    /// drops) end as cancelled now.
-    fn on_cancel(&mut self) -> Result<(), Error> {
-        if self.requests.is_empty() {
-            return Ok(());
-        }
-        self.cancelled = true;
-        let keep = usize::from(self.request_running);
-        for responder in self.requests.drain(keep..) {
-            responder.respond(PromptResponse::new(StopReason::Cancelled))?;
-        }
-        self.submit(Op::Interrupt);
-        Ok(())
-    }
-
-    /// `session/set_mode`.
+    /// `session/set_mode`: yolo and plan mode switched in the runtime.
     fn on_set_mode(
         &mut self,
         mode: &str,
@@ -303,75 +226,18 @@ impl Session {
         for op in ops {
             self.submit(op);
         }
-        if mode != crate::modes::PLAN_MODE {
+        if mode != PLAN_MODE {
             self.mode_before_plan = mode;
         }
         self.mode = mode;
         responder.respond(SetSessionModeResponse::new())
     }
 
-    /// `session/set_config_option`: the model (answered once the runtime switched).
-    fn on_set_config(
-        &mut self,
-        request: SetSessionConfigOptionRequest,
-        responder: Responder<SetSessionConfigOptionResponse>,
-    ) -> Result<(), Error> {
-        let model = match (&*request.config_id.to_string(), &request.value) {
-            (MODEL_OPTION, SessionConfigOptionValue::ValueId { value }) => value.to_string(),
-            (id, _) => {
-                return responder.respond_with_error(Error::invalid_params().data(
-                    serde_json::json!(format!("no config option `{id}` with that value")),
-                ));
-            }
-        };
-        if let Some(previous) = self.pending_model.take() {
-            previous
-                .respond_with_error(Error::new(-32603, "superseded by a later model change"))?;
+    /// Plan mode ended in the runtime (an approved plan): back to the mode before it, yolo included.
+    pub(crate) fn leave_plan_mode(&mut self) {
+        self.mode = self.mode_before_plan;
+        if self.mode == YOLO_MODE {
+            self.submit(Op::SetYolo { on: true });
         }
-        self.pending_model = Some(responder);
-        self.submit(Op::SetModel { model });
-        Ok(())
-    }
-
-    /// The model changed: answers the waiting `set_config_option`, or tells the editor.
-    pub(crate) fn on_model_changed(&mut self, model: String) -> Result<(), Error> {
-        self.view.model.model = model;
-        let options = model_options(&self.models, self.model());
-        match self.pending_model.take() {
-            Some(responder) => responder.respond(SetSessionConfigOptionResponse::new(options)),
-            None => self.send(SessionUpdate::ConfigOptionUpdate(
-                agent_client_protocol::v1::schema::ConfigOptionUpdate::new(options),
-            )),
-        }
-    }
-
-    /// An operation failed: the model switch, a command's reply or a request that could not start
-    /// get the error; anything else is said.
-    pub(crate) fn on_op_failed(&mut self, message: String) -> Result<(), Error> {
-        if let Some(responder) = self.pending_model.take() {
-            return responder.respond_with_error(Error::new(-32603, message));
-        }
-        if let Some((_, responder)) = self.replies.pop_front() {
-            self.say(message)?;
-            return responder.respond(PromptResponse::new(StopReason::EndTurn));
-        }
-        if !self.request_running
-            && let Some(responder) = self.requests.pop_front()
-        {
-            return responder.respond_with_error(Error::new(-32603, message));
-        }
-        self.say(message)
-    }
-
-    /// A built-in command's answer: shown as the agent's message, ending its prompt.
-    pub(crate) fn on_reply(&mut self, kind: ReplyKind, text: String) -> Result<(), Error> {
-        let Some(at) = self.replies.iter().position(|(k, _)| *k == kind) else {
-            return Ok(());
-        };
-        let Some((_, responder)) = self.replies.remove(at) else {
-            return Ok(());
-        };
-        self.say(text)?;
-        responder.respond(PromptResponse::new(StopReason::EndTurn))
     }
 }

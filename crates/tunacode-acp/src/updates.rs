@@ -5,12 +5,11 @@
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
     AvailableCommandsUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, NoticeSeverity,
-    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, PromptResponse, SessionUpdate, StopReason,
-    TextContent, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
-    UsageUpdate,
+    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate, TextContent,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
-use tunacode_core::{RequestEnd, RequestError, RuntimeEvent};
-use tunacode_protocol::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus};
+use tunacode_core::RuntimeEvent;
+use tunacode_protocol::{AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolStatus};
 
 use crate::diffs::{Side, diff_content, text_content};
 use crate::modes::PLAN_MODE;
@@ -27,14 +26,7 @@ impl Session {
         match event {
             RuntimeEvent::Agent(event) => self.on_agent(event).await,
             RuntimeEvent::Question(question) => self.ask(question).await,
-            RuntimeEvent::QuestionClosed { id } => {
-                self.open_questions.remove(&id);
-                Ok(())
-            }
-            RuntimeEvent::UserMessage { .. } => {
-                self.request_running = true;
-                Ok(())
-            }
+            RuntimeEvent::QuestionClosed { id } => self.on_question_closed(&id),
             RuntimeEvent::RequestEnded(end) => self.on_request_ended(&end),
             RuntimeEvent::ModelChanged(model) => self.on_model_changed(model.model),
             RuntimeEvent::CustomCommands(commands) => {
@@ -68,9 +60,10 @@ impl Session {
                 ),
                 None => Ok(()),
             },
-            RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure.to_string()),
+            RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
             RuntimeEvent::SessionOpened(_)
+            | RuntimeEvent::UserMessage { .. }
             | RuntimeEvent::Queued { .. }
             | RuntimeEvent::YoloChanged { .. }
             | RuntimeEvent::SessionList { .. }
@@ -82,10 +75,6 @@ impl Session {
     /// Handles one engine event.
     async fn on_agent(&mut self, event: AgentEvent) -> Result<(), Error> {
         match event {
-            AgentEvent::RequestStarted { .. } => {
-                self.request_running = true;
-                Ok(())
-            }
             AgentEvent::TextDelta { text } => self.say(text),
             AgentEvent::ThinkingDelta { text } => self.send(SessionUpdate::AgentThoughtChunk(
                 ContentChunk::new(ContentBlock::Text(TextContent::new(text))),
@@ -95,20 +84,20 @@ impl Session {
                 tool_call_id,
                 tool_name,
                 args,
-            } => self.send(SessionUpdate::ToolCall(tool_calls::announce(
-                &tool_call_id,
-                &tool_name,
-                &args,
-                &self.root,
-            ))),
+            } => self.announce(&tool_call_id, &tool_name, &args),
             AgentEvent::ToolCallFinished {
                 tool_call_id,
                 tool_name,
+                args,
                 result,
                 status,
                 diff,
                 ..
             } => {
+                if !self.announced.contains(&tool_call_id) {
+                    self.announce(&tool_call_id, &tool_name, &args)?;
+                }
+                self.announced.remove(&tool_call_id);
                 self.on_tool_finished(&tool_call_id, &tool_name, result, status, diff)
                     .await
             }
@@ -142,6 +131,14 @@ impl Session {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Announces a tool call (running: a question about it sets it pending while it is asked).
+    fn announce(&mut self, id: &str, tool: &str, args: &serde_json::Value) -> Result<(), Error> {
+        self.announced.insert(id.to_string());
+        let call =
+            tool_calls::announce(id, tool, args, &self.root).status(ToolCallStatus::InProgress);
+        self.send(SessionUpdate::ToolCall(call))
     }
 
     /// A tool call ended: its status, and what it did (an edit's diff, a command's output, a read's
@@ -179,39 +176,18 @@ impl Session {
 
     /// Plan mode switched (by the editor, or by an approved plan): the editor's mode follows.
     fn on_plan_mode(&mut self, active: bool) -> Result<(), Error> {
-        let mode = if active {
-            PLAN_MODE
-        } else {
-            self.mode_before_plan
-        };
-        if mode == self.mode {
+        let before = self.mode;
+        if active {
+            self.mode = PLAN_MODE;
+        } else if self.mode == PLAN_MODE {
+            self.leave_plan_mode();
+        }
+        if self.mode == before {
             return Ok(());
         }
-        self.mode = mode;
         self.send(SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(
-            mode.to_string(),
+            self.mode.to_string(),
         )))
-    }
-
-    /// A request ended: its prompt gets the stop reason (`cancelled` after a cancel, whatever the
-    /// outcome; `max_turn_requests` at the iteration limit); a failure is the prompt's error.
-    fn on_request_ended(&mut self, end: &RequestEnd) -> Result<(), Error> {
-        self.request_running = false;
-        let Some(responder) = self.requests.pop_front() else {
-            return Ok(());
-        };
-        let cancelled = std::mem::take(&mut self.cancelled);
-        let reason = match &end.outcome {
-            _ if cancelled => StopReason::Cancelled,
-            Ok(outcome) if outcome.reason == FinishReason::IterationLimit => {
-                StopReason::MaxTurnRequests
-            }
-            Ok(outcome) if outcome.refused() => StopReason::Refusal,
-            Ok(_) => StopReason::EndTurn,
-            Err(RequestError::Aborted) => StopReason::Cancelled,
-            Err(e) => return responder.respond_with_error(Error::new(-32603, e.to_string())),
-        };
-        responder.respond(PromptResponse::new(reason))
     }
 }
 

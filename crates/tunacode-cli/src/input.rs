@@ -120,10 +120,8 @@ impl InputLine {
     /// The operation this line asks for.
     pub fn into_op(self) -> Result<Op, String> {
         Ok(match self {
-            InputLine::UserMessage { text } => Op::UserMessage { text },
-            InputLine::User { message } => Op::UserMessage {
-                text: claude_text(&message)?,
-            },
+            InputLine::UserMessage { text } => Op::user_message(text),
+            InputLine::User { message } => Op::user_message(claude_text(&message)?),
             InputLine::Approval {
                 request_id,
                 decision,
@@ -241,21 +239,17 @@ mod tests {
     fn lines_become_operations() {
         assert_eq!(
             parse_line(r#"{"type":"user_message","text":"hi"}"#),
-            Ok(Op::UserMessage { text: "hi".into() })
+            Ok(Op::user_message("hi"))
         );
         assert_eq!(
             parse_line(
                 r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#
             ),
-            Ok(Op::UserMessage {
-                text: "a\nb".into()
-            })
+            Ok(Op::user_message("a\nb"))
         );
         assert_eq!(
             parse_line(r#"{"type":"user","message":{"role":"user","content":"plain"}}"#),
-            Ok(Op::UserMessage {
-                text: "plain".into()
-            })
+            Ok(Op::user_message("plain"))
         );
         assert_eq!(
             parse_line(r#"{"type":"approval","request_id":"q-1","decision":"deny","note":"no"}"#),

@@ -58,7 +58,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     config.plan_mode = args.plan;
     let (runtime, events) = Runtime::start(config).await?;
     if let Some(prompt) = prompt {
-        runtime.submit(Op::UserMessage { text: prompt });
+        runtime.submit(Op::user_message(prompt));
     }
     let (input_errors_tx, input_errors) = mpsc::unbounded_channel();
     if streaming_input {

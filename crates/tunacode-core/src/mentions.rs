@@ -23,6 +23,47 @@ pub struct ExpandedPrompt {
     pub attached: Vec<String>,
 }
 
+/// A file's text handed over with a message (an editor's embedded or linked file), attached like a
+/// mention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// How the file is named to the model (workspace-relative when inside it).
+    pub path: String,
+    /// Its text (an editor's unsaved text included).
+    pub text: String,
+}
+
+/// An attached file's block: `<file path="…">` with the text, cut at 100 KiB with a note.
+pub fn file_block(path: &str, text: &str) -> String {
+    let mut body = text;
+    let mut note = "";
+    if body.len() > MAX_MENTION_BYTES {
+        let mut cut = MAX_MENTION_BYTES;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body = &body[..cut];
+        note = "\n[… cut at 100 KiB; use read_file for the rest]";
+    }
+    format!(
+        "\n\n<file path=\"{path}\">\n{}{note}\n</file>",
+        body.trim_end_matches('\n')
+    )
+}
+
+/// Adds `attachments` after the mentioned files (each path once).
+pub fn attach(expanded: &mut ExpandedPrompt, attachments: &[Attachment]) {
+    for attachment in attachments {
+        if expanded.attached.contains(&attachment.path) {
+            continue;
+        }
+        expanded
+            .text
+            .push_str(&file_block(&attachment.path, &attachment.text));
+        expanded.attached.push(attachment.path.clone());
+    }
+}
+
 /// Attaches the files mentioned with `@path` in `prompt`.
 pub fn expand_mentions(prompt: &str, workspace: &Workspace) -> ExpandedPrompt {
     let mut text = prompt.to_string();
@@ -45,18 +86,7 @@ pub fn expand_mentions(prompt: &str, workspace: &Workspace) -> ExpandedPrompt {
         if bytes.iter().take(8192).any(|b| *b == 0) {
             continue;
         }
-        let mut body =
-            String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_MENTION_BYTES)]).into_owned();
-        if bytes.len() > MAX_MENTION_BYTES {
-            body.push_str(&format!(
-                "\n[… cut at {} KiB; use read_file for the rest]",
-                MAX_MENTION_BYTES / 1024
-            ));
-        }
-        text.push_str(&format!(
-            "\n\n<file path=\"{shown}\">\n{}\n</file>",
-            body.trim_end_matches('\n')
-        ));
+        text.push_str(&file_block(&shown, &String::from_utf8_lossy(&bytes)));
         attached.push(shown);
     }
     ExpandedPrompt { text, attached }

@@ -100,9 +100,7 @@ async fn sessions_are_continued_cleared_and_resumed_through_operations() {
     let first = next(&mut rx, opened).await;
     assert!(!first.resumed);
     assert!(first.notice.unwrap().contains("No saved session"));
-    rt.submit(Op::UserMessage {
-        text: "hello".into(),
-    });
+    rt.submit(Op::user_message("hello"));
     let end = next(&mut rx, ended).await;
     assert_eq!(end.outcome.unwrap().response, "one");
     assert_eq!(end.session_id, first.session_id);
@@ -128,9 +126,7 @@ async fn sessions_are_continued_cleared_and_resumed_through_operations() {
     let (rt, mut rx) = start(s.clone(), SessionChoice::ContinueLatest, false).await;
     let again = next(&mut rx, opened).await;
     assert_eq!(again.session_id, first.session_id);
-    rt.submit(Op::UserMessage {
-        text: "more".into(),
-    });
+    rt.submit(Op::user_message("more"));
     next(&mut rx, ended).await;
     let body = fake.requests()[1].body.to_string();
     assert!(body.contains("hello") && body.contains("one") && body.contains("more"));
@@ -167,9 +163,9 @@ async fn a_model_without_a_key_is_a_typed_failure_and_busy_operations_are_refuse
         "{failure:?}"
     );
 
-    rt.submit(Op::UserMessage { text: "a".into() });
-    rt.submit(Op::UserMessage { text: "b".into() });
-    rt.submit(Op::UserMessage { text: "c".into() });
+    rt.submit(Op::user_message("a"));
+    rt.submit(Op::user_message("b"));
+    rt.submit(Op::user_message("c"));
     let queued = next(&mut rx, |e| match e {
         RuntimeEvent::Queued { pending } if pending == 2 => Some(pending),
         _ => None,
@@ -227,7 +223,7 @@ async fn read_only_commands_run_without_asking_and_repeated_call_ids_are_made_un
     )
     .await;
     next(&mut rx, opened).await;
-    rt.submit(Op::UserMessage { text: "go".into() });
+    rt.submit(Op::user_message("go"));
     let mut finished = Vec::new();
     let wait = async {
         loop {
@@ -302,7 +298,7 @@ async fn servers_handed_over_at_run_time_start_like_configured_ones_and_stop_wit
     .await;
     assert_eq!(ready.name, "editor");
     assert_eq!(ready.source, ConfigSource::Client);
-    rt.submit(Op::UserMessage { text: "go".into() });
+    rt.submit(Op::user_message("go"));
     next(&mut rx, ended).await;
     let answer = fake.requests()[1].body.to_string();
     assert!(answer.contains("echo: handed over"), "{answer}");
@@ -375,9 +371,7 @@ async fn the_sandbox_can_be_changed_between_requests_and_is_described() {
     );
 
     // The engine runs commands read-only from now on.
-    rt.submit(Op::UserMessage {
-        text: "make a file".into(),
-    });
+    rt.submit(Op::user_message("make a file"));
     next(&mut rx, ended).await;
     assert!(!dir.path().join("ws/made.txt").exists());
     let answer = fake.requests()[1].body.to_string();

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
-use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     ClientCapabilities, ContentBlock, FileSystemCapabilities, InitializeRequest,
     InitializeResponse, NewSessionRequest, PermissionOptionKind, PromptRequest, PromptResponse,
@@ -18,6 +17,7 @@ use agent_client_protocol::v1::schema::{
     RequestPermissionResponse, SelectedPermissionOutcome, SessionNotification, SessionUpdate,
     StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
 };
+use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Channel, Client, JsonRpcRequest};
 use tokio::sync::{Notify, mpsc};
 use tunacode_core::SettingsFlags;
@@ -41,6 +41,9 @@ struct Shared {
     seen: Mutex<Seen>,
     answers: Mutex<VecDeque<PermissionOptionKind>>,
     buffers: Mutex<HashMap<PathBuf, String>>,
+    /// When set, permission requests are held unanswered (as a user who has not decided yet).
+    hold: Mutex<Option<Vec<Responder<RequestPermissionResponse>>>>,
+    held: Notify,
 }
 
 /// One editor connected to one in-process agent.
@@ -96,7 +99,15 @@ impl Editor {
                 agent_client_protocol::on_receive_notification!(),
             )
             .on_receive_request(
-                async move |request: RequestPermissionRequest, responder, _cx| {
+                async move |request: RequestPermissionRequest, responder: Responder<_>, _cx| {
+                    let mut hold = s1.hold.lock().unwrap();
+                    if let Some(held) = hold.as_mut() {
+                        s1.seen.lock().unwrap().permissions.push(request);
+                        held.push(responder);
+                        s1.held.notify_one();
+                        return Ok(());
+                    }
+                    drop(hold);
                     responder.respond(answer_permission(&s1, request))
                 },
                 agent_client_protocol::on_receive_request!(),
@@ -194,6 +205,43 @@ impl Editor {
             .lock()
             .unwrap()
             .extend(kinds.iter().cloned());
+    }
+
+    /// Holds the next permission requests unanswered.
+    pub fn hold_permissions(&self) {
+        *self.shared.hold.lock().unwrap() = Some(Vec::new());
+    }
+
+    /// Waits until a permission request is held.
+    pub async fn wait_for_held(&self) {
+        loop {
+            let notified = self.shared.held.notified();
+            if self
+                .shared
+                .hold
+                .lock()
+                .unwrap()
+                .as_ref()
+                .is_some_and(|h| !h.is_empty())
+            {
+                return;
+            }
+            tokio::time::timeout(LIMIT, notified)
+                .await
+                .expect("no permission request in time");
+        }
+    }
+
+    /// Answers the held permission requests `cancelled` (as the spec asks of a client on cancel).
+    pub fn release_cancelled(&self) {
+        let held = self.shared.hold.lock().unwrap().take().unwrap_or_default();
+        for responder in held {
+            responder
+                .respond(RequestPermissionResponse::new(
+                    RequestPermissionOutcome::Cancelled,
+                ))
+                .unwrap();
+        }
     }
 
     /// Seeds an unsaved buffer.

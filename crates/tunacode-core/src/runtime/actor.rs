@@ -18,7 +18,7 @@ use crate::client_cache::ClientCache;
 use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
-use crate::mentions::expand_mentions;
+use crate::mentions::{Attachment, attach, expand_mentions};
 use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
@@ -113,8 +113,14 @@ pub(crate) struct Actor {
 
 /// Work waiting for the running request to end, in order.
 enum Work {
-    Message(String),
+    Message(Message),
     Compact(Option<String>),
+}
+
+/// A user message and the files handed over with it.
+struct Message {
+    text: String,
+    attachments: Vec<Attachment>,
 }
 
 /// What woke the loop.
@@ -235,7 +241,9 @@ impl Actor {
 
     async fn handle(&mut self, op: Op) {
         match op {
-            Op::UserMessage { text } => self.on_user_message(text).await,
+            Op::UserMessage { text, attachments } => {
+                self.on_user_message(Message { text, attachments }).await
+            }
             Op::Interrupt => self.on_interrupt(),
             Op::Compact { focus } => self.on_compact(focus),
             Op::Answer { id, answer } => {
@@ -281,15 +289,15 @@ impl Actor {
         });
     }
 
-    async fn on_user_message(&mut self, text: String) {
-        if text.trim().is_empty() {
+    async fn on_user_message(&mut self, message: Message) {
+        if message.text.trim().is_empty() && message.attachments.is_empty() {
             return;
         }
         if self.running.is_some() {
-            self.queue.push_back(Work::Message(text));
+            self.queue.push_back(Work::Message(message));
             self.emit_queue();
         } else {
-            self.start_request(text).await;
+            self.start_request(message).await;
         }
     }
 
@@ -323,9 +331,9 @@ impl Actor {
         }
     }
 
-    /// Starts a request: `@path` mentions are attached (read off the async threads), then the engine
-    /// runs it.
-    async fn start_request(&mut self, text: String) {
+    /// Starts a request: `@path` mentions are attached (read off the async threads), then the files
+    /// handed over with the message, then the engine runs it.
+    async fn start_request(&mut self, Message { text, attachments }: Message) {
         // A custom command runs as its expanded message, on its own model when it names one.
         let Some((agent, message)) = self.command_request(&text).await else {
             return;
@@ -335,10 +343,11 @@ impl Actor {
         let token = cancel.clone();
         let task = tokio::spawn(async move {
             let workspace = agent.workspace().clone();
-            let expanded =
+            let mut expanded =
                 tokio::task::spawn_blocking(move || expand_mentions(&message, &workspace))
                     .await
                     .map_err(|e| RequestError::Internal(e.to_string()))?;
+            attach(&mut expanded, &attachments);
             events.send(RuntimeEvent::UserMessage {
                 text,
                 attached: expanded.attached,

@@ -7,10 +7,12 @@ use crate::approval::{LimitDecision, PlanDecision};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
     /// A message from the user: starts a request, or waits for the running one to end. `@path`
-    /// mentions attach files.
+    /// mentions attach files, and so do `attachments` (files an editor hands over with the message).
     UserMessage {
         /// What the user typed.
         text: String,
+        /// Files attached to the message, after the mentioned ones.
+        attachments: Vec<crate::mentions::Attachment>,
     },
     /// Compacts the history now (between requests): the model summarizes the older turns, which the
     /// summary replaces in the conversation; `focus` says what the summary should keep.
@@ -96,6 +98,16 @@ pub enum Op {
     Finish,
     /// Stops now: the running request is interrupted and saved, then the runtime stops.
     Shutdown,
+}
+
+impl Op {
+    /// A message from the user with no attachments besides its `@path` mentions.
+    pub fn user_message(text: impl Into<String>) -> Op {
+        Op::UserMessage {
+            text: text.into(),
+            attachments: Vec::new(),
+        }
+    }
 }
 
 /// An answer to a question.

@@ -62,7 +62,7 @@ impl App {
             self.busy = true;
             self.status.set_activity(Activity::Thinking);
         }
-        self.submit_op(Op::UserMessage { text });
+        self.submit_op(Op::user_message(text));
     }
 
     /// Sends the answer to a question and closes its dialog.

@@ -1,0 +1,272 @@
+//! What a session has in flight with its runtime: one thing at a time (a prompt's request, a built-in
+//! command, a model switch), the rest waiting in order, so each `RequestEnded`, reply or `OpFailed`
+//! belongs to the one in flight. A cancel ends waiting prompts at once and interrupts the running one,
+//! which then ends as `cancelled` whatever its outcome.
+
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    ConfigOptionUpdate, ContentBlock, PromptResponse, SessionConfigOptionValue, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, StopReason,
+};
+use tunacode_core::runtime::OpFailure;
+use tunacode_core::{Op, RequestEnd, RequestError};
+use tunacode_protocol::FinishReason;
+
+use crate::modes::{MODEL_OPTION, model_options};
+use crate::prompt::{ReplyKind, SlashCommand, message, parse_command};
+use crate::session::Session;
+
+/// What the runtime is doing for the editor.
+pub(crate) enum Current {
+    /// A prompt running as a request, until `RequestEnded`.
+    Request {
+        responder: Responder<PromptResponse>,
+        /// The editor cancelled it.
+        cancelled: bool,
+    },
+    /// A built-in command, answered by one event.
+    Reply {
+        kind: ReplyKind,
+        responder: Responder<PromptResponse>,
+    },
+    /// A model switch, answered by `ModelChanged` or `OpFailed`.
+    Model(Responder<SetSessionConfigOptionResponse>),
+}
+
+/// What waits for the runtime.
+pub(crate) enum Waiting {
+    /// A prompt: its operation, and the event answering it when it is a built-in command.
+    Prompt {
+        op: Op,
+        reply: Option<ReplyKind>,
+        responder: Responder<PromptResponse>,
+    },
+    /// A model switch.
+    Model {
+        model: String,
+        responder: Responder<SetSessionConfigOptionResponse>,
+    },
+}
+
+impl Session {
+    /// `session/prompt`: queued as a built-in command or a message for the runtime.
+    pub(crate) async fn on_prompt(
+        &mut self,
+        blocks: &[ContentBlock],
+        responder: Responder<PromptResponse>,
+    ) -> Result<(), Error> {
+        let message = message(blocks, &self.root, self.files.as_ref()).await;
+        if message.text.trim().is_empty() && message.attachments.is_empty() {
+            return responder.respond_with_error(
+                Error::invalid_params().data(serde_json::json!("the prompt is empty")),
+            );
+        }
+        let (op, reply) = match parse_command(&message.text) {
+            Some(Ok(SlashCommand::Request(op))) => (op, None),
+            Some(Ok(SlashCommand::Reply(op, kind))) => (op, Some(kind)),
+            Some(Err(text)) => {
+                self.say(text)?;
+                return responder.respond(PromptResponse::new(StopReason::EndTurn));
+            }
+            None => (message.into_op(), None),
+        };
+        self.waiting.push_back(Waiting::Prompt {
+            op,
+            reply,
+            responder,
+        });
+        self.advance();
+        Ok(())
+    }
+
+    /// `session/set_config_option`: the model, queued like a prompt.
+    pub(crate) fn on_set_config(
+        &mut self,
+        request: SetSessionConfigOptionRequest,
+        responder: Responder<SetSessionConfigOptionResponse>,
+    ) -> Result<(), Error> {
+        match (&*request.config_id.to_string(), &request.value) {
+            (MODEL_OPTION, SessionConfigOptionValue::ValueId { value }) => {
+                let model = value.to_string();
+                self.waiting.push_back(Waiting::Model { model, responder });
+                self.advance();
+                Ok(())
+            }
+            (id, _) => responder.respond_with_error(Error::invalid_params().data(
+                serde_json::json!(format!("no config option `{id}` with that value")),
+            )),
+        }
+    }
+
+    /// Starts the next waiting thing when nothing is in flight.
+    fn advance(&mut self) {
+        if self.current.is_some() {
+            return;
+        }
+        let Some(next) = self.waiting.pop_front() else {
+            return;
+        };
+        let (op, current) = match next {
+            Waiting::Prompt {
+                op,
+                reply: Some(kind),
+                responder,
+            } => (op, Current::Reply { kind, responder }),
+            Waiting::Prompt { op, responder, .. } => (
+                op,
+                Current::Request {
+                    responder,
+                    cancelled: false,
+                },
+            ),
+            Waiting::Model { model, responder } => {
+                (Op::SetModel { model }, Current::Model(responder))
+            }
+        };
+        self.current = Some(current);
+        self.submit(op);
+    }
+
+    /// `session/cancel`: waiting prompts end as cancelled now; the running one is interrupted (and
+    /// ends as cancelled when the runtime says it ended). Open questions end with it: their own calls
+    /// fail now, and the editor's late answers to them are dropped (the runtime withdraws them).
+    pub(crate) fn on_cancel(&mut self) -> Result<(), Error> {
+        self.drop_questions()?;
+        let mut kept = std::collections::VecDeque::new();
+        for waiting in self.waiting.drain(..) {
+            match waiting {
+                Waiting::Prompt { responder, .. } => {
+                    responder.respond(PromptResponse::new(StopReason::Cancelled))?;
+                }
+                model => kept.push_back(model),
+            }
+        }
+        self.waiting = kept;
+        if let Some(Current::Request { cancelled, .. }) = &mut self.current {
+            *cancelled = true;
+            self.submit(Op::Interrupt);
+        }
+        Ok(())
+    }
+
+    /// A request ended: its prompt gets the stop reason (`cancelled` after a cancel, whatever the
+    /// outcome; `max_turn_requests` at the iteration limit; `max_tokens` when the answer was cut;
+    /// `refusal` when the provider refused); a failure is the prompt's error.
+    pub(crate) fn on_request_ended(&mut self, end: &RequestEnd) -> Result<(), Error> {
+        let Some(Current::Request {
+            responder,
+            cancelled,
+        }) = self.current.take()
+        else {
+            return Ok(());
+        };
+        let reason = match &end.outcome {
+            _ if cancelled => StopReason::Cancelled,
+            Ok(outcome) if outcome.reason == FinishReason::IterationLimit => {
+                StopReason::MaxTurnRequests
+            }
+            Ok(outcome) if outcome.refused() => StopReason::Refusal,
+            Ok(outcome) if outcome.model_stop.as_deref() == Some("length") => StopReason::MaxTokens,
+            Ok(_) => StopReason::EndTurn,
+            Err(RequestError::Aborted) => StopReason::Cancelled,
+            Err(e) => {
+                let answered = responder.respond_with_error(Error::new(-32603, e.to_string()));
+                self.advance();
+                return answered;
+            }
+        };
+        let answered = responder.respond(PromptResponse::new(reason));
+        self.advance();
+        answered
+    }
+
+    /// A built-in command's answer: shown as the agent's message, ending its prompt.
+    pub(crate) fn on_reply(&mut self, kind: ReplyKind, text: String) -> Result<(), Error> {
+        match self.current.take() {
+            Some(Current::Reply {
+                kind: expected,
+                responder,
+            }) if expected == kind => {
+                self.say(text)?;
+                let answered = responder.respond(PromptResponse::new(StopReason::EndTurn));
+                self.advance();
+                answered
+            }
+            other => {
+                self.current = other;
+                Ok(())
+            }
+        }
+    }
+
+    /// The model changed: answers the model switch in flight, or tells the editor.
+    pub(crate) fn on_model_changed(&mut self, model: String) -> Result<(), Error> {
+        self.view.model.model = model;
+        let options = model_options(&self.models, self.model());
+        match self.current.take() {
+            Some(Current::Model(responder)) => {
+                let answered = responder.respond(SetSessionConfigOptionResponse::new(options));
+                self.advance();
+                answered
+            }
+            other => {
+                self.current = other;
+                self.send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+                    options,
+                )))
+            }
+        }
+    }
+
+    /// An operation failed. An answer to a question that was withdrawn meanwhile is no news; any
+    /// other failure answers what is in flight (a request that could not start, a built-in command,
+    /// a model switch), or is said.
+    pub(crate) fn on_op_failed(&mut self, failure: OpFailure) -> Result<(), Error> {
+        if matches!(
+            failure,
+            OpFailure::UnknownQuestion(_) | OpFailure::WrongAnswer(_)
+        ) {
+            tracing::debug!(session = %self.id, "a late answer: {failure}");
+            return Ok(());
+        }
+        let message = failure.to_string();
+        let answered = match self.current.take() {
+            Some(Current::Request { responder, .. }) => {
+                responder.respond_with_error(Error::new(-32603, message))
+            }
+            Some(Current::Reply { responder, .. }) => {
+                self.say(message)?;
+                responder.respond(PromptResponse::new(StopReason::EndTurn))
+            }
+            Some(Current::Model(responder)) => {
+                responder.respond_with_error(Error::new(-32603, message))
+            }
+            None => self.say(message),
+        };
+        self.advance();
+        answered
+    }
+
+    /// Answers everything in flight or waiting as cancelled (the session is going away).
+    pub(crate) fn end_all(&mut self) {
+        let gone = || Error::new(-32603, "the session closed");
+        match self.current.take() {
+            Some(Current::Request { responder, .. } | Current::Reply { responder, .. }) => {
+                let _ = responder.respond(PromptResponse::new(StopReason::Cancelled));
+            }
+            Some(Current::Model(responder)) => {
+                let _ = responder.respond_with_error(gone());
+            }
+            None => {}
+        }
+        for waiting in self.waiting.drain(..) {
+            let _ = match waiting {
+                Waiting::Prompt { responder, .. } => {
+                    responder.respond(PromptResponse::new(StopReason::Cancelled))
+                }
+                Waiting::Model { responder, .. } => responder.respond_with_error(gone()),
+            };
+        }
+    }
+}
