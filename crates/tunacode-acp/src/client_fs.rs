@@ -17,7 +17,7 @@ pub(crate) struct ClientFiles {
     cx: ConnectionTo<Client>,
     /// The session the requests name (known once the runtime opened it).
     session: OnceLock<String>,
-    /// Whether the editor writes files for us (else the disk is written).
+    /// Whether the editor writes files for us (else the tools write the disk).
     writes: bool,
 }
 
@@ -67,9 +67,6 @@ impl EditorFiles for ClientFiles {
     }
 
     async fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()> {
-        if !self.writes {
-            return tokio::fs::write(path, text).await;
-        }
         let request = WriteTextFileRequest::new(self.session()?, path, text);
         match self.cx.send_request(request).block_task().await {
             Ok(_) => Ok(()),
@@ -78,5 +75,9 @@ impl EditorFiles for ClientFiles {
                 e.message
             ))),
         }
+    }
+
+    fn writes(&self) -> bool {
+        self.writes
     }
 }

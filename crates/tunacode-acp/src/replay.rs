@@ -4,15 +4,15 @@
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, SessionUpdate, TextContent, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields,
+    ContentBlock, ContentChunk, NoticeSeverity, SessionUpdate, TextContent, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields,
 };
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::diffs::text_content;
 use crate::session::Session;
 use crate::tool_calls;
-use crate::updates::plan;
+use crate::updates::{plan, shown_output};
 
 /// The updates that show `messages`.
 pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> Vec<SessionUpdate> {
@@ -59,11 +59,15 @@ pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> V
                 }
                 Part::ToolReturn(r) => finished(
                     &r.tool_call_id,
-                    content_to_text(&r.content),
+                    shown_output(&r.tool_name, &content_to_text(&r.content)),
                     ToolCallStatus::Completed,
                 ),
                 Part::RetryPrompt(r) => match &r.tool_call_id {
-                    Some(id) => finished(id, content_to_text(&r.content), ToolCallStatus::Failed),
+                    Some(id) => {
+                        let tool = r.tool_name.as_deref().unwrap_or_default();
+                        let text = shown_output(tool, &content_to_text(&r.content));
+                        finished(id, text, ToolCallStatus::Failed)
+                    }
                     None => continue,
                 },
                 _ => continue,
@@ -75,7 +79,8 @@ pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> V
 }
 
 impl Session {
-    /// Sends the opened session's history (and todo list) to the editor.
+    /// Sends the opened session's history (and todo list) to the editor, and what the user should
+    /// know about how it opened (messages recovered from its journal, say).
     pub(crate) fn replay_history(&mut self) -> Result<(), Error> {
         for update in history_updates(&self.view.messages, &self.root) {
             self.send(update)?;
@@ -83,7 +88,10 @@ impl Session {
         if !self.view.todos.is_empty() {
             self.send(SessionUpdate::Plan(plan(&self.view.todos)))?;
         }
-        Ok(())
+        match self.view.notice.clone() {
+            Some(notice) => self.notice(NoticeSeverity::Info, notice),
+            None => Ok(()),
+        }
     }
 }
 

@@ -7,13 +7,16 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    ListSessionsRequest, LoadSessionRequest, McpCapabilities, NewSessionRequest,
-    PromptCapabilities, PromptRequest, SessionCapabilities, SessionListCapabilities,
-    SetSessionConfigOptionRequest, SetSessionModeRequest,
+    AgentCapabilities, CancelNotification, CloseSessionRequest, CloseSessionResponse,
+    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest, LoadSessionRequest,
+    McpCapabilities, NewSessionRequest, PromptCapabilities, PromptRequest, SessionCapabilities,
+    SessionCloseCapabilities, SessionListCapabilities, SetSessionConfigOptionRequest,
+    SetSessionModeRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, ConnectTo, Stdio};
+use agent_client_protocol::{
+    Agent, Client, ConnectTo, HandleDispatchFrom, NullClose, NullRun, Stdio, V1,
+};
 use tokio::sync::mpsc;
 use tunacode_core::SettingsFlags;
 use tunacode_store::Paths;
@@ -54,10 +57,15 @@ pub(crate) struct Server {
     pub(crate) options: AcpOptions,
     /// What the client offers (from `initialize`).
     client: Mutex<ClientOffers>,
-    /// The open sessions, by id.
-    sessions: Mutex<HashMap<String, mpsc::UnboundedSender<Command>>>,
-    /// The sessions' tasks, awaited when the connection closes (so running requests are saved).
-    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The open sessions, by id: their command queues and tasks (awaited when a session closes, so
+    /// a running request is saved).
+    sessions: Mutex<HashMap<String, OpenSession>>,
+}
+
+/// An open session, as the connection holds it.
+struct OpenSession {
+    commands: mpsc::UnboundedSender<Command>,
+    task: tokio::task::JoinHandle<()>,
 }
 
 impl Server {
@@ -69,27 +77,33 @@ impl Server {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers an open session.
-    pub(crate) fn add_session(&self, id: String, commands: mpsc::UnboundedSender<Command>) {
-        self.lock_sessions().insert(id, commands);
+    /// Registers an open session: its command queue and its task.
+    pub(crate) fn add_session(
+        &self,
+        id: String,
+        commands: mpsc::UnboundedSender<Command>,
+        task: tokio::task::JoinHandle<()>,
+    ) {
+        self.lock_sessions()
+            .insert(id, OpenSession { commands, task });
     }
 
-    /// Keeps a session's task, to wait for it at the end.
-    pub(crate) fn track(&self, task: tokio::task::JoinHandle<()>) {
-        self.tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(task);
+    /// Closes the session `id` when it is open: its queue closes, its task ends its prompts and stops
+    /// its runtime (a running request is saved); returns once it has.
+    pub(crate) async fn close_session(&self, id: &str) {
+        let open = self.lock_sessions().remove(id);
+        if let Some(OpenSession { commands, task }) = open {
+            drop(commands);
+            let _ = task.await;
+        }
     }
 
     /// The session `id`'s command queue, when it is open.
     fn session(&self, id: &str) -> Option<mpsc::UnboundedSender<Command>> {
-        self.lock_sessions().get(id).cloned()
+        self.lock_sessions().get(id).map(|s| s.commands.clone())
     }
 
-    fn lock_sessions(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::UnboundedSender<Command>>> {
+    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, OpenSession>> {
         self.sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -117,7 +131,8 @@ pub async fn serve(options: AcpOptions) -> Result<(), AcpError> {
     serve_on(options, Stdio::new()).await
 }
 
-/// Serves ACP over `transport` until it closes.
+/// Serves ACP over `transport` until it closes; then every session is stopped (a running request is
+/// interrupted and saved) before it returns.
 pub async fn serve_on(
     options: AcpOptions,
     transport: impl ConnectTo<Agent> + 'static,
@@ -126,21 +141,34 @@ pub async fn serve_on(
         options,
         client: Mutex::new(ClientOffers::default()),
         sessions: Mutex::new(HashMap::new()),
-        tasks: Mutex::new(Vec::new()),
     });
-    let (s1, s2, s3, s4, s5, s6, s7, s8) = (
-        server.clone(),
-        server.clone(),
-        server.clone(),
+    let builder = Agent.v1().name("tunacode");
+    let served = turn_handlers(session_handlers(builder, &server), &server)
+        .connect_to(transport)
+        .await;
+    let open: Vec<String> = server.lock_sessions().keys().cloned().collect();
+    for id in open {
+        server.close_session(&id).await;
+    }
+    Ok(served?)
+}
+
+/// The builder of the agent's side of a v1 connection.
+type AgentBuilder<H> = agent_client_protocol::Builder<Agent, H, NullRun, NullClose, V1>;
+
+/// `initialize` and the session requests that open, list and close sessions.
+fn session_handlers<H: HandleDispatchFrom<Client>>(
+    builder: AgentBuilder<H>,
+    server: &Arc<Server>,
+) -> AgentBuilder<impl HandleDispatchFrom<Client>> {
+    let (s1, s2, s3, s4, s5) = (
         server.clone(),
         server.clone(),
         server.clone(),
         server.clone(),
         server.clone(),
     );
-    Agent
-        .v1()
-        .name("tunacode")
+    builder
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
                 responder.respond(initialize(&s1, &request))
@@ -167,16 +195,40 @@ pub async fn serve_on(
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |request: CloseSessionRequest, responder: Responder<_>, cx| {
+                let server = s5.clone();
+                cx.spawn(async move {
+                    server.close_session(&request.session_id.to_string()).await;
+                    responder.respond(CloseSessionResponse::new())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+}
+
+/// The requests about one session's turns, routed to the session's task.
+fn turn_handlers<H: HandleDispatchFrom<Client>>(
+    builder: AgentBuilder<H>,
+    server: &Arc<Server>,
+) -> AgentBuilder<impl HandleDispatchFrom<Client>> {
+    let (s1, s2, s3, s4) = (
+        server.clone(),
+        server.clone(),
+        server.clone(),
+        server.clone(),
+    );
+    builder
+        .on_receive_request(
             async move |request: PromptRequest, responder: Responder<_>, _cx| {
                 let id = request.session_id.to_string();
-                s5.route(&id, Command::Prompt(request.prompt, responder))
+                s1.route(&id, Command::Prompt(request.prompt, responder))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
             async move |request: SetSessionModeRequest, responder: Responder<_>, _cx| {
                 let id = request.session_id.to_string();
-                s6.route(
+                s2.route(
                     &id,
                     Command::SetMode(request.mode_id.to_string(), responder),
                 )
@@ -186,34 +238,19 @@ pub async fn serve_on(
         .on_receive_request(
             async move |request: SetSessionConfigOptionRequest, responder: Responder<_>, _cx| {
                 let id = request.session_id.to_string();
-                s7.route(&id, Command::SetConfig(request, responder))
+                s3.route(&id, Command::SetConfig(request, responder))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
             async move |notification: CancelNotification, _cx| {
-                if let Some(queue) = s8.session(&notification.session_id.to_string()) {
+                if let Some(queue) = s4.session(&notification.session_id.to_string()) {
                     let _ = queue.send(Command::Cancel);
                 }
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(transport)
-        .await?;
-    // Stdin closed: every session stops with its command queue; a running request is interrupted
-    // and saved before the process ends.
-    server.lock_sessions().clear();
-    let tasks = std::mem::take(
-        &mut *server
-            .tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
-    for task in tasks {
-        let _ = task.await;
-    }
-    Ok(())
 }
 
 /// Opens a session in a task of its own (settings, the saved history, the runtime start).
@@ -244,7 +281,11 @@ fn initialize(server: &Server, request: &InitializeRequest) -> InitializeRespons
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
         .mcp_capabilities(McpCapabilities::new().http(true))
-        .session_capabilities(SessionCapabilities::new().list(SessionListCapabilities::new()));
+        .session_capabilities(
+            SessionCapabilities::new()
+                .list(SessionListCapabilities::new())
+                .close(SessionCloseCapabilities::new()),
+        );
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(capabilities)
         .agent_info(Implementation::new("tunacode", env!("CARGO_PKG_VERSION")).title("TunaCode"))

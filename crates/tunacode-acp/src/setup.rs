@@ -19,7 +19,7 @@ use tunacode_mcp::{
     ConfigSource, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, ServerConfig, ServerEntry,
     TransportConfig,
 };
-use tunacode_store::{SessionStore, project_id};
+use tunacode_store::{SessionStore, StoreError, project_id};
 
 use crate::client_fs::ClientFiles;
 use crate::modes::{ASK_MODE, mode_state, model_options, offered_models};
@@ -55,7 +55,15 @@ pub(crate) async fn open(
             run(&server, session);
         }
         Opening::Load(request, responder) => {
-            let choice = SessionChoice::Resume(request.session_id.to_string());
+            let id = request.session_id.to_string();
+            if !tunacode_store::is_session_id(&id) {
+                return responder.respond_with_error(
+                    Error::invalid_params().data(serde_json::json!(format!("no session `{id}`"))),
+                );
+            }
+            // Loading a session open in this connection starts it over from what it saved.
+            server.close_session(&id).await;
+            let choice = SessionChoice::Resume(id);
             let mut session = match start(&server, &cx, &request.cwd, choice).await {
                 Ok(session) => session,
                 Err(e) => return responder.respond_with_error(e),
@@ -76,8 +84,8 @@ pub(crate) async fn open(
 fn run(server: &Arc<Server>, session: Session) {
     let (commands, queue) = mpsc::unbounded_channel();
     let answers = commands.downgrade();
-    server.add_session(session.id().to_string(), commands);
-    server.track(tokio::spawn(session.run(queue, answers)));
+    let id = session.id().to_string();
+    server.add_session(id, commands, tokio::spawn(session.run(queue, answers)));
 }
 
 /// Resolves the settings for `cwd`, starts the runtime and waits for its session to open.
@@ -115,7 +123,7 @@ async fn start(
     config.session = choice.clone();
     config.editor_files = files.clone();
     let (runtime, mut events) = Runtime::start(config).await.map_err(|e| match e {
-        RuntimeError::Store(e) if matches!(choice, SessionChoice::Resume(_)) => {
+        RuntimeError::Store(e @ StoreError::SessionNotFound { .. }) => {
             Error::new(-32002, e.to_string())
         }
         e => Error::new(-32603, e.to_string()),
@@ -191,27 +199,28 @@ fn mcp_entry(server: &McpServer) -> ServerEntry {
     }
 }
 
-/// `session/list`: this project's saved sessions (of `cwd`, required to find the project), newest
-/// first, with their first prompt as the title.
+/// `session/list`: the saved sessions of `cwd`'s project (the agent's working directory's without
+/// one), newest first, with their first prompt as the title.
 pub(crate) async fn list_sessions(
     server: &Server,
     request: ListSessionsRequest,
     responder: Responder<ListSessionsResponse>,
 ) -> Result<(), Error> {
-    let Some(cwd) = request.cwd.clone() else {
-        return responder.respond_with_error(
-            Error::invalid_params().data(serde_json::json!("session/list needs a cwd")),
-        );
-    };
     let store = SessionStore::new(&server.options.paths.sessions_dir);
     let listed = tokio::task::spawn_blocking(move || {
+        // Sessions belong to a project (a working directory); without a `cwd` filter, the agent's.
+        let cwd = match request.cwd {
+            Some(cwd) => cwd,
+            None => std::env::current_dir().map_err(|e| e.to_string())?,
+        };
         let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
         store
             .list(&project_id(&cwd))
             .map(|(sessions, _broken)| (cwd, sessions))
+            .map_err(|e| e.to_string())
     })
     .await
-    .map_err(Error::into_internal_error)?;
+    .unwrap_or_else(|e| Err(e.to_string()));
     match listed {
         Ok((cwd, sessions)) => {
             let infos = sessions
@@ -224,7 +233,7 @@ pub(crate) async fn list_sessions(
                 .collect();
             responder.respond(ListSessionsResponse::new(infos))
         }
-        Err(e) => responder.respond_with_error(Error::new(-32603, e.to_string())),
+        Err(e) => responder.respond_with_error(Error::new(-32603, e)),
     }
 }
 

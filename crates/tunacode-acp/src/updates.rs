@@ -80,26 +80,8 @@ impl Session {
                 ContentChunk::new(ContentBlock::Text(TextContent::new(text))),
             )),
             AgentEvent::FallbackResponse { text } => self.say(text),
-            AgentEvent::ToolCallStarted {
-                tool_call_id,
-                tool_name,
-                args,
-            } => self.announce(&tool_call_id, &tool_name, &args),
-            AgentEvent::ToolCallFinished {
-                tool_call_id,
-                tool_name,
-                args,
-                result,
-                status,
-                diff,
-                ..
-            } => {
-                if !self.announced.contains(&tool_call_id) {
-                    self.announce(&tool_call_id, &tool_name, &args)?;
-                }
-                self.announced.remove(&tool_call_id);
-                self.on_tool_finished(&tool_call_id, &tool_name, result, status, diff)
-                    .await
+            event @ (AgentEvent::ToolCallStarted { .. } | AgentEvent::ToolCallFinished { .. }) => {
+                self.on_tool_event(event).await
             }
             AgentEvent::TodosUpdated { items } => self.send(SessionUpdate::Plan(plan(&items))),
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
@@ -128,6 +110,34 @@ impl Session {
                     NoticeLevel::Warning => NoticeSeverity::Warning,
                 };
                 self.notice(severity, message)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A tool call started or ended.
+    async fn on_tool_event(&mut self, event: AgentEvent) -> Result<(), Error> {
+        match event {
+            AgentEvent::ToolCallStarted {
+                tool_call_id,
+                tool_name,
+                args,
+            } => self.announce(&tool_call_id, &tool_name, &args),
+            AgentEvent::ToolCallFinished {
+                tool_call_id,
+                tool_name,
+                args,
+                result,
+                status,
+                diff,
+                ..
+            } => {
+                if !self.announced.contains(&tool_call_id) {
+                    self.announce(&tool_call_id, &tool_name, &args)?;
+                }
+                self.announced.remove(&tool_call_id);
+                self.on_tool_finished(&tool_call_id, &tool_name, result, status, diff)
+                    .await
             }
             _ => Ok(()),
         }
@@ -192,7 +202,7 @@ impl Session {
 }
 
 /// A tool's result as its call shows it: a command's output as a block, other results cut short.
-fn shown_output(tool: &str, result: &str) -> String {
+pub(crate) fn shown_output(tool: &str, result: &str) -> String {
     let mut text: String = result.chars().take(MAX_SHOWN_OUTPUT).collect();
     if text.len() < result.len() {
         text.push_str("\n…");

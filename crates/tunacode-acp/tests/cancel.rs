@@ -52,10 +52,7 @@ async fn a_cancel_right_after_a_prompt_leaves_the_next_prompt_its_own_answer() {
     let second = editor.prompt(&session, "second").await;
     assert_eq!(second.stop_reason, StopReason::EndTurn);
     let said: String = editor.drain().iter().filter_map(chunk_text).collect();
-    assert_eq!(
-        said, "an answer",
-        "the second prompt's own answer, whole"
-    );
+    assert_eq!(said, "an answer", "the second prompt's own answer, whole");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -32,7 +32,7 @@ fn a_malformed_line_gets_an_error_and_the_connection_lives_until_stdin_closes() 
         .env("TUNACODE_LOG", "debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();

@@ -25,7 +25,9 @@ pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_appr
 pub use paths::{Paths, project_id};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
 pub use session_list::INDEX_FILE;
-pub use session_store::{LoadedSession, SessionStore, SessionSummary, parse_session};
+pub use session_store::{
+    LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
+};
 
 /// The current time as RFC 3339 (UTC, seconds), as stored in session files.
 pub fn now_rfc3339() -> String {

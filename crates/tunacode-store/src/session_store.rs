@@ -63,7 +63,7 @@ impl SessionStore {
         self.root.join(project_id)
     }
 
-    /// The file of one session.
+    /// The file of one session (`session_id` as [`is_session_id`] accepts it).
     pub fn path_of(&self, project_id: &str, session_id: &str) -> PathBuf {
         self.project_dir(project_id)
             .join(format!("{session_id}.json"))
@@ -119,6 +119,13 @@ impl SessionStore {
     /// Reads one session of a project, with its journal replayed (a killed process loses at most
     /// the response that was streaming).
     pub fn load(&self, project_id: &str, session_id: &str) -> Result<LoadedSession, StoreError> {
+        // An id names a file in the project's folder, never a path elsewhere (`--session ../x`).
+        if !is_session_id(session_id) {
+            return Err(StoreError::SessionNotFound {
+                id: session_id.to_string(),
+                dir: self.project_dir(project_id),
+            });
+        }
         let path = self.path_of(project_id, session_id);
         if !path.exists() {
             return match self.python_file(session_id) {
@@ -199,6 +206,17 @@ pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
     Ok(file)
 }
 
+/// Whether `id` can be a session id: letters, digits, `-`, `_` and `.` (not first), at most 128
+/// characters, so it always names a file inside its project's folder.
+pub fn is_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +225,23 @@ mod tests {
 
     fn session(id: &str, modified: &str) -> SessionFile {
         crate::session_file::test_session(id, modified)
+    }
+
+    #[test]
+    fn an_id_that_is_a_path_is_not_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret.json"), "{}").unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        for id in ["../../secret", "../x", "a/b", ".hidden", ""] {
+            assert!(
+                matches!(
+                    store.load("proj", id),
+                    Err(StoreError::SessionNotFound { .. })
+                ),
+                "{id:?}"
+            );
+        }
+        assert!(is_session_id("419e1ea4-6f90-4b41-9864-40770505bd3c"));
     }
 
     #[test]

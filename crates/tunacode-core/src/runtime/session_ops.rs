@@ -27,7 +27,10 @@ impl Actor {
                     .send(RuntimeEvent::ModelChanged(self.model_view()));
             }
             Ok(Err(e)) => self.fail(OpFailure::Settings(e)),
-            Err(e) => tracing::error!(error = %e, "resolving a model"),
+            Err(e) => {
+                tracing::error!(error = %e, "resolving a model");
+                self.fail(OpFailure::Invalid(format!("internal error: {e}")));
+            }
         }
     }
 
@@ -52,7 +55,10 @@ impl Actor {
         match opened {
             Ok(Ok(opened)) => self.install_session(opened.session, true, opened.notice),
             Ok(Err(e)) => self.fail(OpFailure::Store(e)),
-            Err(e) => tracing::error!(error = %e, "resuming a session"),
+            Err(e) => {
+                tracing::error!(error = %e, "resuming a session");
+                self.fail(OpFailure::Invalid(format!("internal error: {e}")));
+            }
         }
     }
 

@@ -1,0 +1,99 @@
+//! Opening and closing sessions: `session/close`, loading a session that is open, ids that are not
+//! session ids.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod editor;
+
+use agent_client_protocol::v1::schema::{
+    CloseSessionRequest, LoadSessionRequest, SessionUpdate, StopReason,
+};
+use editor::{Editor, chunk_text, flags, setup};
+use tunacode_testkit::Turn;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_session_takes_no_more_prompts_and_loads_again() {
+    let (env, fake) = setup(vec![Turn::text("first answer"), Turn::text("after reload")]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    assert_eq!(
+        editor.prompt(&session, "hello").await.stop_reason,
+        StopReason::EndTurn
+    );
+    editor
+        .request(CloseSessionRequest::new(session.clone()))
+        .await
+        .unwrap();
+    let after_close = editor
+        .request(agent_client_protocol::v1::schema::PromptRequest::new(
+            session.clone(),
+            vec![agent_client_protocol::v1::schema::ContentBlock::Text(
+                agent_client_protocol::v1::schema::TextContent::new("still there?"),
+            )],
+        ))
+        .await;
+    assert!(after_close.is_err(), "a closed session is not open");
+    editor.drain();
+    editor
+        .request(LoadSessionRequest::new(session.clone(), env.workspace()))
+        .await
+        .unwrap();
+    let replayed: Vec<String> = editor
+        .drain()
+        .iter()
+        .filter_map(chunk_text)
+        .map(str::to_string)
+        .collect();
+    assert_eq!(replayed, ["hello", "first answer"]);
+    assert_eq!(
+        editor.prompt(&session, "again").await.stop_reason,
+        StopReason::EndTurn
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loading_a_session_that_is_open_starts_it_over_from_what_it_saved() {
+    let (env, fake) = setup(vec![Turn::text("saved answer"), Turn::text("next answer")]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor.prompt(&session, "question").await;
+    editor.drain();
+    editor
+        .request(LoadSessionRequest::new(session.clone(), env.workspace()))
+        .await
+        .unwrap();
+    let replayed = editor.drain();
+    assert!(
+        replayed
+            .iter()
+            .any(|u| matches!(u, SessionUpdate::AgentMessageChunk(_))),
+        "{replayed:?}"
+    );
+    assert_eq!(
+        editor.prompt(&session, "more").await.stop_reason,
+        StopReason::EndTurn
+    );
+    assert_eq!(env.session_files().len(), 1, "one session, one file");
+    let saved = env.only_session().to_string();
+    assert!(saved.contains("saved answer") && saved.contains("next answer"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_id_that_is_a_path_is_refused() {
+    let (env, fake) = setup(vec![]);
+    std::fs::write(env.workspace().join("x.json"), "{}").unwrap();
+    let editor = Editor::connect(&env, flags(&fake)).await;
+    editor.initialize(false).await;
+    for id in ["../../ws/x", "a/b"] {
+        let refused = editor
+            .request(LoadSessionRequest::new(id, env.workspace()))
+            .await
+            .unwrap_err();
+        assert_eq!(i32::from(refused.code), -32602, "{id}: {refused:?}");
+    }
+    let missing = editor
+        .request(LoadSessionRequest::new("no-such-session", env.workspace()))
+        .await
+        .unwrap_err();
+    assert_eq!(i32::from(missing.code), -32002, "{missing:?}");
+}
