@@ -212,7 +212,7 @@ async fn a_filtered_answer_ends_with_refusal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_editors_mcp_servers_are_handed_to_the_runtime() {
-    let (env, fake) = setup(vec![]);
+    let (env, fake) = setup(vec![Turn::text("I see the tools")]);
     let mut editor = Editor::connect(&env, flags(&fake)).await;
     editor.initialize(false).await;
     let server = McpServer::Stdio(McpServerStdio::new(
@@ -225,9 +225,20 @@ async fn the_editors_mcp_servers_are_handed_to_the_runtime() {
         .unwrap()
         .session_id
         .to_string();
-    editor.prompt(&session, "/mcp").await;
-    let said: String = editor.drain().iter().filter_map(chunk_text).collect();
-    assert!(said.contains("editor-tools"), "{said}");
+    // The server starts in the background; `/mcp` says how it is, until it is ready.
+    let deadline = std::time::Instant::now() + editor::LIMIT;
+    loop {
+        editor.prompt(&session, "/mcp").await;
+        let said: String = editor.drain().iter().filter_map(chunk_text).collect();
+        if said.contains("editor-tools: ready") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never ready: {said}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    editor.prompt(&session, "what can you use?").await;
+    let offered = &fake.requests()[0].raw_body;
+    assert!(offered.contains("mcp__editor-tools__echo"), "{offered}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
