@@ -161,13 +161,7 @@ fn session_handlers<H: HandleDispatchFrom<Client>>(
     builder: AgentBuilder<H>,
     server: &Arc<Server>,
 ) -> AgentBuilder<impl HandleDispatchFrom<Client>> {
-    let (s1, s2, s3, s4, s5) = (
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-    );
+    let [s1, s2, s3, s4, s5] = clones(server);
     builder
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
@@ -211,12 +205,7 @@ fn turn_handlers<H: HandleDispatchFrom<Client>>(
     builder: AgentBuilder<H>,
     server: &Arc<Server>,
 ) -> AgentBuilder<impl HandleDispatchFrom<Client>> {
-    let (s1, s2, s3, s4) = (
-        server.clone(),
-        server.clone(),
-        server.clone(),
-        server.clone(),
-    );
+    let [s1, s2, s3, s4] = clones(server);
     builder
         .on_receive_request(
             async move |request: PromptRequest, responder: Responder<_>, _cx| {
@@ -251,6 +240,11 @@ fn turn_handlers<H: HandleDispatchFrom<Client>>(
             },
             agent_client_protocol::on_receive_notification!(),
         )
+}
+
+/// `N` handles on the server, one for each handler.
+fn clones<const N: usize>(server: &Arc<Server>) -> [Arc<Server>; N] {
+    std::array::from_fn(|_| server.clone())
 }
 
 /// Opens a session in a task of its own (settings, the saved history, the runtime start).

@@ -36,6 +36,20 @@ async fn answer(
         .unwrap()
 }
 
+/// Sends `text`, cancels while the editor holds the question it brings (answering it `cancelled`, as
+/// a client must), and checks the turn ends cancelled.
+async fn cancel_while_asked(editor: &Editor, session: &str, text: &str) {
+    editor.hold_permissions();
+    let prompt = spawn_prompt(editor, session, text);
+    editor.wait_for_held().await;
+    editor
+        .cx
+        .send_notification(CancelNotification::new(session.to_string()))
+        .unwrap();
+    editor.release_cancelled();
+    assert_eq!(answer(prompt).await.stop_reason, StopReason::Cancelled);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_right_after_a_prompt_leaves_the_next_prompt_its_own_answer() {
     // The first request may be stopped before it reaches the provider, so both turns answer alike.
@@ -64,15 +78,7 @@ async fn a_cancel_while_a_permission_is_open_ends_the_turn_quietly() {
     ]);
     let mut editor = Editor::connect(&env, flags(&fake)).await;
     let session = editor.new_session(&env.workspace()).await;
-    editor.hold_permissions();
-    let first = spawn_prompt(&editor, &session, "write");
-    editor.wait_for_held().await;
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.clone()))
-        .unwrap();
-    editor.release_cancelled();
-    assert_eq!(answer(first).await.stop_reason, StopReason::Cancelled);
+    cancel_while_asked(&editor, &session, "write").await;
     assert_eq!(
         editor.prompt(&session, "again").await.stop_reason,
         StopReason::EndTurn
@@ -97,15 +103,7 @@ async fn a_cancel_during_the_limit_question_fails_its_call() {
     flags.max_iterations = Some(1);
     let mut editor = Editor::connect(&env, flags).await;
     let session = editor.new_session(&env.workspace()).await;
-    editor.hold_permissions();
-    let first = spawn_prompt(&editor, &session, "loop");
-    editor.wait_for_held().await;
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.clone()))
-        .unwrap();
-    editor.release_cancelled();
-    assert_eq!(answer(first).await.stop_reason, StopReason::Cancelled);
+    cancel_while_asked(&editor, &session, "loop").await;
     let question_call = editor.seen(|s| s.permissions[0].tool_call.tool_call_id.to_string());
     let closed = editor.drain().into_iter().any(|u| {
         matches!(u, SessionUpdate::ToolCallUpdate(t)

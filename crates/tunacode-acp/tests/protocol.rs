@@ -254,10 +254,7 @@ async fn the_editors_unsaved_buffer_is_what_the_agent_reads_and_edits() {
         .session_id
         .to_string();
     editor.buffer(&file, "unsaved text\n");
-    editor
-        .request(SetSessionModeRequest::new(session.clone(), "yolo"))
-        .await
-        .unwrap();
+    editor.set_mode(&session, "yolo").await;
     assert_eq!(
         editor.prompt(&session, "edit").await.stop_reason,
         StopReason::EndTurn

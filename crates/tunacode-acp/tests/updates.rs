@@ -7,8 +7,8 @@ mod editor;
 
 use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, McpServer, McpServerStdio, NewSessionRequest,
-    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionUpdate, SetSessionModeRequest,
-    StopReason, TextContent, ToolCallStatus, ToolKind,
+    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionUpdate, StopReason, TextContent,
+    ToolCallStatus, ToolKind,
 };
 use editor::{Editor, chunk_text, flags, setup};
 use serde_json::json;
@@ -45,10 +45,7 @@ async fn thoughts_the_todo_plan_usage_and_command_output_stream_to_the_editor() 
     flags.model = Some("openai:gpt-4.1".into());
     let mut editor = Editor::connect(&env, flags).await;
     let session = editor.new_session(&env.workspace()).await;
-    editor
-        .request(SetSessionModeRequest::new(session.clone(), "yolo"))
-        .await
-        .unwrap();
+    editor.set_mode(&session, "yolo").await;
     assert_eq!(
         editor.prompt(&session, "work").await.stop_reason,
         StopReason::EndTurn
@@ -167,10 +164,7 @@ async fn plan_mode_asks_to_approve_the_plan_and_the_mode_follows() {
     ]);
     let mut editor = Editor::connect(&env, flags(&fake)).await;
     let session = editor.new_session(&env.workspace()).await;
-    editor
-        .request(SetSessionModeRequest::new(session.clone(), "plan"))
-        .await
-        .unwrap();
+    editor.set_mode(&session, "plan").await;
     editor.answer_with(&[PermissionOptionKind::AllowOnce]);
     assert_eq!(
         editor.prompt(&session, "plan it").await.stop_reason,

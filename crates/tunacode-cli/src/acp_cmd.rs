@@ -11,9 +11,9 @@ pub async fn run(args: AcpArgs) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
     crate::logging::init(&paths.log_dir);
     let flags = SettingsFlags {
-        model: args.model,
-        base_url: args.base_url,
-        wire_api: args.wire_api,
+        model: args.provider.model,
+        base_url: args.provider.base_url,
+        wire_api: args.provider.wire_api,
         cwd: None,
         max_iterations: args.max_iterations,
         timeout: args.timeout,

@@ -180,15 +180,9 @@ pub struct RunArgs {
     /// The task. `-` (or nothing, with stdin not a terminal) reads it from stdin.
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
-    /// Model as provider:model, e.g. openai:gpt-4.1, openrouter:qwen/qwen3-coder, ollama:qwen3.
-    #[arg(short, long, env = "TUNACODE_MODEL")]
-    pub model: Option<String>,
-    /// Base URL of an OpenAI-compatible server (overrides the provider's default).
-    #[arg(long, env = "TUNACODE_BASE_URL")]
-    pub base_url: Option<String>,
-    /// Wire API to speak: openai-chat, openai-responses, anthropic or gemini (default: the provider's).
-    #[arg(long, env = "TUNACODE_WIRE_API", value_name = "API")]
-    pub wire_api: Option<String>,
+    /// The model and how to reach it.
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
@@ -223,11 +217,10 @@ pub struct RunArgs {
     pub sandbox: Option<String>,
 }
 
-/// Arguments of `tunacode acp`: the model settings every session uses (the working directory comes
-/// from the editor with each session).
+/// The model and how to reach it, as `run` and `acp` take them.
 #[derive(Debug, Args)]
-pub struct AcpArgs {
-    /// Model as provider:model, e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5.
+pub struct ProviderArgs {
+    /// Model as provider:model, e.g. openai:gpt-4.1, openrouter:qwen/qwen3-coder, ollama:qwen3.
     #[arg(short, long, env = "TUNACODE_MODEL")]
     pub model: Option<String>,
     /// Base URL of an OpenAI-compatible server (overrides the provider's default).
@@ -236,6 +229,15 @@ pub struct AcpArgs {
     /// Wire API to speak: openai-chat, openai-responses, anthropic or gemini (default: the provider's).
     #[arg(long, env = "TUNACODE_WIRE_API", value_name = "API")]
     pub wire_api: Option<String>,
+}
+
+/// Arguments of `tunacode acp`: the model settings every session uses (the working directory comes
+/// from the editor with each session).
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// The model and how to reach it.
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Model calls allowed per prompt (default: settings.max_iterations, 40).
     #[arg(long)]
     pub max_iterations: Option<u32>,

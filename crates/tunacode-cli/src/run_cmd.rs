@@ -76,9 +76,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
 
 fn flags(args: &RunArgs) -> SettingsFlags {
     SettingsFlags {
-        model: args.model.clone(),
-        base_url: args.base_url.clone(),
-        wire_api: args.wire_api.clone(),
+        model: args.provider.model.clone(),
+        base_url: args.provider.base_url.clone(),
+        wire_api: args.provider.wire_api.clone(),
         cwd: args.cwd.clone(),
         max_iterations: args.max_iterations,
         timeout: args.timeout,

@@ -15,7 +15,7 @@ use agent_client_protocol::v1::schema::{
     InitializeResponse, NewSessionRequest, PermissionOptionKind, PromptRequest, PromptResponse,
     ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
     RequestPermissionResponse, SelectedPermissionOutcome, SessionNotification, SessionUpdate,
-    StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    SetSessionModeRequest, StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Channel, Client, JsonRpcRequest};
@@ -186,6 +186,16 @@ impl Editor {
         self.initialize(false).await;
         let response = self.request(NewSessionRequest::new(cwd)).await.unwrap();
         response.session_id.to_string()
+    }
+
+    /// Switches the session's mode.
+    pub async fn set_mode(&self, session: &str, mode: &str) {
+        self.request(SetSessionModeRequest::new(
+            session.to_string(),
+            mode.to_string(),
+        ))
+        .await
+        .unwrap();
     }
 
     /// Sends a text prompt and waits for its stop reason.
