@@ -17,18 +17,16 @@ pub(crate) struct ClientFiles {
     cx: ConnectionTo<Client>,
     /// The session the requests name (known once the runtime opened it).
     session: OnceLock<String>,
-    /// Whether the editor writes files for us (else the tools write the disk).
-    writes: bool,
 }
 
 impl ClientFiles {
-    /// The editor's files, when it offers to read them.
+    /// The editor's files, when it offers to read and to write them (an editor that only reads
+    /// would show the agent text it then saves to disk behind the editor's back).
     pub(crate) fn new(cx: ConnectionTo<Client>, offers: ClientOffers) -> Option<Arc<Self>> {
-        offers.reads.then(|| {
+        (offers.reads && offers.writes).then(|| {
             Arc::new(ClientFiles {
                 cx,
                 session: OnceLock::new(),
-                writes: offers.writes,
             })
         })
     }
@@ -75,9 +73,5 @@ impl EditorFiles for ClientFiles {
                 e.message
             ))),
         }
-    }
-
-    fn writes(&self) -> bool {
-        self.writes
     }
 }

@@ -8,6 +8,7 @@
 mod client_fs;
 mod diffs;
 mod modes;
+mod open_sessions;
 mod prompt;
 mod questions;
 mod replay;

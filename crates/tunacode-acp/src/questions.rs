@@ -79,9 +79,11 @@ impl Session {
         let call_id = tool_call.tool_call_id.to_string();
         self.open_questions.insert(question.id.clone(), call_id);
         let request = RequestPermissionRequest::new(self.id.clone(), tool_call, options);
-        let (cx, answers, id) = (self.cx.clone(), self.answers.clone(), question.id);
+        // Sent now, in order with the updates; only the wait for the choice is a task of its own.
+        let sent = self.cx.send_request(request);
+        let (answers, id) = (self.answers.clone(), question.id);
         tokio::spawn(async move {
-            let response = cx.send_request(request).block_task().await;
+            let response = sent.block_task().await;
             let answer = answer(asked, response);
             if let Some(answers) = answers.and_then(|weak| weak.upgrade()) {
                 let _ = answers.send(Command::Answered { id, answer });

@@ -2,7 +2,6 @@
 //! it names. Handlers run on the connection's dispatch loop, so they only route: opening a session and
 //! running a prompt happen in tasks of their own.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -21,6 +20,7 @@ use tokio::sync::mpsc;
 use tunacode_core::SettingsFlags;
 use tunacode_store::Paths;
 
+use crate::open_sessions::OpenSessions;
 use crate::session::Command;
 use crate::setup;
 
@@ -57,15 +57,8 @@ pub(crate) struct Server {
     pub(crate) options: AcpOptions,
     /// What the client offers (from `initialize`).
     client: Mutex<ClientOffers>,
-    /// The open sessions, by id: their command queues and tasks (awaited when a session closes, so
-    /// a running request is saved).
-    sessions: Mutex<HashMap<String, OpenSession>>,
-}
-
-/// An open session, as the connection holds it.
-struct OpenSession {
-    commands: mpsc::UnboundedSender<Command>,
-    task: tokio::task::JoinHandle<()>,
+    /// The open sessions.
+    pub(crate) sessions: OpenSessions,
 }
 
 impl Server {
@@ -77,36 +70,9 @@ impl Server {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers an open session: its command queue and its task.
-    pub(crate) fn add_session(
-        &self,
-        id: String,
-        commands: mpsc::UnboundedSender<Command>,
-        task: tokio::task::JoinHandle<()>,
-    ) {
-        self.lock_sessions()
-            .insert(id, OpenSession { commands, task });
-    }
-
-    /// Closes the session `id` when it is open: its queue closes, its task ends its prompts and stops
-    /// its runtime (a running request is saved); returns once it has.
-    pub(crate) async fn close_session(&self, id: &str) {
-        let open = self.lock_sessions().remove(id);
-        if let Some(OpenSession { commands, task }) = open {
-            drop(commands);
-            let _ = task.await;
-        }
-    }
-
     /// The session `id`'s command queue, when it is open.
     fn session(&self, id: &str) -> Option<mpsc::UnboundedSender<Command>> {
-        self.lock_sessions().get(id).map(|s| s.commands.clone())
-    }
-
-    fn lock_sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, OpenSession>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.sessions.queue(id)
     }
 
     /// Hands `command` to the session `id`, or answers that it is not open.
@@ -140,15 +106,14 @@ pub async fn serve_on(
     let server = Arc::new(Server {
         options,
         client: Mutex::new(ClientOffers::default()),
-        sessions: Mutex::new(HashMap::new()),
+        sessions: OpenSessions::default(),
     });
     let builder = Agent.v1().name("tunacode");
     let served = turn_handlers(session_handlers(builder, &server), &server)
         .connect_to(transport)
         .await;
-    let open: Vec<String> = server.lock_sessions().keys().cloned().collect();
-    for id in open {
-        server.close_session(&id).await;
+    for id in server.sessions.ids() {
+        server.sessions.close(&id).await;
     }
     Ok(served?)
 }
@@ -190,9 +155,16 @@ fn session_handlers<H: HandleDispatchFrom<Client>>(
         )
         .on_receive_request(
             async move |request: CloseSessionRequest, responder: Responder<_>, cx| {
+                // Out of the routing table now: later requests for it are refused.
+                let id = request.session_id.to_string();
+                let stopping = s5.sessions.begin_close(&id);
                 let server = s5.clone();
                 cx.spawn(async move {
-                    server.close_session(&request.session_id.to_string()).await;
+                    if let Some(stopping) = stopping {
+                        server.sessions.finish_close(&id, stopping).await;
+                    }
+                    // A load of it that was under way has registered it again: close that too.
+                    server.sessions.close(&id).await;
                     responder.respond(CloseSessionResponse::new())
                 })
             },

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Notice, NoticeSeverity, PromptResponse, SessionNotification,
@@ -19,6 +20,7 @@ use tunacode_core::{Answer, Op, RuntimeEvent, RuntimeHandle, SessionView};
 use tunacode_tools::EditorFiles;
 
 use crate::modes::{ASK_MODE, PLAN_MODE, YOLO_MODE, mode_ops};
+use crate::open_sessions::Registered;
 use crate::turns::{Current, Waiting};
 
 /// What the connection hands a session.
@@ -34,6 +36,8 @@ pub(crate) enum Command {
         SetSessionConfigOptionRequest,
         Responder<SetSessionConfigOptionResponse>,
     ),
+    /// The connection closes the session (`session/close`, or the end of the connection).
+    Close,
     /// The editor answered a question (from the task that asked it).
     Answered {
         /// The question's id.
@@ -50,7 +54,7 @@ impl Command {
             Command::Prompt(_, r) => r.respond_with_error(error),
             Command::SetMode(_, r) => r.respond_with_error(error),
             Command::SetConfig(_, r) => r.respond_with_error(error),
-            Command::Cancel | Command::Answered { .. } => Ok(()),
+            Command::Cancel | Command::Close | Command::Answered { .. } => Ok(()),
         }
     }
 }
@@ -84,10 +88,14 @@ pub(crate) struct Session {
     /// Where answers come back (the session's own queue; weak, so the queue closes when the
     /// connection drops the session).
     pub(crate) answers: Option<mpsc::WeakUnboundedSender<Command>>,
+    /// Set when the connection closes the session: prompts still queued end without running.
+    pub(crate) closing: Arc<AtomicBool>,
     /// The session's cost so far (sent with usage updates).
     pub(crate) cost: f64,
     /// Whether the editor shows notices (else they are logged).
     pub(crate) notices: bool,
+    /// Whether the running compaction said what it did (else its outcome's text is said).
+    pub(crate) compaction_said: bool,
 }
 
 impl Session {
@@ -118,8 +126,10 @@ impl Session {
             open_questions: HashMap::new(),
             announced: HashSet::new(),
             answers: None,
+            closing: Arc::new(AtomicBool::new(false)),
             cost: 0.0,
             notices: false,
+            compaction_said: false,
         }
     }
 
@@ -166,17 +176,19 @@ impl Session {
         Ok(())
     }
 
-    /// Runs until the connection drops the session (its queue closes) or the runtime stops; then stops
-    /// the runtime, which interrupts and saves a running request first.
-    pub(crate) async fn run(
-        mut self,
-        mut commands: mpsc::UnboundedReceiver<Command>,
-        answers: mpsc::WeakUnboundedSender<Command>,
-    ) {
+    /// Runs until the connection closes the session or the runtime stops; then stops the runtime,
+    /// which interrupts and saves a running request first.
+    pub(crate) async fn run(mut self, registered: Registered) {
+        let Registered {
+            mut commands,
+            answers,
+            closing,
+        } = registered;
         self.answers = Some(answers);
+        self.closing = closing;
         self.view.messages = Vec::new();
         let mut stopped = false;
-        loop {
+        while !self.closing.load(Ordering::SeqCst) {
             let step = tokio::select! {
                 command = commands.recv() => match command {
                     Some(command) => self.on_command(command).await,
@@ -196,6 +208,10 @@ impl Session {
             }
         }
         self.end_all();
+        commands.close();
+        while let Ok(command) = commands.try_recv() {
+            let _ = command.refuse(crate::server::session_not_found(&self.id));
+        }
         self.runtime.submit(Op::Shutdown);
         while !stopped {
             stopped = matches!(self.events.recv().await, None | Some(RuntimeEvent::Stopped));
@@ -205,7 +221,7 @@ impl Session {
     async fn on_command(&mut self, command: Command) -> Result<(), Error> {
         match command {
             Command::Prompt(blocks, responder) => self.on_prompt(&blocks, responder).await,
-            Command::Cancel => self.on_cancel(),
+            Command::Cancel | Command::Close => self.on_cancel(),
             Command::SetMode(mode, responder) => self.on_set_mode(&mode, responder),
             Command::SetConfig(request, responder) => self.on_set_config(request, responder),
             Command::Answered { id, answer } => self.on_answered(id, answer),

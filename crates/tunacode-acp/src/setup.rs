@@ -11,7 +11,6 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
-use tokio::sync::mpsc;
 use tunacode_core::{
     Op, Runtime, RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeSettings, SessionChoice,
 };
@@ -51,8 +50,7 @@ pub(crate) async fn open(
             let response = NewSessionResponse::new(session.id().to_string())
                 .modes(mode_state(ASK_MODE))
                 .config_options(model_options(&session.models, session.model()));
-            responder.respond(response)?;
-            run(&server, session);
+            run(&server, session, |_| responder.respond(response))?;
         }
         Opening::Load(request, responder) => {
             let id = request.session_id.to_string();
@@ -62,7 +60,8 @@ pub(crate) async fn open(
                 );
             }
             // Loading a session open in this connection starts it over from what it saved.
-            server.close_session(&id).await;
+            let _lifecycle = server.sessions.lifecycle().await;
+            server.sessions.close_unlocked(&id).await;
             let choice = SessionChoice::Resume(id);
             let mut session = match start(&server, &cx, &request.cwd, choice).await {
                 Ok(session) => session,
@@ -73,19 +72,27 @@ pub(crate) async fn open(
             let response = LoadSessionResponse::new()
                 .modes(mode_state(session.mode()))
                 .config_options(model_options(&session.models, session.model()));
-            responder.respond(response)?;
-            run(&server, session);
+            run(&server, session, |_| responder.respond(response))?;
         }
     }
     Ok(())
 }
 
-/// Registers the session and runs it until its runtime stops.
-fn run(server: &Arc<Server>, session: Session) {
-    let (commands, queue) = mpsc::unbounded_channel();
-    let answers = commands.downgrade();
+/// Registers the session (requests for it are routed from now on, waiting in its queue), answers the
+/// request that opened it with `respond`, then runs it until it closes or its runtime stops: its
+/// updates never precede that answer.
+fn run(
+    server: &Arc<Server>,
+    session: Session,
+    respond: impl FnOnce(&str) -> Result<(), Error>,
+) -> Result<(), Error> {
     let id = session.id().to_string();
-    server.add_session(id, commands, tokio::spawn(session.run(queue, answers)));
+    let registered = server.sessions.register(&id);
+    let answered = respond(&id);
+    server
+        .sessions
+        .started(&id, tokio::spawn(session.run(registered)));
+    answered
 }
 
 /// Resolves the settings for `cwd`, starts the runtime and waits for its session to open.

@@ -29,6 +29,8 @@ pub(crate) enum Current {
     Reply {
         kind: ReplyKind,
         responder: Responder<PromptResponse>,
+        /// The editor cancelled it.
+        cancelled: bool,
     },
     /// A model switch, answered by `ModelChanged` or `OpFailed`.
     Model(Responder<SetSessionConfigOptionResponse>),
@@ -47,6 +49,11 @@ pub(crate) enum Waiting {
         model: String,
         responder: Responder<SetSessionConfigOptionResponse>,
     },
+    /// A prompt answered without the runtime (a built-in command's bad argument), in its turn.
+    Say {
+        text: String,
+        responder: Responder<PromptResponse>,
+    },
 }
 
 impl Session {
@@ -57,27 +64,34 @@ impl Session {
         responder: Responder<PromptResponse>,
     ) -> Result<(), Error> {
         let message = message(blocks, &self.root, self.files.as_ref()).await;
+        if self.closing.load(std::sync::atomic::Ordering::SeqCst) {
+            return responder.respond(PromptResponse::new(StopReason::Cancelled));
+        }
         if message.text.trim().is_empty() && message.attachments.is_empty() {
             return responder.respond_with_error(
                 Error::invalid_params().data(serde_json::json!("the prompt is empty")),
             );
         }
-        let (op, reply) = match parse_command(&message.text) {
-            Some(Ok(SlashCommand::Request(op))) => (op, None),
-            Some(Ok(SlashCommand::Reply(op, kind))) => (op, Some(kind)),
-            Some(Err(text)) => {
-                self.say(text)?;
-                return responder.respond(PromptResponse::new(StopReason::EndTurn));
-            }
-            None => (message.into_op(), None),
+        let waiting = match parse_command(&message.text) {
+            Some(Ok(SlashCommand::Request(op))) => Waiting::Prompt {
+                op,
+                reply: None,
+                responder,
+            },
+            Some(Ok(SlashCommand::Reply(op, kind))) => Waiting::Prompt {
+                op,
+                reply: Some(kind),
+                responder,
+            },
+            Some(Err(text)) => Waiting::Say { text, responder },
+            None => Waiting::Prompt {
+                op: message.into_op(),
+                reply: None,
+                responder,
+            },
         };
-        self.waiting.push_back(Waiting::Prompt {
-            op,
-            reply,
-            responder,
-        });
-        self.advance();
-        Ok(())
+        self.waiting.push_back(waiting);
+        self.advance()
     }
 
     /// `session/set_config_option`: the model, queued like a prompt.
@@ -90,8 +104,7 @@ impl Session {
             (MODEL_OPTION, SessionConfigOptionValue::ValueId { value }) => {
                 let model = value.to_string();
                 self.waiting.push_back(Waiting::Model { model, responder });
-                self.advance();
-                Ok(())
+                self.advance()
             }
             (id, _) => responder.respond_with_error(Error::invalid_params().data(
                 serde_json::json!(format!("no config option `{id}` with that value")),
@@ -100,32 +113,45 @@ impl Session {
     }
 
     /// Starts the next waiting thing when nothing is in flight.
-    fn advance(&mut self) {
-        if self.current.is_some() {
-            return;
-        }
-        let Some(next) = self.waiting.pop_front() else {
-            return;
-        };
-        let (op, current) = match next {
-            Waiting::Prompt {
-                op,
-                reply: Some(kind),
-                responder,
-            } => (op, Current::Reply { kind, responder }),
-            Waiting::Prompt { op, responder, .. } => (
-                op,
-                Current::Request {
+    fn advance(&mut self) -> Result<(), Error> {
+        while self.current.is_none() {
+            let Some(next) = self.waiting.pop_front() else {
+                return Ok(());
+            };
+            let (op, current) = match next {
+                Waiting::Say { text, responder } => {
+                    self.say(text)?;
+                    responder.respond(PromptResponse::new(StopReason::EndTurn))?;
+                    continue;
+                }
+                Waiting::Prompt {
+                    op,
+                    reply: Some(kind),
                     responder,
-                    cancelled: false,
-                },
-            ),
-            Waiting::Model { model, responder } => {
-                (Op::SetModel { model }, Current::Model(responder))
-            }
-        };
-        self.current = Some(current);
-        self.submit(op);
+                } => (
+                    op,
+                    Current::Reply {
+                        kind,
+                        responder,
+                        cancelled: false,
+                    },
+                ),
+                Waiting::Prompt { op, responder, .. } => (
+                    op,
+                    Current::Request {
+                        responder,
+                        cancelled: false,
+                    },
+                ),
+                Waiting::Model { model, responder } => {
+                    (Op::SetModel { model }, Current::Model(responder))
+                }
+            };
+            self.compaction_said = false;
+            self.current = Some(current);
+            self.submit(op);
+        }
+        Ok(())
     }
 
     /// `session/cancel`: waiting prompts end as cancelled now; the running one is interrupted (and
@@ -136,16 +162,20 @@ impl Session {
         let mut kept = std::collections::VecDeque::new();
         for waiting in self.waiting.drain(..) {
             match waiting {
-                Waiting::Prompt { responder, .. } => {
+                Waiting::Prompt { responder, .. } | Waiting::Say { responder, .. } => {
                     responder.respond(PromptResponse::new(StopReason::Cancelled))?;
                 }
                 model => kept.push_back(model),
             }
         }
         self.waiting = kept;
-        if let Some(Current::Request { cancelled, .. }) = &mut self.current {
-            *cancelled = true;
-            self.submit(Op::Interrupt);
+        match &mut self.current {
+            Some(Current::Request { cancelled, .. }) => {
+                *cancelled = true;
+                self.submit(Op::Interrupt);
+            }
+            Some(Current::Reply { cancelled, .. }) => *cancelled = true,
+            _ => {}
         }
         Ok(())
     }
@@ -154,13 +184,22 @@ impl Session {
     /// outcome; `max_turn_requests` at the iteration limit; `max_tokens` when the answer was cut;
     /// `refusal` when the provider refused); a failure is the prompt's error.
     pub(crate) fn on_request_ended(&mut self, end: &RequestEnd) -> Result<(), Error> {
-        let Some(Current::Request {
-            responder,
-            cancelled,
-        }) = self.current.take()
-        else {
-            return Ok(());
+        let (responder, cancelled) = match self.current.take() {
+            Some(Current::Request {
+                responder,
+                cancelled,
+            }) => (responder, cancelled),
+            other => {
+                self.current = other;
+                return Ok(());
+            }
         };
+        if let Ok(outcome) = &end.outcome
+            && outcome.reason == FinishReason::Compacted
+            && !self.compaction_said
+        {
+            self.say(outcome.response.clone())?;
+        }
         let reason = match &end.outcome {
             _ if cancelled => StopReason::Cancelled,
             Ok(outcome) if outcome.reason == FinishReason::IterationLimit => {
@@ -171,14 +210,12 @@ impl Session {
             Ok(_) => StopReason::EndTurn,
             Err(RequestError::Aborted) => StopReason::Cancelled,
             Err(e) => {
-                let answered = responder.respond_with_error(Error::new(-32603, e.to_string()));
-                self.advance();
-                return answered;
+                responder.respond_with_error(Error::new(-32603, e.to_string()))?;
+                return self.advance();
             }
         };
-        let answered = responder.respond(PromptResponse::new(reason));
-        self.advance();
-        answered
+        responder.respond(PromptResponse::new(reason))?;
+        self.advance()
     }
 
     /// A built-in command's answer: shown as the agent's message, ending its prompt.
@@ -187,11 +224,11 @@ impl Session {
             Some(Current::Reply {
                 kind: expected,
                 responder,
+                cancelled,
             }) if expected == kind => {
                 self.say(text)?;
-                let answered = responder.respond(PromptResponse::new(StopReason::EndTurn));
-                self.advance();
-                answered
+                responder.respond(PromptResponse::new(stop(cancelled, StopReason::EndTurn)))?;
+                self.advance()
             }
             other => {
                 self.current = other;
@@ -206,9 +243,8 @@ impl Session {
         let options = model_options(&self.models, self.model());
         match self.current.take() {
             Some(Current::Model(responder)) => {
-                let answered = responder.respond(SetSessionConfigOptionResponse::new(options));
-                self.advance();
-                answered
+                responder.respond(SetSessionConfigOptionResponse::new(options))?;
+                self.advance()
             }
             other => {
                 self.current = other;
@@ -231,21 +267,28 @@ impl Session {
             return Ok(());
         }
         let message = failure.to_string();
-        let answered = match self.current.take() {
+        match self.current.take() {
+            Some(Current::Request {
+                responder,
+                cancelled: true,
+            }) => responder.respond(PromptResponse::new(StopReason::Cancelled))?,
             Some(Current::Request { responder, .. }) => {
-                responder.respond_with_error(Error::new(-32603, message))
+                responder.respond_with_error(Error::new(-32603, message))?
             }
-            Some(Current::Reply { responder, .. }) => {
+            Some(Current::Reply {
+                responder,
+                cancelled,
+                ..
+            }) => {
                 self.say(message)?;
-                responder.respond(PromptResponse::new(StopReason::EndTurn))
+                responder.respond(PromptResponse::new(stop(cancelled, StopReason::EndTurn)))?
             }
             Some(Current::Model(responder)) => {
-                responder.respond_with_error(Error::new(-32603, message))
+                responder.respond_with_error(Error::new(-32603, message))?
             }
-            None => self.say(message),
-        };
-        self.advance();
-        answered
+            None => self.say(message)?,
+        }
+        self.advance()
     }
 
     /// Answers everything in flight or waiting as cancelled (the session is going away).
@@ -262,11 +305,20 @@ impl Session {
         }
         for waiting in self.waiting.drain(..) {
             let _ = match waiting {
-                Waiting::Prompt { responder, .. } => {
+                Waiting::Prompt { responder, .. } | Waiting::Say { responder, .. } => {
                     responder.respond(PromptResponse::new(StopReason::Cancelled))
                 }
                 Waiting::Model { responder, .. } => responder.respond_with_error(gone()),
             };
         }
+    }
+}
+
+/// The stop reason: `cancelled` after a cancel, else `reason`.
+fn stop(cancelled: bool, reason: StopReason) -> StopReason {
+    if cancelled {
+        StopReason::Cancelled
+    } else {
+        reason
     }
 }

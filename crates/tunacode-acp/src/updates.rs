@@ -100,10 +100,13 @@ impl Session {
                 tokens_before,
                 tokens_after,
                 compacted_messages,
-            } => self.say(format!(
-                "Compacted {compacted_messages} messages: about {tokens_before} → {tokens_after} \
-                 tokens."
-            )),
+            } => {
+                self.compaction_said = true;
+                self.say(format!(
+                    "Compacted {compacted_messages} messages: about {tokens_before} → \
+                     {tokens_after} tokens."
+                ))
+            }
             AgentEvent::Notice { level, message } => {
                 let severity = match level {
                     NoticeLevel::Info => NoticeSeverity::Info,

@@ -410,3 +410,32 @@ async fn resources_and_links_are_attached_like_file_mentions() {
         "{sent}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_that_reads_but_does_not_write_leaves_files_to_the_disk() {
+    use agent_client_protocol::v1::schema::{ClientCapabilities, FileSystemCapabilities};
+    let read = serde_json::json!({"file_path": "a.txt"}).to_string();
+    let (env, fake) = setup(vec![
+        Turn::tool_calls(&[("r1", "read_file", &read)]),
+        edit("c1", "disk", "edited"),
+        Turn::text("done"),
+    ]);
+    let file = env.workspace().canonicalize().unwrap().join("a.txt");
+    std::fs::write(&file, "disk text\n").unwrap();
+    let editor = Editor::connect(&env, flags(&fake)).await;
+    let caps = ClientCapabilities::new().fs(FileSystemCapabilities::new().read_text_file(true));
+    editor.initialize_with(caps).await;
+    let session = editor
+        .request(agent_client_protocol::v1::schema::NewSessionRequest::new(
+            env.workspace(),
+        ))
+        .await
+        .unwrap()
+        .session_id
+        .to_string();
+    editor.buffer(&file, "unsaved text\n");
+    editor.set_mode(&session, "yolo").await;
+    editor.prompt(&session, "edit").await;
+    assert!(editor.seen(|s| s.reads.is_empty() && s.writes.is_empty()));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "edited text\n");
+}

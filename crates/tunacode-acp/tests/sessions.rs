@@ -97,3 +97,66 @@ async fn a_session_id_that_is_a_path_is_refused() {
         .unwrap_err();
     assert_eq!(i32::from(missing.code), -32002, "{missing:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_or_reloading_a_session_mid_turn_stops_and_saves_the_turn() {
+    let args = serde_json::json!({"file_path": "a.txt", "content": "x"}).to_string();
+    let (env, fake) = setup(vec![
+        Turn::text("saved first"),
+        Turn::tool_calls(&[("w1", "write_file", &args)]),
+    ]);
+    let editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor.prompt(&session, "one").await;
+    editor.hold_permissions();
+    let prompt = editor
+        .cx
+        .send_request(agent_client_protocol::v1::schema::PromptRequest::new(
+            session.clone(),
+            vec![agent_client_protocol::v1::schema::ContentBlock::Text(
+                agent_client_protocol::v1::schema::TextContent::new("two"),
+            )],
+        ));
+    let waiting = tokio::spawn(async move { prompt.block_task().await });
+    editor.wait_for_held().await;
+    // The turn waits on the editor's permission; loading the session closes the open one first.
+    editor
+        .request(LoadSessionRequest::new(session.clone(), env.workspace()))
+        .await
+        .unwrap();
+    let ended = tokio::time::timeout(editor::LIMIT, waiting)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(ended.stop_reason, StopReason::Cancelled);
+    editor.release_cancelled();
+    let saved = env.only_session().to_string();
+    assert!(
+        saved.contains("\"w1\""),
+        "the interrupted turn was saved: {saved}"
+    );
+    assert!(!env.workspace().join("a.txt").exists());
+    editor
+        .request(CloseSessionRequest::new(session.clone()))
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn built_in_commands_that_fail_say_why_and_end_the_turn() {
+    let (env, fake) = setup(vec![]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    for (command, says) in [
+        ("/undo", "no checkpoint"),
+        ("/sandbox turbo", "turbo"),
+        ("/undo zero", "/undo takes"),
+    ] {
+        let response = editor.prompt(&session, command).await;
+        assert_eq!(response.stop_reason, StopReason::EndTurn, "{command}");
+        let said: String = editor.drain().iter().filter_map(chunk_text).collect();
+        assert!(said.contains(says), "{command}: {said}");
+    }
+    assert!(fake.requests().is_empty());
+}

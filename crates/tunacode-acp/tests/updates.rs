@@ -254,7 +254,7 @@ async fn a_failing_mcp_server_is_a_notice_when_the_editor_shows_them() {
         .await
         .unwrap();
     let notice = editor
-        .wait_for(|u| matches!(u, SessionUpdate::Notice(_)))
+        .wait_for(|u| matches!(u, SessionUpdate::Notice(n) if n.title.contains("broken")))
         .await;
     let SessionUpdate::Notice(notice) = notice else {
         unreachable!()

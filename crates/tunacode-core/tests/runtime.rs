@@ -377,3 +377,41 @@ async fn the_sandbox_can_be_changed_between_requests_and_is_described() {
     let answer = fake.requests()[1].body.to_string();
     assert!(answer.contains("read-only sandbox"), "{answer}");
 }
+
+#[tokio::test]
+async fn a_queued_command_that_cannot_start_makes_way_for_the_next_message() {
+    let slow = Turn::Reply(Reply {
+        text: Some("first answer".into()),
+        delay_ms: 30,
+        ..Reply::default()
+    });
+    let fake = FakeProvider::start(vec![slow, Turn::text("second answer")]);
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join("ws/.tunacode/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("elsewhere.md"),
+        "---\ndescription: on another model\nmodel: gemini:gemini-2.5-pro\n---\nDo it elsewhere.\n",
+    )
+    .unwrap();
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        true,
+    )
+    .await;
+    rt.submit(Op::user_message("first"));
+    rt.submit(Op::user_message("/elsewhere"));
+    rt.submit(Op::user_message("second"));
+    rt.submit(Op::Finish);
+    let first = next(&mut rx, ended).await;
+    assert_eq!(first.outcome.unwrap().response, "first answer");
+    let failure = next(&mut rx, failed).await;
+    assert!(matches!(failure, OpFailure::Settings(_)), "{failure:?}");
+    let second = next(&mut rx, ended).await;
+    assert_eq!(second.outcome.unwrap().response, "second answer");
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+}

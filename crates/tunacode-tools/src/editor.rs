@@ -18,15 +18,6 @@ pub trait EditorFiles: Send + Sync {
     async fn read_text(&self, path: &Path) -> std::io::Result<String>;
     /// Replaces (or creates) the file's text in the editor, which saves it as it saves its buffers.
     async fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()>;
-    /// Whether the editor writes files (else the tools write the disk themselves, as without one).
-    fn writes(&self) -> bool {
-        true
-    }
-}
-
-/// The editor to write through, when there is one that writes.
-pub(crate) fn writing_editor(workspace: &Workspace) -> Option<&std::sync::Arc<dyn EditorFiles>> {
-    workspace.editor().filter(|editor| editor.writes())
 }
 
 /// The text of the file at `path` (absolute, resolved): through the editor when there is one, else from

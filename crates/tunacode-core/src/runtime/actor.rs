@@ -225,18 +225,27 @@ impl Actor {
                 Wake::Ended(joined) => {
                     self.running = None;
                     self.request_ended(joined);
-                    if let Some(next) = self.queue.pop_front() {
-                        self.emit_queue();
-                        match next {
-                            Work::Message(text) => self.start_request(text).await,
-                            Work::Compact(focus) => self.start_compaction(focus),
-                        }
-                    }
+                    self.start_next().await;
                 }
             }
         }
         self.parts.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
+    }
+
+    /// Starts the next waiting work; one that cannot start (a custom command whose model is not
+    /// usable, said as `OpFailed`) makes way for the one after it.
+    async fn start_next(&mut self) {
+        while self.running.is_none() {
+            let Some(next) = self.queue.pop_front() else {
+                return;
+            };
+            self.emit_queue();
+            match next {
+                Work::Message(message) => self.start_request(message).await,
+                Work::Compact(focus) => self.start_compaction(focus),
+            }
+        }
     }
 
     async fn handle(&mut self, op: Op) {

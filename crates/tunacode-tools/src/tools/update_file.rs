@@ -155,7 +155,7 @@ impl Tool for UpdateFile {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        if let Some(editor) = crate::editor::writing_editor(&ctx.workspace) {
+        if let Some(editor) = ctx.workspace.editor() {
             editor
                 .write_text(&plan.path, &plan.new)
                 .await

@@ -115,7 +115,7 @@ impl Tool for WriteFile {
                 .await
                 .map_err(|e| io_error(&ctx.workspace.display(parent), e))?;
         }
-        if let Some(editor) = crate::editor::writing_editor(&ctx.workspace) {
+        if let Some(editor) = ctx.workspace.editor() {
             editor
                 .write_text(&plan.path, &plan.content)
                 .await
