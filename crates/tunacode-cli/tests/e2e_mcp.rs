@@ -405,3 +405,43 @@ fn mcp_list_add_and_remove_manage_the_config() {
         "{\"mcpServers\": "
     );
 }
+
+#[test]
+fn servers_get_the_agents_environment_without_its_secrets() {
+    let env = TestEnv::new().unwrap();
+    let seen = env.workspace().join("server-env.txt");
+    let script = format!(
+        "env > {}; exec {}",
+        seen.display(),
+        fake_mcp_binary().display()
+    );
+    write_config(
+        &env,
+        json!({"wrapped": {"command": "sh", "args": ["-c", script],
+                           "env": {"HANDED_TOKEN": "${PROJECT_TOKEN}"}}}),
+    );
+    let out = env
+        .command(&bin())
+        .args(["mcp", "list", "--json"])
+        .env("PROJECT_TOKEN", "given-on-purpose")
+        .env("SOME_API_KEY", "must-not-leak")
+        .env("PLAIN_SETTING", "visible")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert!(seen.contains("PLAIN_SETTING=visible"), "{seen}");
+    assert!(
+        seen.contains("HANDED_TOKEN=given-on-purpose"),
+        "named in its env: {seen}"
+    );
+    assert!(!seen.contains("must-not-leak"), "{seen}");
+    assert!(
+        !seen.contains("PROJECT_TOKEN="),
+        "only under the name it was handed: {seen}"
+    );
+}

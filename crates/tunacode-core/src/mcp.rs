@@ -29,6 +29,9 @@ pub fn describe_state(status: &ServerStatus) -> String {
     }
 }
 
+/// The environment a stdio server starts from.
+type ServerEnv = Arc<Vec<(std::ffi::OsString, std::ffi::OsString)>>;
+
 /// The project's MCP file, by name.
 pub const PROJECT_MCP_FILE: &str = ".mcp.json";
 
@@ -97,10 +100,22 @@ async fn settings_now(
     paths: &Paths,
     cwd: &Path,
 ) -> Result<McpSettings, tunacode_store::StoreError> {
+    Ok(settings_and_env(paths, cwd).await?.0)
+}
+
+/// The MCP settings as they read now, and the environment servers start from (the one commands get;
+/// `None` when the config's `settings.shell_env` cannot be read, which the runtime reports itself).
+async fn settings_and_env(
+    paths: &Paths,
+    cwd: &Path,
+) -> Result<(McpSettings, Option<ServerEnv>), tunacode_store::StoreError> {
     let (paths, dir) = (paths.clone(), cwd.to_path_buf());
     tokio::task::spawn_blocking(move || {
         let config = UserConfig::load(&paths.config_file)?;
-        Ok::<_, tunacode_store::StoreError>(resolve_mcp(&paths, &config, &dir))
+        let env = crate::exec_settings::child_env(&config, std::env::vars_os())
+            .ok()
+            .map(Arc::new);
+        Ok::<_, tunacode_store::StoreError>((resolve_mcp(&paths, &config, &dir), env))
     })
     .await
     .map_err(|e| tunacode_store::StoreError::Io {
@@ -123,10 +138,10 @@ pub async fn probe(
     paths: &Paths,
     cwd: &Path,
 ) -> Result<(Vec<ServerStatus>, Option<ProjectMcp>), tunacode_store::StoreError> {
-    let settings = settings_now(paths, cwd).await?;
+    let (settings, env) = settings_and_env(paths, cwd).await?;
     let changed = Arc::new(tokio::sync::Notify::new());
     let wake = changed.clone();
-    let manager = McpManager::new(cwd, Arc::new(move |_| wake.notify_one()));
+    let manager = McpManager::with_env(cwd, Arc::new(move |_| wake.notify_one()), env);
     let longest = settings
         .servers
         .iter()

@@ -54,11 +54,13 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// Connects to `config`'s server (a stdio server runs in `cwd` unless it names its own directory).
-/// The caller bounds the time it may take.
+/// Connects to `config`'s server (a stdio server runs in `cwd` unless it names its own directory,
+/// starting from `base_env` when given, else the agent's environment). The caller bounds the time it
+/// may take.
 pub(crate) async fn connect(
     config: &ServerConfig,
     cwd: &Path,
+    base_env: Option<&[(std::ffi::OsString, std::ffi::OsString)]>,
     handler: Handler,
 ) -> Result<Connection, String> {
     match &config.transport {
@@ -69,7 +71,8 @@ pub(crate) async fn connect(
             cwd: own,
         } => {
             let dir = own.as_deref().unwrap_or(cwd);
-            let (mut process, pipes) = process::spawn(command, args, env, dir, &config.name)?;
+            let (mut process, pipes) =
+                process::spawn(command, args, base_env, env, dir, &config.name)?;
             match handler.serve_with_lifecycle(pipes, lifecycle()).await {
                 Ok(service) => Ok(Connection {
                     service,

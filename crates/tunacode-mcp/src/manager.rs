@@ -3,6 +3,7 @@
 //! it changes, its tools re-listed when it says they changed, and all stopped cleanly at shutdown.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -85,6 +86,8 @@ struct Slot {
 
 struct Inner {
     cwd: PathBuf,
+    /// The environment stdio servers start from (`None`: the agent's own), before their `env`.
+    env: Option<Arc<Vec<(OsString, OsString)>>>,
     slots: Mutex<BTreeMap<String, Slot>>,
     sink: StatusSink,
     stop: CancellationToken,
@@ -106,11 +109,22 @@ impl std::fmt::Debug for McpManager {
 }
 
 impl McpManager {
-    /// A manager whose stdio servers run in `cwd`, reporting to `sink`.
+    /// A manager whose stdio servers run in `cwd` with the agent's environment, reporting to `sink`.
     pub fn new(cwd: &Path, sink: StatusSink) -> Self {
+        Self::with_env(cwd, sink, None)
+    }
+
+    /// A manager whose stdio servers run in `cwd` starting from `env` (the environment commands get:
+    /// the agent's without its secrets) plus each server's own `env`, reporting to `sink`.
+    pub fn with_env(
+        cwd: &Path,
+        sink: StatusSink,
+        env: Option<Arc<Vec<(OsString, OsString)>>>,
+    ) -> Self {
         McpManager {
             inner: Arc::new(Inner {
                 cwd: cwd.to_path_buf(),
+                env,
                 slots: Mutex::new(BTreeMap::new()),
                 sink,
                 stop: CancellationToken::new(),
@@ -259,7 +273,12 @@ async fn run_server(manager: McpManager, config: ServerConfig) {
     let stop = manager.inner.stop.clone();
     let connecting = tokio::time::timeout(
         config.startup_timeout,
-        connect::connect(&config, &manager.inner.cwd, handler),
+        connect::connect(
+            &config,
+            &manager.inner.cwd,
+            manager.inner.env.as_deref().map(Vec::as_slice),
+            handler,
+        ),
     );
     let connection = tokio::select! {
         _ = stop.cancelled() => return,

@@ -29,15 +29,20 @@ pub(crate) struct ServerProcess {
 /// The pipes the protocol runs over.
 pub(crate) type Pipes = (ChildStdout, ChildStdin);
 
-/// Starts `command args` in `cwd` with `env` added to the inherited environment.
+/// Starts `command args` in `cwd` with `env` added to `base_env` (the environment commands get, the
+/// agent's secrets left out) or, without one, to the inherited environment.
 pub(crate) fn spawn(
     command: &str,
     args: &[String],
+    base_env: Option<&[(std::ffi::OsString, std::ffi::OsString)]>,
     env: &[(String, String)],
     cwd: &Path,
     server: &str,
 ) -> Result<(ServerProcess, Pipes), String> {
     let mut cmd = Command::new(command);
+    if let Some(base) = base_env {
+        cmd.env_clear().envs(base.iter().map(|(k, v)| (k, v)));
+    }
     cmd.args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(cwd)

@@ -331,3 +331,54 @@ async fn a_2026_07_28_server_reports_tool_changes_through_its_subscription() {
     assert_eq!(grown.protocol.as_deref(), Some("2026-07-28"));
     h.manager.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_stdio_server_starts_from_the_given_environment_plus_its_own() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let seen = dir.path().join("env.txt");
+    let script = format!(
+        "env > {}; exec {}",
+        seen.display(),
+        tunacode_testkit::fake_mcp_binary().display()
+    );
+    let servers = json!({"wrapped": {"command": "sh", "args": ["-c", script],
+                                     "env": {"OWN_VAR": "from-its-config"}}});
+    let Value::Object(map) = servers else {
+        unreachable!()
+    };
+    let entries = parse_servers(&map, ConfigSource::User, &|v| std::env::var(v).ok());
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let base = vec![
+        ("PATH".into(), path),
+        ("GIVEN_VAR".into(), "from-the-agent".into()),
+    ];
+    let (tx, mut statuses) = mpsc::unbounded_channel();
+    let manager = McpManager::with_env(
+        dir.path(),
+        Arc::new(move |status| {
+            let _ = tx.send(status);
+        }),
+        Some(Arc::new(base)),
+    );
+    manager.start(entries);
+    tokio::time::timeout(WAIT, async {
+        while let Some(status) = statuses.recv().await {
+            if status.state == ServerState::Ready {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("the server starts");
+    let env = std::fs::read_to_string(&seen).expect("the server wrote its environment");
+    assert!(
+        env.lines().any(|l| l == "GIVEN_VAR=from-the-agent"),
+        "{env}"
+    );
+    assert!(env.lines().any(|l| l == "OWN_VAR=from-its-config"), "{env}");
+    assert!(
+        !env.lines().any(|l| l.starts_with("HOME=")),
+        "nothing else of the agent's environment: {env}"
+    );
+    manager.shutdown().await;
+}

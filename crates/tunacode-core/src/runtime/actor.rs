@@ -145,7 +145,11 @@ impl Actor {
                 .map_err(|e| RuntimeError::Internal(e.to_string()))??
         };
         let questions = Questions::new(events.clone());
-        let mcp = McpManager::new(&settings.cwd, mcp_ops::status_sink(&events));
+        let mcp = McpManager::with_env(
+            &settings.cwd,
+            mcp_ops::status_sink(&events),
+            settings.exec.env.clone(),
+        );
         let policy = Arc::new(
             Policy::new(
                 questions,
