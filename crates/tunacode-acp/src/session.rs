@@ -96,6 +96,8 @@ pub(crate) struct Session {
     pub(crate) notices: bool,
     /// Whether the running compaction said what it did (else its outcome's text is said).
     pub(crate) compaction_said: bool,
+    /// Whether the session has a title (its first prompt), told to the editor.
+    pub(crate) titled: bool,
 }
 
 impl Session {
@@ -110,6 +112,7 @@ impl Session {
         models: Vec<String>,
     ) -> Self {
         let mode = if view.plan_mode { PLAN_MODE } else { ASK_MODE };
+        let titled = !view.messages.is_empty();
         Session {
             cx,
             id: view.session_id.clone(),
@@ -130,6 +133,7 @@ impl Session {
             cost: 0.0,
             notices: false,
             compaction_said: false,
+            titled,
         }
     }
 

@@ -5,8 +5,9 @@
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::schema::{
     AvailableCommandsUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, NoticeSeverity,
-    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate, TextContent,
-    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionInfoUpdate, SessionUpdate,
+    TextContent, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    UsageUpdate,
 };
 use tunacode_core::RuntimeEvent;
 use tunacode_protocol::{AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolStatus};
@@ -62,8 +63,8 @@ impl Session {
             },
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
+            RuntimeEvent::UserMessage { text, .. } => self.on_first_message(&text),
             RuntimeEvent::SessionOpened(_)
-            | RuntimeEvent::UserMessage { .. }
             | RuntimeEvent::Queued { .. }
             | RuntimeEvent::YoloChanged { .. }
             | RuntimeEvent::SessionList { .. }
@@ -144,6 +145,17 @@ impl Session {
             }
             _ => Ok(()),
         }
+    }
+
+    /// The session's first message titles it (its first line, as the session list shows it).
+    fn on_first_message(&mut self, text: &str) -> Result<(), Error> {
+        if std::mem::replace(&mut self.titled, true) {
+            return Ok(());
+        }
+        let title: String = text.lines().next().unwrap_or("").chars().take(60).collect();
+        self.send(SessionUpdate::SessionInfoUpdate(
+            SessionInfoUpdate::new().title(title),
+        ))
     }
 
     /// Announces a tool call (running: a question about it sets it pending while it is asked).

@@ -49,6 +49,11 @@ async fn a_closed_session_takes_no_more_prompts_and_loads_again() {
         editor.prompt(&session, "again").await.stop_reason,
         StopReason::EndTurn
     );
+    let retitled = editor
+        .drain()
+        .iter()
+        .any(|u| matches!(u, SessionUpdate::SessionInfoUpdate(_)));
+    assert!(!retitled, "a loaded session keeps its title");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

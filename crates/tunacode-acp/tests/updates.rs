@@ -52,6 +52,11 @@ async fn thoughts_the_todo_plan_usage_and_command_output_stream_to_the_editor() 
     );
     let updates = editor.drain();
 
+    let titled = updates.iter().any(|u| {
+        matches!(u, SessionUpdate::SessionInfoUpdate(i)
+            if serde_json::to_value(i).unwrap()["title"] == "work")
+    });
+    assert!(titled, "the first prompt titles the session");
     let thought = updates
         .iter()
         .any(|u| matches!(u, SessionUpdate::AgentThoughtChunk(_)));
