@@ -11,7 +11,7 @@ mod key_prompt;
 mod screen;
 mod steps;
 mod view;
-mod wrap;
+pub(crate) mod wrap;
 
 #[cfg(test)]
 mod flow_tests;

@@ -4,9 +4,11 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use crate::setup::wrap::wrap;
 use crate::theme::Theme;
 
 /// The popup's width for `area`: the screen less a margin, at most 110 columns.
@@ -115,17 +117,17 @@ pub(super) fn option_lines(
     keys: &[&str],
     width: u16,
 ) -> Vec<Line<'static>> {
+    let style = |i: usize| {
+        if i == selected {
+            theme.selected
+        } else {
+            theme.text
+        }
+    };
     let spans: Vec<Span<'static>> = options
         .iter()
         .enumerate()
-        .map(|(i, option)| {
-            let style = if i == selected {
-                theme.selected
-            } else {
-                theme.text
-            };
-            Span::styled(format!(" [{}] {option} ", keys[i]), style)
-        })
+        .map(|(i, option)| Span::styled(format!(" [{}] {option} ", keys[i]), style(i)))
         .collect();
     let row_width: usize = spans.iter().map(|s| s.width() + 2).sum();
     if row_width <= width as usize {
@@ -134,10 +136,29 @@ pub(super) fn option_lines(
             row.push(span);
             row.push(Span::raw("  "));
         }
-        vec![Line::from(row)]
-    } else {
-        spans.into_iter().map(Line::from).collect()
+        return vec![Line::from(row)];
     }
+    options
+        .iter()
+        .enumerate()
+        .flat_map(|(i, option)| stacked_option(keys[i], option, style(i), width))
+        .collect()
+}
+
+/// One option on lines of its own: a text too long for a row goes on below its first word, not
+/// under the key.
+fn stacked_option(key: &str, option: &str, style: Style, width: u16) -> Vec<Line<'static>> {
+    let prefix = format!(" [{key}] ");
+    let indent = " ".repeat(prefix.len());
+    let room = width.saturating_sub(prefix.len() as u16 + 1).max(8);
+    wrap(option, room)
+        .into_iter()
+        .enumerate()
+        .map(|(row, text)| {
+            let lead = if row == 0 { &prefix } else { &indent };
+            Line::from(Span::styled(format!("{lead}{text} "), style))
+        })
+        .collect()
 }
 
 /// A text field's line: a label, the text, a cursor.
