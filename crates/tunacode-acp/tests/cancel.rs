@@ -6,8 +6,8 @@
 mod editor;
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, PromptRequest, PromptResponse, SessionUpdate, StopReason,
-    TextContent, ToolCallStatus,
+    ContentBlock, PromptRequest, PromptResponse, SessionUpdate, StopReason, TextContent,
+    ToolCallStatus,
 };
 use editor::{Editor, chunk_text, flags, setup};
 use serde_json::json;
@@ -42,10 +42,7 @@ async fn cancel_while_asked(editor: &Editor, session: &str, text: &str) {
     editor.hold_permissions();
     let prompt = spawn_prompt(editor, session, text);
     editor.wait_for_held().await;
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.to_string()))
-        .unwrap();
+    editor.cancel(session);
     editor.release_cancelled();
     assert_eq!(answer(prompt).await.stop_reason, StopReason::Cancelled);
 }
@@ -57,10 +54,7 @@ async fn a_cancel_right_after_a_prompt_leaves_the_next_prompt_its_own_answer() {
     let mut editor = Editor::connect(&env, flags(&fake)).await;
     let session = editor.new_session(&env.workspace()).await;
     let first = spawn_prompt(&editor, &session, "first");
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.clone()))
-        .unwrap();
+    editor.cancel(&session);
     assert_eq!(answer(first).await.stop_reason, StopReason::Cancelled);
     editor.drain();
     let second = editor.prompt(&session, "second").await;

@@ -6,9 +6,9 @@
 mod editor;
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ListSessionsRequest, LoadSessionRequest, PermissionOptionKind,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason,
-    ToolCallContent, ToolCallStatus, ToolKind,
+    ListSessionsRequest, LoadSessionRequest, PermissionOptionKind, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionModeRequest, StopReason, ToolCallContent,
+    ToolCallStatus, ToolKind,
 };
 use editor::{Editor, chunk_text, flags, setup};
 use tunacode_testkit::{Reply, Turn};
@@ -158,10 +158,7 @@ async fn cancel_ends_the_turn_as_cancelled_and_keeps_the_partial_answer() {
         })
     };
     editor.wait_for(|u| chunk_text(u).is_some()).await;
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.clone()))
-        .unwrap();
+    editor.cancel(&session);
     let response = tokio::time::timeout(editor::LIMIT, prompt)
         .await
         .unwrap()
@@ -245,14 +242,7 @@ async fn the_editors_unsaved_buffer_is_what_the_agent_reads_and_edits() {
     std::fs::write(&file, "saved on disk\n").unwrap();
     let editor = Editor::connect(&env, flags(&fake)).await;
     editor.initialize(true).await;
-    let session = editor
-        .request(agent_client_protocol::v1::schema::NewSessionRequest::new(
-            env.workspace(),
-        ))
-        .await
-        .unwrap()
-        .session_id
-        .to_string();
+    let session = editor.open_session(&env.workspace()).await;
     editor.buffer(&file, "unsaved text\n");
     editor.set_mode(&session, "yolo").await;
     assert_eq!(
@@ -425,14 +415,7 @@ async fn an_editor_that_reads_but_does_not_write_leaves_files_to_the_disk() {
     let editor = Editor::connect(&env, flags(&fake)).await;
     let caps = ClientCapabilities::new().fs(FileSystemCapabilities::new().read_text_file(true));
     editor.initialize_with(caps).await;
-    let session = editor
-        .request(agent_client_protocol::v1::schema::NewSessionRequest::new(
-            env.workspace(),
-        ))
-        .await
-        .unwrap()
-        .session_id
-        .to_string();
+    let session = editor.open_session(&env.workspace()).await;
     editor.buffer(&file, "unsaved text\n");
     editor.set_mode(&session, "yolo").await;
     editor.prompt(&session, "edit").await;

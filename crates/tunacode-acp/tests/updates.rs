@@ -6,9 +6,9 @@
 mod editor;
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, McpServer, McpServerStdio, NewSessionRequest,
-    PermissionOptionKind, PlanEntryStatus, PromptRequest, SessionUpdate, StopReason, TextContent,
-    ToolCallStatus, ToolKind,
+    ContentBlock, McpServer, McpServerStdio, NewSessionRequest, PermissionOptionKind,
+    PlanEntryStatus, PromptRequest, SessionUpdate, StopReason, TextContent, ToolCallStatus,
+    ToolKind,
 };
 use editor::{Editor, chunk_text, flags, setup};
 use serde_json::json;
@@ -132,10 +132,7 @@ async fn cancel_stops_a_running_command_and_leaves_no_dangling_call() {
     })
     .await
     .expect("the command starts");
-    editor
-        .cx
-        .send_notification(CancelNotification::new(session.clone()))
-        .unwrap();
+    editor.cancel(&session);
     let response = tokio::time::timeout(editor::LIMIT, prompt)
         .await
         .expect("the turn ends before the command would")

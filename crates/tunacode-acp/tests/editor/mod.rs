@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, ContentBlock, FileSystemCapabilities, InitializeRequest,
-    InitializeResponse, NewSessionRequest, PermissionOptionKind, PromptRequest, PromptResponse,
-    ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, SelectedPermissionOutcome, SessionNotification, SessionUpdate,
-    SetSessionModeRequest, StopReason, TextContent, WriteTextFileRequest, WriteTextFileResponse,
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities,
+    InitializeRequest, InitializeResponse, NewSessionRequest, PermissionOptionKind, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReadTextFileResponse, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionNotification, SessionUpdate, SetSessionModeRequest, StopReason, TextContent,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Channel, Client, JsonRpcRequest};
@@ -184,8 +185,20 @@ impl Editor {
     /// `initialize` then `session/new` in `cwd`; the session id.
     pub async fn new_session(&self, cwd: &Path) -> String {
         self.initialize(false).await;
+        self.open_session(cwd).await
+    }
+
+    /// `session/new` in `cwd` (after `initialize`); the session id.
+    pub async fn open_session(&self, cwd: &Path) -> String {
         let response = self.request(NewSessionRequest::new(cwd)).await.unwrap();
         response.session_id.to_string()
+    }
+
+    /// `session/cancel` for `session`.
+    pub fn cancel(&self, session: &str) {
+        self.cx
+            .send_notification(CancelNotification::new(session.to_string()))
+            .unwrap();
     }
 
     /// Switches the session's mode.
