@@ -141,17 +141,8 @@ impl Policy {
                  none{hint}. Do the task without it."
             ));
         }
-        let question = QuestionKind::Approval(ApprovalQuestion {
-            tool_call_id: request.tool_call_id.clone(),
-            tool_name: request.tool_name.clone(),
-            args: request.args.clone(),
-            kind: request.kind,
-            preview: request.preview.clone(),
-            reason,
-            scope: SessionScope::of(&request.tool_name, &request.args),
-            once_only: true,
-        });
-        match self.questions.ask(question).await {
+        let question = approval_question(request, reason, true);
+        match self.questions.ask(QuestionKind::Approval(question)).await {
             Some(Answer::Approval(ApprovalAnswer::AllowOnce | ApprovalAnswer::AllowSession)) => {
                 ApprovalDecision::Approve
             }
@@ -313,18 +304,9 @@ impl Approver for Policy {
         if !self.interactive() {
             return deny(HEADLESS_DENIAL);
         }
-        let scope = SessionScope::of(&request.tool_name, &request.args);
-        let question = QuestionKind::Approval(ApprovalQuestion {
-            tool_call_id: request.tool_call_id.clone(),
-            tool_name: request.tool_name.clone(),
-            args: request.args.clone(),
-            kind: request.kind,
-            preview: request.preview.clone(),
-            reason: reason_for(request),
-            scope: scope.clone(),
-            once_only: false,
-        });
-        match self.questions.ask(question).await {
+        let question = approval_question(request, reason_for(request), false);
+        let scope = question.scope.clone();
+        match self.questions.ask(QuestionKind::Approval(question)).await {
             Some(Answer::Approval(ApprovalAnswer::AllowOnce)) => ApprovalDecision::Approve,
             Some(Answer::Approval(ApprovalAnswer::AllowSession)) => {
                 self.allowances_mut().push(scope);
@@ -363,6 +345,24 @@ impl Approver for Policy {
             Some(Answer::Plan(decision)) => decision,
             _ => PlanDecision::Stop,
         }
+    }
+}
+
+/// The question about `request`: why it asks, and whether only this one call can be allowed.
+fn approval_question(
+    request: &ApprovalRequest,
+    reason: String,
+    once_only: bool,
+) -> ApprovalQuestion {
+    ApprovalQuestion {
+        tool_call_id: request.tool_call_id.clone(),
+        tool_name: request.tool_name.clone(),
+        args: request.args.clone(),
+        kind: request.kind,
+        preview: request.preview.clone(),
+        reason,
+        scope: SessionScope::of(&request.tool_name, &request.args),
+        once_only,
     }
 }
 
