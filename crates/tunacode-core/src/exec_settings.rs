@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use tunacode_store::UserConfig;
-use tunacode_tools::{ExecPolicy, SandboxMode, SandboxPolicy};
+use tunacode_store::{Paths, UserConfig};
+use tunacode_tools::{ExecPolicy, ProtectedPaths, SandboxMode, SandboxPolicy, SecretPaths};
 
 use crate::settings::SettingsError;
 
@@ -19,6 +19,7 @@ const SECRET_PATTERNS: [&str; 4] = ["*_API_KEY", "*_TOKEN", "*_SECRET", "*PASSWO
 
 /// Resolves the exec policy for a session in `cwd`; `flag` is `--sandbox`.
 pub fn resolve_exec(
+    paths: &Paths,
     config: &UserConfig,
     flag: Option<&str>,
     cwd: &Path,
@@ -48,9 +49,51 @@ pub fn resolve_exec(
             network: sandbox.network,
             proxy_port: None,
             allowed_hosts: sandbox.allowed_hosts.clone(),
+            secrets: Arc::new(secret_paths(paths, config)),
+            protected: Arc::new(protected_paths(paths, cwd)),
         },
         env: Some(Arc::new(env)),
     })
+}
+
+/// The secret paths: the built-in list under the home directory, the agent's config file and data,
+/// and `permissions.deny_read`.
+pub fn secret_paths(paths: &Paths, config: &UserConfig) -> SecretPaths {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let extra: Vec<PathBuf> = config
+        .permissions
+        .deny_read
+        .iter()
+        .map(|p| expand_home(p, home.as_deref()))
+        .collect();
+    let agent = [paths.config_file.clone(), paths.data_dir()];
+    SecretPaths::new(home.as_deref(), &agent, &extra)
+        .hiding_env_files(config.settings.sandbox.hide_env_files)
+}
+
+/// The protected paths of a session in `cwd`: under the working directory and the repository root,
+/// and the agent's own config, folder and data.
+pub fn protected_paths(paths: &Paths, cwd: &Path) -> ProtectedPaths {
+    let mut roots = vec![cwd.to_path_buf()];
+    if let Some(repo) = cwd.ancestors().find(|dir| dir.join(".git").exists())
+        && repo != cwd
+    {
+        roots.push(repo.to_path_buf());
+    }
+    let agent = vec![
+        paths.config_file.clone(),
+        paths.user_dir(),
+        paths.data_dir(),
+    ];
+    ProtectedPaths::new(roots, agent)
+}
+
+fn expand_home(path: &str, home: Option<&Path>) -> PathBuf {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ if path == "~" => home.map_or_else(|| PathBuf::from(path), Path::to_path_buf),
+        _ => PathBuf::from(path),
+    }
 }
 
 fn absolute(path: &Path, cwd: &Path) -> PathBuf {
@@ -157,6 +200,45 @@ mod tests {
         );
     }
 
+    fn paths() -> Paths {
+        Paths {
+            config_file: PathBuf::from("/home/u/.config/tunacode.json"),
+            sessions_dir: PathBuf::from("/home/u/.local/share/tunacode/sessions"),
+            log_dir: PathBuf::from("/home/u/.local/state/tunacode"),
+            models_cache: PathBuf::from("/home/u/.local/share/tunacode/models.json"),
+            mcp_approvals: PathBuf::from("/home/u/.local/share/tunacode/mcp_approvals.json"),
+        }
+    }
+
+    #[test]
+    fn the_agent_files_are_secret_and_protected_and_deny_read_extends_the_list() {
+        let config: UserConfig = serde_json::from_str(
+            r#"{"permissions": {"deny_read": ["/srv/keys"]}, "settings": {"sandbox": {"hide_env_files": true}}}"#,
+        )
+        .expect("config");
+        let policy = resolve_exec(&paths(), &config, None, Path::new("/w")).expect("resolves");
+        let secrets = &policy.sandbox.secrets;
+        for path in [
+            "/home/u/.config/tunacode.json",
+            "/home/u/.local/share/tunacode/x",
+            "/srv/keys/k",
+        ] {
+            assert!(secrets.reason_for(Path::new(path)).is_some(), "{path}");
+        }
+        assert!(secrets.hides_env_files());
+        let protected = &policy.sandbox.protected;
+        assert!(
+            protected
+                .reason_for(Path::new("/home/u/.config/tunacode/skills/a/SKILL.md"))
+                .is_some()
+        );
+        assert!(
+            protected
+                .reason_for(Path::new("/w/.git/hooks/pre-commit"))
+                .is_some()
+        );
+    }
+
     #[test]
     fn the_sandbox_comes_from_the_flag_then_the_config() {
         let cwd = Path::new("/work/project");
@@ -164,22 +246,25 @@ mod tests {
             r#"{"settings": {"sandbox": {"mode": "read-only", "writable_roots": ["out"], "network": true}}}"#,
         )
         .expect("config");
-        let policy = resolve_exec(&config, None, cwd).expect("resolves");
+        let policy = resolve_exec(&paths(), &config, None, cwd).expect("resolves");
         assert_eq!(policy.sandbox.mode, SandboxMode::ReadOnly);
         assert!(policy.sandbox.network);
         assert!(policy.sandbox.writable_roots.contains(&cwd.join("out")));
         assert!(policy.sandbox.writable_roots.contains(&cwd.to_path_buf()));
-        let flagged = resolve_exec(&config, Some("off"), cwd).expect("resolves");
+        let flagged = resolve_exec(&paths(), &config, Some("off"), cwd).expect("resolves");
         assert_eq!(flagged.sandbox.mode, SandboxMode::Off);
-        let default = resolve_exec(&UserConfig::default(), None, cwd).expect("resolves");
+        let default = resolve_exec(&paths(), &UserConfig::default(), None, cwd).expect("resolves");
         assert_eq!(default.sandbox.mode, SandboxMode::WorkspaceWrite);
         let short: UserConfig =
             serde_json::from_str(r#"{"settings": {"sandbox": "off"}}"#).expect("config");
         assert_eq!(
-            resolve_exec(&short, None, cwd).expect("ok").sandbox.mode,
+            resolve_exec(&paths(), &short, None, cwd)
+                .expect("ok")
+                .sandbox
+                .mode,
             SandboxMode::Off
         );
-        let bad = resolve_exec(&UserConfig::default(), Some("nope"), cwd);
+        let bad = resolve_exec(&paths(), &UserConfig::default(), Some("nope"), cwd);
         assert!(
             bad.expect_err("unknown")
                 .to_string()

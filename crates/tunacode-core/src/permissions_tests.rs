@@ -12,6 +12,7 @@ fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> Permissions {
         allow: list(allow),
         ask: list(ask),
         deny: list(deny),
+        ..Default::default()
     })
     .expect("valid rules")
 }

@@ -177,7 +177,8 @@ impl RuntimeSettings {
         let skills = crate::skills::find_skills(&paths.user_dir(), &cwd);
         let model = resolve_model(paths, config, &cwd, flags, (&instructions, &skills))?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
-        let exec = crate::exec_settings::resolve_exec(config, flags.sandbox.as_deref(), &cwd)?;
+        let exec =
+            crate::exec_settings::resolve_exec(paths, config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
         let commands = crate::custom_commands::find_commands(&paths.user_dir(), &cwd);
         Ok(RuntimeSettings {

@@ -70,6 +70,9 @@ pub struct SandboxConfig {
     pub network: bool,
     /// Hosts commands may reach without the network, through TunaCode's proxy (`*.crates.io`).
     pub allowed_hosts: Vec<String>,
+    /// Whether sandboxed commands are also kept from the workspace's `.env*` files (the file tools
+    /// never read them).
+    pub hide_env_files: bool,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +88,8 @@ enum SandboxConfigForm {
         network: bool,
         #[serde(default)]
         allowed_hosts: Vec<String>,
+        #[serde(default)]
+        hide_env_files: bool,
     },
 }
 
@@ -100,11 +105,13 @@ impl From<SandboxConfigForm> for SandboxConfig {
                 writable_roots,
                 network,
                 allowed_hosts,
+                hide_env_files,
             } => SandboxConfig {
                 mode,
                 writable_roots,
                 network,
                 allowed_hosts,
+                hide_env_files,
             },
         }
     }
@@ -128,6 +135,9 @@ pub struct PermissionsConfig {
     pub ask: Vec<String>,
     /// Calls that are refused.
     pub deny: Vec<String>,
+    /// Paths (`~` for the home directory) whose contents no tool reads and commands cannot read,
+    /// besides the built-in list (`~/.ssh`, `~/.aws`, …, the agent's own config and data).
+    pub deny_read: Vec<String>,
 }
 
 /// `settings.shell_env`: variable name patterns (`*` matches any run of characters) commands see

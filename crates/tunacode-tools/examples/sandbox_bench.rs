@@ -61,6 +61,7 @@ async fn main() {
                 network: false,
                 proxy_port: None,
                 allowed_hosts: Vec::new(),
+                ..SandboxPolicy::default()
             },
             env: None,
         }),

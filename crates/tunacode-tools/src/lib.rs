@@ -9,8 +9,10 @@ mod diff;
 mod editor;
 mod exec;
 mod fsutil;
+mod protected;
 mod sandbox;
 mod schema;
+mod secrets;
 pub mod shell;
 #[cfg(test)]
 mod testutil;
@@ -23,8 +25,10 @@ use std::sync::Arc;
 
 pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
+pub use protected::ProtectedPaths;
 pub use sandbox::{PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available};
 pub use schema::provider_schema;
+pub use secrets::{HOME_SECRETS, SecretPaths, is_secret_file_name};
 pub use tool::{
     ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,
 };

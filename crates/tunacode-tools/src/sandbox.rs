@@ -65,6 +65,10 @@ pub struct SandboxPolicy {
     /// Hosts commands may reach through the egress proxy without the network (patterns like
     /// `*.crates.io`); empty: none, and no proxy runs.
     pub allowed_hosts: Vec<String>,
+    /// Paths commands may not read (credentials, the agent's own files).
+    pub secrets: std::sync::Arc<crate::SecretPaths>,
+    /// Paths commands may not change (git hooks and config, the project's agent settings).
+    pub protected: std::sync::Arc<crate::ProtectedPaths>,
 }
 
 /// Why a sandbox could not be set up.

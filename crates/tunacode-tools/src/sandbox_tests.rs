@@ -13,6 +13,7 @@ fn policy(mode: SandboxMode, root: &Path) -> SandboxPolicy {
         network: false,
         proxy_port: None,
         allowed_hosts: Vec::new(),
+        ..SandboxPolicy::default()
     }
 }
 

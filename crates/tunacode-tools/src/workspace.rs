@@ -5,6 +5,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::editor::EditorFiles;
+use crate::protected::ProtectedPaths;
+use crate::secrets::SecretPaths;
 use crate::tool::ToolError;
 
 /// The directory the agent works in, and the editor its files are open in (when the agent runs inside
@@ -13,6 +15,8 @@ use crate::tool::ToolError;
 pub struct Workspace {
     root: PathBuf,
     editor: Option<Arc<dyn EditorFiles>>,
+    secrets: Arc<SecretPaths>,
+    protected: Arc<ProtectedPaths>,
 }
 
 impl PartialEq for Workspace {
@@ -37,7 +41,35 @@ impl Workspace {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
         let root = std::fs::canonicalize(&root).unwrap_or(root);
-        Workspace { root, editor: None }
+        let protected = Arc::new(ProtectedPaths::new(vec![root.clone()], Vec::new()));
+        Workspace {
+            root,
+            editor: None,
+            secrets: Arc::default(),
+            protected,
+        }
+    }
+
+    /// The same workspace with the session's secret paths (refused to the file tools).
+    pub fn with_secrets(mut self, secrets: Arc<SecretPaths>) -> Self {
+        self.secrets = secrets;
+        self
+    }
+
+    /// The same workspace with the session's protected paths (changes always ask).
+    pub fn with_protected(mut self, protected: Arc<ProtectedPaths>) -> Self {
+        self.protected = protected;
+        self
+    }
+
+    /// The paths whose contents are secrets.
+    pub fn secrets(&self) -> &SecretPaths {
+        &self.secrets
+    }
+
+    /// The paths whose change needs the user's word.
+    pub fn protected(&self) -> &ProtectedPaths {
+        &self.protected
     }
 
     /// The same workspace, its files read and written through `editor`.

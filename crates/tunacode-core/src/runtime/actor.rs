@@ -62,7 +62,10 @@ pub(super) struct Parts {
 impl Parts {
     /// The working directory, with the editor its files are open in.
     fn workspace(&self) -> Workspace {
-        let workspace = Workspace::new(&self.settings.cwd);
+        let sandbox = &self.exec.sandbox;
+        let workspace = Workspace::new(&self.settings.cwd)
+            .with_secrets(sandbox.secrets.clone())
+            .with_protected(sandbox.protected.clone());
         match &self.editor {
             Some(editor) => workspace.with_editor(editor.clone()),
             None => workspace,

@@ -197,6 +197,7 @@ fn rules(allow: &[&str], ask: &[&str], deny: &[&str]) -> tunacode_store::Permiss
         allow: list(allow),
         ask: list(ask),
         deny: list(deny),
+        ..Default::default()
     }
 }
 
