@@ -29,27 +29,11 @@ impl Default for ExecPolicy {
 }
 
 impl ExecPolicy {
-    /// Sets up `cmd`: its environment, and the sandbox unless `outside_sandbox` (a run the user
-    /// approved). Returns whether the command is sandboxed.
-    pub(crate) fn apply(
-        &self,
-        cmd: &mut tokio::process::Command,
-        outside_sandbox: bool,
-    ) -> Result<bool, crate::ToolError> {
+    /// Gives `cmd` the environment commands see.
+    pub(crate) fn apply_env(&self, cmd: &mut tokio::process::Command) {
         if let Some(env) = &self.env {
             cmd.env_clear();
             cmd.envs(env.iter().map(|(k, v)| (k, v)));
-        }
-        if outside_sandbox {
-            return Ok(false);
-        }
-        match self.sandbox.prepare() {
-            Ok(Some(sandbox)) => {
-                sandbox.apply_to(cmd);
-                Ok(true)
-            }
-            Ok(None) => Ok(false),
-            Err(e) => Err(crate::ToolError::Fatal(e.to_string())),
         }
     }
 

@@ -26,7 +26,10 @@ use std::sync::Arc;
 pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
 pub use protected::ProtectedPaths;
-pub use sandbox::{PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, landlock_available};
+pub use sandbox::{
+    Guard, PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport,
+    landlock_available, sandbox_support,
+};
 pub use schema::provider_schema;
 pub use secrets::{HOME_SECRETS, SecretPaths, is_secret_file_name};
 pub use tool::{

@@ -1,6 +1,7 @@
-//! Running a program for a tool: in its own process group (so a timeout or an abort kills everything it
-//! started), stdin empty, stdout and stderr captured with their start and end kept, a timeout, and
-//! cancellation. Shared by `bash` and `run_command`.
+//! Running a program for a tool: launched by the sandbox (its own session and reaper, so a timeout or
+//! an abort kills everything it started, and nothing it started outlives it), stdin empty, stdout and
+//! stderr captured with their start and end kept, a timeout, and cancellation; afterwards, protected
+//! paths it created are set aside. Shared by `bash` and `run_command`.
 
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
@@ -13,6 +14,8 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::exec::looks_refused;
+use crate::fsutil::join_error;
+use crate::sandbox::ProtectedSnapshot;
 use crate::tool::{ToolContext, ToolError};
 use crate::truncate::HeadTail;
 
@@ -125,18 +128,47 @@ enum Outcome {
 }
 
 /// Runs `cmd` to its end (or its timeout) under the context's exec policy and renders the exit code
-/// and output; a sandboxed command that failed the way the sandbox refuses gets a note saying so.
+/// and output; a sandboxed command that failed the way the sandbox refuses gets a note saying so, and
+/// one that created or changed protected paths gets them set aside and named.
 pub(crate) async fn run_captured(
     mut cmd: tokio::process::Command,
     run: RunOptions<'_>,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
-    let sandboxed = ctx.exec.apply(&mut cmd, run.outside_sandbox)?;
-    let text = run_child(cmd, run.label, run.timeout_secs, run.grace, &ctx.cancel).await?;
+    let exec = ctx.exec.clone();
+    let outside = run.outside_sandbox;
+    let prepared = tokio::task::spawn_blocking(move || exec.sandbox.prepare(outside))
+        .await
+        .map_err(join_error)?
+        .map_err(|e| ToolError::Fatal(e.to_string()))?;
+    let sandboxed = prepared.confined();
+    ctx.exec.apply_env(&mut cmd);
+    let snapshot = prepared.install(&mut cmd);
+    let result = run_child(cmd, run.label, run.timeout_secs, run.grace, &ctx.cancel).await;
+    let set_aside = settle(snapshot).await;
+    let mut text = result?;
     if sandboxed && looks_refused(&text) {
-        return Ok(format!("{text}\n{}", ctx.exec.refusal_note()));
+        text = format!("{text}\n{}", ctx.exec.refusal_note());
+    }
+    if !set_aside.is_empty() {
+        text.push_str(&format!(
+            "\nnote: the command created or changed protected paths (git hooks and config, the \
+             project's agent settings, instruction files); they were set aside:\n{}\nChange them \
+             only with the file tools, which ask the user.",
+            set_aside.join("\n")
+        ));
     }
     Ok(text)
+}
+
+/// Sets aside the protected paths a command created or changed (off the async threads).
+async fn settle(snapshot: Option<ProtectedSnapshot>) -> Vec<String> {
+    match snapshot {
+        Some(snapshot) => tokio::task::spawn_blocking(move || snapshot.settle())
+            .await
+            .unwrap_or_default(),
+        None => Vec::new(),
+    }
 }
 
 /// How one command runs.
@@ -165,7 +197,6 @@ async fn run_child(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| ToolError::Retry(format!("could not start `{label}`: {e}")))?;
@@ -215,7 +246,7 @@ async fn run_child(
                 _ = cancel.cancelled() => return Err(ToolError::Cancelled),
             };
             if drained {
-                // The command finished cleanly; leave processes it detached alone.
+                // The command and everything it started have ended (the launch reaps them).
                 guard.armed = false;
             } else {
                 guard.kill();

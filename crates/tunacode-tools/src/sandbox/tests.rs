@@ -21,9 +21,8 @@ fn policy(mode: SandboxMode, root: &Path) -> SandboxPolicy {
 async fn run(policy: &SandboxPolicy, script: &str) -> (i32, String) {
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c").arg(script);
-    if let Some(sandbox) = policy.prepare().expect("the sandbox is set up") {
-        sandbox.apply_to(&mut cmd);
-    }
+    let prepared = policy.prepare(false).expect("the sandbox is set up");
+    prepared.install(&mut cmd);
     let out = cmd.output().await.expect("sh runs");
     (
         out.status.code().unwrap_or(-1),

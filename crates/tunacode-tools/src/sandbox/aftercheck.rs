@@ -1,0 +1,216 @@
+//! The check after a sandboxed command: a protected path it created or changed (a new `.mcp.json` or
+//! `AGENTS.md`, a hook in a `.git/hooks` that had none — the read-only binds cover only what existed,
+//! and without namespaces nothing does) is set aside under a name nothing reads
+//! (`<name>.tunacode-blocked-<time>`) and named to the model. Every process of the command has ended
+//! by then (the launch's reaper), so nothing can change it back.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::ProtectedPaths;
+
+/// At most this many entries are remembered under one protected directory.
+const MAX_ENTRIES: usize = 500;
+
+/// What a file looked like: its type, size, change time and inode, or a link's target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fingerprint {
+    kind: u32,
+    len: u64,
+    ctime: (i64, i64),
+    inode: u64,
+    link: Option<PathBuf>,
+}
+
+fn fingerprint(path: &Path) -> Option<Fingerprint> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some(Fingerprint {
+        kind: meta.mode() & libc::S_IFMT,
+        len: meta.len(),
+        ctime: (meta.ctime(), meta.ctime_nsec()),
+        inode: meta.ino(),
+        link: std::fs::read_link(path).ok(),
+    })
+}
+
+/// The protected paths as they were before a command.
+#[derive(Debug, Default)]
+pub(crate) struct ProtectedSnapshot {
+    files: BTreeMap<PathBuf, Fingerprint>,
+    targets: Vec<PathBuf>,
+}
+
+impl ProtectedSnapshot {
+    /// Records every protected path (and what is under a protected directory).
+    pub(crate) fn take(protected: &ProtectedPaths) -> Self {
+        let targets = protected.sandbox_targets();
+        let mut files = BTreeMap::new();
+        for target in &targets {
+            record(target, &mut files);
+        }
+        ProtectedSnapshot { files, targets }
+    }
+
+    /// Sets aside what the command created or changed; returns one line per path set aside.
+    pub(crate) fn settle(&self) -> Vec<String> {
+        let mut now = BTreeMap::new();
+        for target in &self.targets {
+            record(target, &mut now);
+        }
+        let stamp = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut lines = Vec::new();
+        for (path, print) in &now {
+            let before = self.files.get(path);
+            let kept_dir =
+                print.kind == libc::S_IFDIR && before.is_some_and(|b| b.kind == libc::S_IFDIR);
+            if kept_dir
+                || before == Some(print)
+                || self.covered(path, &now)
+                || self.fresh_repo(path)
+            {
+                continue;
+            }
+            let aside = aside_name(path, stamp);
+            match std::fs::rename(path, &aside) {
+                Ok(()) => lines.push(format!("{} → {}", path.display(), aside.display())),
+                Err(e) => lines.push(format!("{} (could not be set aside: {e})", path.display())),
+            }
+        }
+        for path in self.files.keys().filter(|p| !now.contains_key(*p)) {
+            if !self
+                .files
+                .keys()
+                .any(|q| q != path && path.starts_with(q) && !now.contains_key(q))
+            {
+                lines.push(format!("{} was removed", path.display()));
+            }
+        }
+        lines
+    }
+
+    /// Whether `path` goes with a changed parent that is set aside whole.
+    fn covered(&self, path: &Path, now: &BTreeMap<PathBuf, Fingerprint>) -> bool {
+        path.ancestors().skip(1).any(|parent| {
+            now.contains_key(parent)
+                && !self.files.contains_key(parent)
+                && !self.is_git_part(parent)
+        })
+    }
+
+    /// `.git/config` and the like in a repository the command created (`git init`): only hooks that
+    /// would run are set aside there.
+    fn fresh_repo(&self, path: &Path) -> bool {
+        let Some(git) = path
+            .ancestors()
+            .find(|a| a.file_name().is_some_and(|n| n == ".git"))
+        else {
+            return false;
+        };
+        let existed = self.files.keys().any(|p| p.starts_with(git));
+        if existed {
+            return false;
+        }
+        let is_hook = path.parent().is_some_and(|p| p.ends_with(".git/hooks"));
+        !is_hook || path.extension().is_some_and(|e| e == "sample")
+    }
+
+    fn is_git_part(&self, path: &Path) -> bool {
+        path.parent()
+            .is_some_and(|p| p.file_name().is_some_and(|n| n == ".git"))
+    }
+}
+
+fn aside_name(path: &Path, stamp: u64) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{name}.tunacode-blocked-{stamp}"))
+}
+
+fn record(path: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>) {
+    let Some(print) = fingerprint(path) else {
+        return;
+    };
+    let is_dir = print.kind == libc::S_IFDIR;
+    out.insert(path.to_path_buf(), print);
+    if is_dir {
+        let mut budget = MAX_ENTRIES;
+        walk(path, out, &mut budget);
+    }
+}
+
+fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>, budget: &mut usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        let path = entry.path();
+        let Some(print) = fingerprint(&path) else {
+            continue;
+        };
+        let is_dir = print.kind == libc::S_IFDIR;
+        out.insert(path.clone(), print);
+        if is_dir {
+            walk(&path, out, budget);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_and_changed_protected_files_are_set_aside_and_other_files_are_not() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        std::fs::create_dir_all(w.join(".git/hooks")).expect("hooks");
+        std::fs::write(w.join(".git/config"), "[core]\n").expect("config");
+        std::fs::write(w.join("AGENTS.md"), "be nice").expect("agents");
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+
+        std::fs::write(w.join(".git/hooks/pre-commit"), "#!/bin/sh\nevil").expect("hook");
+        std::fs::write(w.join(".mcp.json"), "{}").expect("mcp");
+        std::fs::write(w.join("AGENTS.md"), "be evil, longer").expect("agents");
+        std::fs::write(w.join("main.rs"), "fn main() {}").expect("code");
+        let lines = before.settle();
+
+        assert!(!w.join(".git/hooks/pre-commit").exists(), "{lines:?}");
+        assert!(!w.join(".mcp.json").exists());
+        assert!(!w.join("AGENTS.md").exists());
+        assert!(w.join("main.rs").exists());
+        assert!(w.join(".git/config").exists(), "unchanged files stay");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.contains("tunacode-blocked-")),
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn a_repository_the_command_created_keeps_its_config_and_samples_but_not_hooks() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::create_dir_all(w.join(".git/hooks")).expect("hooks");
+        std::fs::write(w.join(".git/config"), "[core]\n").expect("config");
+        std::fs::write(w.join(".git/hooks/pre-push.sample"), "").expect("sample");
+        std::fs::write(w.join(".git/hooks/post-checkout"), "evil").expect("hook");
+        let lines = before.settle();
+        assert!(w.join(".git/config").exists(), "{lines:?}");
+        assert!(w.join(".git/hooks/pre-push.sample").exists());
+        assert!(!w.join(".git/hooks/post-checkout").exists());
+        assert_eq!(lines.len(), 1, "{lines:?}");
+    }
+}

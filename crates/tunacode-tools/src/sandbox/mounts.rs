@@ -1,0 +1,138 @@
+//! What a sandboxed command's own mount namespace looks like, planned in the parent (every path as a
+//! C string, every flag looked up) so the child only makes system calls: a fresh `/proc` for its PID
+//! namespace (it sees only its own processes), a fresh `/dev/pts` (the agent's terminal is not
+//! there), read-only binds over the protected paths that exist (git hooks and config, the project's
+//! agent settings: Landlock cannot carve a read-only subtree out of a writable root), and masks over
+//! the secret paths that exist (an empty read-only directory, or `/dev/null` for a file).
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::SandboxPolicy;
+
+/// One step of the plan.
+#[derive(Debug, Clone)]
+pub(super) enum Mount {
+    /// Bind `path` onto itself and make it read-only, keeping `locked` (flags the kernel will not
+    /// let a namespace drop: nosuid, nodev, noexec, atime).
+    ReadOnly {
+        path: CString,
+        locked: libc::c_ulong,
+    },
+    /// An empty read-only directory over `path`.
+    MaskDir { path: CString },
+    /// `/dev/null` over the file `path`.
+    MaskFile { path: CString },
+}
+
+/// The whole plan for one command.
+#[derive(Debug, Clone, Default)]
+pub(super) struct MountPlan {
+    pub steps: Vec<Mount>,
+}
+
+/// Directories not searched for `.env*` files to hide.
+const SKIPPED_DIRS: [&str; 9] = [
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "dist",
+    "build",
+    ".tox",
+];
+/// How deep the workspace is searched for `.env*` files to hide.
+const ENV_SEARCH_DEPTH: usize = 3;
+
+fn c_path(path: &Path) -> Option<CString> {
+    CString::new(path.as_os_str().as_bytes()).ok()
+}
+
+/// The flags of the mount `path` is on that a bind of it must keep.
+fn locked_flags(path: &Path) -> libc::c_ulong {
+    let Ok(stat) = nix::sys::statvfs::statvfs(path) else {
+        return 0;
+    };
+    use nix::sys::statvfs::FsFlags;
+    let pairs = [
+        (FsFlags::ST_NOSUID, libc::MS_NOSUID),
+        (FsFlags::ST_NODEV, libc::MS_NODEV),
+        (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, libc::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, libc::MS_RELATIME),
+    ];
+    pairs
+        .iter()
+        .filter(|(flag, _)| stat.flags().contains(*flag))
+        .fold(0, |acc, (_, ms)| acc | ms)
+}
+
+impl MountPlan {
+    /// The plan for `policy`: protected paths read-only (workspace-write only: read-only mode writes
+    /// nothing anyway), secrets masked, and the workspace's `.env*` files when the user hides them.
+    pub(super) fn for_policy(policy: &SandboxPolicy) -> Self {
+        let mut steps = Vec::new();
+        for path in policy.protected.sandbox_targets() {
+            // A bind follows links, and a link's target may be anywhere: a protected name that is a
+            // symlink is left to the check after the command (`aftercheck`).
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let Some(c) = c_path(&path) else { continue };
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            steps.push(Mount::ReadOnly {
+                path: c,
+                locked: locked_flags(&path),
+            });
+        }
+        let mut secrets: Vec<PathBuf> = policy.secrets.denied().to_vec();
+        if policy.secrets.hides_env_files() {
+            for root in &policy.writable_roots {
+                env_files(root, 0, &mut secrets);
+            }
+        }
+        for path in secrets {
+            steps.extend(mask(&path));
+        }
+        MountPlan { steps }
+    }
+}
+
+fn mask(path: &Path) -> Option<Mount> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let c = c_path(path)?;
+    if meta.is_dir() {
+        Some(Mount::MaskDir { path: c })
+    } else if meta.is_file() {
+        Some(Mount::MaskFile { path: c })
+    } else {
+        None
+    }
+}
+
+fn env_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_file() && crate::secrets::is_secret_file_name(&name) {
+            out.push(entry.path());
+        } else if kind.is_dir()
+            && depth < ENV_SEARCH_DEPTH
+            && !SKIPPED_DIRS.contains(&name.as_ref())
+        {
+            env_files(&entry.path(), depth + 1, out);
+        }
+    }
+}
