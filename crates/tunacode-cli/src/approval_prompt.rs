@@ -110,7 +110,9 @@ fn plan_review(plan: &str) -> PlanDecision {
     }
 }
 
-/// Asks one question on the terminal; `None` when there is no terminal to ask on.
+/// Asks one question on the terminal; `None` when there is no terminal to ask on. Whatever was typed
+/// (or pushed into the terminal) before the question was shown is thrown away first: only keys
+/// pressed after it answer it.
 fn ask(question: &str) -> Option<String> {
     let mut tty_out = std::fs::OpenOptions::new()
         .write(true)
@@ -119,6 +121,7 @@ fn ask(question: &str) -> Option<String> {
     let tty_in = std::fs::File::open("/dev/tty").ok()?;
     write!(tty_out, "{question}").ok()?;
     tty_out.flush().ok()?;
+    nix::sys::termios::tcflush(&tty_in, nix::sys::termios::FlushArg::TCIFLUSH).ok()?;
     let mut line = String::new();
     std::io::BufReader::new(tty_in).read_line(&mut line).ok()?;
     Some(line)

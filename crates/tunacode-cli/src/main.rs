@@ -23,6 +23,9 @@ use clap::Parser;
 use crate::args::{Cli, Command};
 
 fn main() -> ExitCode {
+    // Not dumpable: other processes of the user (and commands, whatever the sandbox) cannot read the
+    // agent's memory or `/proc/<pid>/environ`, where provider keys are; no core dump holds them.
+    let _ = nix::sys::prctl::set_dumpable(false);
     let mut cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 
-use tunacode_tools::{ExecPolicy, SandboxMode, landlock_available};
+use tunacode_tools::{ExecPolicy, SandboxMode, SandboxSupport, sandbox_support};
 
 use crate::egress::EgressProxy;
 
@@ -29,10 +29,10 @@ pub(super) struct SandboxSetup {
 pub(super) async fn sandbox_state(settings: &RuntimeSettings) -> SandboxSetup {
     let mut exec = settings.exec.clone();
     let mode = exec.sandbox.mode;
-    let enforced = mode == SandboxMode::Off
-        || tokio::task::spawn_blocking(landlock_available)
-            .await
-            .unwrap_or(false);
+    let support = tokio::task::spawn_blocking(sandbox_support)
+        .await
+        .unwrap_or_default();
+    let enforced = mode == SandboxMode::Off || support.landlock;
     let mut notice = (!enforced).then(|| {
         // Commands still run, unconfined, but only once the user approved each one.
         exec.sandbox.mode = SandboxMode::Off;
@@ -43,6 +43,9 @@ pub(super) async fn sandbox_state(settings: &RuntimeSettings) -> SandboxSetup {
             mode.name()
         )
     });
+    if enforced && mode != SandboxMode::Off && !support.namespaces {
+        notice = Some(weaker_sandbox_notice());
+    }
     let wants_proxy = exec.sandbox.mode != SandboxMode::Off
         && !exec.sandbox.network
         && !exec.sandbox.allowed_hosts.is_empty();
@@ -63,6 +66,28 @@ pub(super) async fn sandbox_state(settings: &RuntimeSettings) -> SandboxSetup {
         notice,
         proxy,
     }
+}
+
+/// What a sandbox without namespaces does not enforce.
+fn weaker_sandbox_notice() -> String {
+    "This system does not let TunaCode create user namespaces, so the sandbox is weaker: commands \
+     see other processes in /proc (their memory and environment stay closed to them), and protected \
+     paths (git hooks and config, .tunacode/, .mcp.json, AGENTS.md) are only checked after each \
+     command, not kept read-only. /permissions lists every guard."
+        .to_string()
+}
+
+/// The guards of `support`, one line each, marked by whether they hold.
+fn describe_guards(support: &SandboxSupport) -> String {
+    support
+        .guards()
+        .iter()
+        .map(|g| {
+            let mark = if g.enforced { "yes" } else { "NO " };
+            format!("  [{mark}] {}: {}", g.name, g.how)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Points commands at the proxy (`HTTP_PROXY`, `HTTPS_PROXY` and their lower-case forms).
@@ -160,8 +185,11 @@ impl crate::runtime::actor::Actor {
                 .filter(|(name, _)| !kept.iter().any(|(k, _)| k == name))
                 .count()
         });
+        // Probed when the runtime opened (`sandbox_state`), so this only reads the cached answer.
+        let guards = describe_guards(&sandbox_support());
         let text = format!(
-            "Sandbox: {sandbox}; {network}.\nEnvironment: commands see it without {hidden} \
+            "Sandbox: {sandbox}; {network}.\nGuards this kernel enforces for sandboxed commands:\n\
+             {guards}\nEnvironment: commands see it without {hidden} \
              variable(s) that look like secrets (settings.shell_env adjusts this).\nDangerous commands \
              (rm -rf outside the workspace, git push --force, sudo, …) always ask.\nPermission rules \
              (deny, then ask, then allow):\n{}",

@@ -163,9 +163,14 @@ mod imp {
             check(libc::unshare(
                 libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS,
             ))?;
-            write_file(c"/proc/self/setgroups", b"deny")?;
-            write_file(c"/proc/self/uid_map", &ns.uid_map)?;
-            write_file(c"/proc/self/gid_map", &ns.gid_map)?;
+            // The agent is not dumpable, which makes these files root's: for the moment of writing
+            // them the launcher (which runs no other code) is dumpable again.
+            libc::prctl(libc::PR_SET_DUMPABLE, 1);
+            let written = write_file(c"/proc/self/setgroups", b"deny")
+                .and_then(|()| write_file(c"/proc/self/uid_map", &ns.uid_map))
+                .and_then(|()| write_file(c"/proc/self/gid_map", &ns.gid_map));
+            libc::prctl(libc::PR_SET_DUMPABLE, 0);
+            written?;
         }
         Ok(())
     }

@@ -44,6 +44,7 @@ impl App {
                 }
                 self.status.set_activity(Activity::WaitingForUser);
                 self.dialog = Some(dialog_for(question));
+                self.dialog_undrawn = true;
             }
             RuntimeEvent::QuestionClosed { id } => {
                 if self.dialog.as_ref().is_some_and(|d| d.question_id() == id) {

@@ -94,6 +94,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         transcript: Default::default(),
         status: StatusState::new("", "", &config.cwd),
         dialog: None,
+        dialog_undrawn: false,
         picker: None,
         key_prompt: None,
         popup: None,
@@ -181,6 +182,24 @@ pub async fn launch(
     Ok(runtime)
 }
 
+/// A dialog was just drawn: keys that arrived before it (typed ahead, or pushed into the terminal by
+/// anything) must not answer it. Throws away what the terminal holds unread and the keys already
+/// read but not handled; other events (a resize, the mouse) are handled. Returns whether to redraw.
+fn discard_typed_ahead(input: &mut EventStream, app: &mut App) -> bool {
+    use futures::FutureExt;
+    let _ = nix::sys::termios::tcflush(std::io::stdin(), nix::sys::termios::FlushArg::TCIFLUSH);
+    let mut changed = false;
+    while let Some(Some(Ok(event))) = input.next().now_or_never() {
+        if !matches!(
+            event,
+            crossterm::event::Event::Key(_) | crossterm::event::Event::Paste(_)
+        ) {
+            changed |= app.on_terminal_event(event);
+        }
+    }
+    changed
+}
+
 /// The receiving end the event loop listens on (runtime events and background results).
 #[derive(Debug)]
 pub struct Channels {
@@ -206,6 +225,9 @@ async fn event_loop(
             terminal.draw(|f| app.draw(f))?;
             last_draw = Instant::now();
             dirty = false;
+            if std::mem::take(&mut app.dialog_undrawn) && app.dialog.is_some() {
+                dirty |= discard_typed_ahead(&mut input, &mut app);
+            }
         }
         if !app.pending_output.is_empty() {
             let mut out = std::io::stdout();

@@ -80,6 +80,8 @@ pub struct App {
     pub status: StatusState,
     /// A question from the runtime.
     pub dialog: Option<Box<dyn QuestionDialog>>,
+    /// The dialog opened since the last frame: keys typed before it is drawn do not answer it.
+    pub dialog_undrawn: bool,
     /// An open picker.
     pub picker: Option<Picker>,
     /// Asking for a key before switching models: the prompt and the model id.

@@ -1,0 +1,302 @@
+//! End-to-end: the command sandbox tried as an attacker would, with the real binary and the fake
+//! provider — a command that pushes `y` into the terminal to answer the next approval (under a pty
+//! for `run`, under tmux for the TUI), commands that read the agent's key from `/proc` or its config,
+//! processes that try to outlive `run`, Unix-socket connections to listeners outside, signals to the
+//! user's other processes, and writes to git hooks and `.mcp.json` through the shell.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::net::{SocketAddr, UnixListener};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use tunacode_testkit::{FakeProvider, TestEnv, Turn};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Tries `TIOCSTI` on every terminal it can name, now and (in the background) for five seconds
+/// after the call: `INJECTED` is printed for each that took the keys.
+const INJECTOR: &str = r#"cat > inject.py <<'EOF'
+import fcntl, glob, os, termios
+for target in [0, 1, 2, "/dev/tty"] + sorted(glob.glob("/dev/pts/[0-9]*")):
+    try:
+        fd = target if isinstance(target, int) else os.open(target, os.O_RDWR)
+        for c in b"y\n":
+            fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))
+        print(target, "INJECTED")
+    except OSError as e:
+        print(target, "refused:", e.strerror)
+EOF
+python3 inject.py
+(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.5; python3 inject.py; done) >/dev/null 2>&1 &
+echo injector started"#;
+
+fn bash(id: &str, command: &str) -> Turn {
+    let args = json!({"command": command}).to_string();
+    Turn::tool_calls(&[(id, "bash", args.as_str())])
+}
+
+fn bash_outside(id: &str, command: &str) -> Turn {
+    let args = json!({"command": command, "outside_sandbox": true}).to_string();
+    Turn::tool_calls(&[(id, "bash", args.as_str())])
+}
+
+/// The text the model got back for call `id`.
+fn answer(fake: &FakeProvider, id: &str) -> String {
+    fake.requests()
+        .iter()
+        .flat_map(|r| messages(&r.body))
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .unwrap_or_else(|| panic!("no answer to {id}"))
+}
+
+/// A path outside the workspace and the temp dir.
+fn outside_path(env: &TestEnv, name: &str) -> PathBuf {
+    let dir = env
+        .workspace()
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_owned();
+    PathBuf::from("/var/tmp").join(format!("{}-{name}", dir.to_string_lossy()))
+}
+
+fn assert_injection_refused(out: &str) {
+    assert!(out.contains("injector started"), "the attack ran: {out}");
+    assert!(out.contains("refused:"), "{out}");
+    assert!(
+        !out.contains("INJECTED"),
+        "a terminal took forged keys: {out}"
+    );
+}
+
+#[test]
+fn a_command_cannot_type_the_answer_to_run_s_terminal_prompt() {
+    let env = TestEnv::new().unwrap();
+    let target = outside_path(&env, "pwned-run");
+    let fake = FakeProvider::start(vec![
+        bash("inject", INJECTOR),
+        bash_outside("escape", &format!("echo pwned > {}", target.display())),
+        Turn::text("done"),
+    ]);
+    let args = format!(
+        "run --yes --model openai:test-model --base-url {} 'do it'",
+        fake.base_url()
+    );
+    let tmux = common::tmux_start(&env, &args, 120, 40);
+    tmux.wait_for_text("Allow this once?", WAIT).unwrap();
+    tmux.type_text("n").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    assert_eq!(
+        tmux.wait_exit(WAIT).unwrap(),
+        0,
+        "{}",
+        tmux.screen().unwrap()
+    );
+    assert!(
+        !target.exists(),
+        "the forged yes ran the command outside the sandbox"
+    );
+    assert_injection_refused(&answer(&fake, "inject"));
+    assert!(
+        answer(&fake, "escape").contains("declined"),
+        "{}",
+        answer(&fake, "escape")
+    );
+}
+
+#[test]
+fn a_command_cannot_type_the_answer_to_the_ui_s_approval_dialog() {
+    let env = TestEnv::new().unwrap();
+    let target = outside_path(&env, "pwned-ui");
+    let fake = FakeProvider::start(vec![
+        bash("inject", INJECTOR),
+        bash_outside("escape", &format!("echo pwned > {}", target.display())),
+        Turn::text("Stopped here."),
+    ]);
+    common::write_local_config(&env, &fake, json!({}));
+    let tmux = common::tmux_start(&env, "", 120, 40);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("/yolo").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("YOLO on", WAIT).unwrap();
+    tmux.type_text("do it").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Allow bash?", WAIT).unwrap();
+    assert!(!target.exists(), "the dialog was answered by forged keys");
+    // `n` opens the note to the agent; Enter sends the refusal.
+    tmux.type_text("n").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    if tmux.wait_for_text("Stopped here.", WAIT).is_err() {
+        panic!("{}", tmux.screen().unwrap());
+    }
+    assert!(!target.exists());
+    assert_injection_refused(&answer(&fake, "inject"));
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}
+
+#[test]
+fn commands_cannot_read_the_agent_s_key_from_proc_or_its_config() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        bash(
+            "proc",
+            "grep -a -o 'sk-[A-Za-z0-9-]*' /proc/*/environ; echo searched",
+        ),
+        bash(
+            "config",
+            &format!("cat {}; echo read", env.config_file().display()),
+        ),
+        Turn::text("done"),
+    ]);
+    std::fs::write(
+        env.config_file(),
+        json!({"env": {"SOME_OTHER_KEY": "sk-config-marker-777"}}).to_string(),
+    )
+    .unwrap();
+    let run = run_with_env(
+        &env,
+        &fake,
+        &["--yes", "find keys"],
+        &[("OPENAI_API_KEY", "sk-agent-marker-555")],
+    );
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    assert!(answer(&fake, "proc").contains("searched"));
+    assert!(answer(&fake, "config").contains("read"));
+    for request in fake.requests() {
+        let body = request.body.to_string();
+        assert!(
+            !body.contains("sk-agent-marker-555"),
+            "the key reached the model: {body}"
+        );
+        assert!(
+            !body.contains("sk-config-marker-777"),
+            "the config reached the model: {body}"
+        );
+    }
+    let session = env.only_session().to_string();
+    assert!(!session.contains("marker-555") && !session.contains("marker-777"));
+}
+
+/// Whether any process on the machine has `marker` in its command line.
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+}
+
+#[test]
+fn nothing_a_command_started_runs_after_run_exits() {
+    let env = TestEnv::new().unwrap();
+    let marker = format!("300.{}7", std::process::id());
+    let late = env.workspace().join("late.txt");
+    let fake = FakeProvider::start(vec![
+        bash(
+            "spawn",
+            &format!(
+                "sleep {marker} & setsid sleep {marker} & nohup sleep {marker} >/dev/null 2>&1 & \
+                 (sh -c 'sleep {marker}; echo late > late.txt' &) ; echo spawned"
+            ),
+        ),
+        Turn::text("done"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "start servers"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    assert!(answer(&fake, "spawn").contains("spawned"));
+    assert!(!running(&marker), "a process of the command outlived run");
+    assert!(!late.exists());
+}
+
+#[test]
+fn commands_reach_no_unix_socket_and_signal_no_process_outside() {
+    let env = TestEnv::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent.sock");
+    let listener = UnixListener::bind(&path).unwrap();
+    let name = format!("tunacode-test-{}", std::process::id());
+    let abstract_listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    let mut victim = std::process::Command::new("sleep")
+        .arg("300")
+        .spawn()
+        .unwrap();
+    let connect = |target: &str| {
+        format!(
+            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect({target}); \
+             print(\"CONNECTED\")'"
+        )
+    };
+    let fake = FakeProvider::start(vec![
+        bash("path", &connect(&format!("\"{}\"", path.display()))),
+        bash("abstract", &connect(&format!("\"\\0{name}\""))),
+        bash("kill", &format!("kill -9 {}; echo tried", victim.id())),
+        Turn::text("done"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "connect"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    for id in ["path", "abstract"] {
+        let out = answer(&fake, id);
+        assert!(!out.contains("CONNECTED"), "{id}: {out}");
+        assert!(out.contains("PermissionError"), "{id}: {out}");
+    }
+    for l in [&listener, &abstract_listener] {
+        l.set_nonblocking(true).unwrap();
+        assert!(l.accept().is_err(), "a connection reached the listener");
+    }
+    assert!(answer(&fake, "kill").contains("tried"));
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the user's process was killed"
+    );
+    victim.kill().unwrap();
+}
+
+#[test]
+fn the_shell_cannot_plant_git_hooks_or_project_agent_settings() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&ws)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let fake = FakeProvider::start(vec![
+        bash(
+            "hook",
+            "printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+        ),
+        bash("config", "git config core.hooksPath /tmp"),
+        bash(
+            "mcp",
+            "echo '{\"mcpServers\": {}}' > .mcp.json; mkdir -p .tunacode/commands; echo hi > .tunacode/commands/x.md; echo made",
+        ),
+        Turn::text("done"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "plant"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    assert!(
+        !ws.join(".git/hooks/pre-commit").exists(),
+        "{}",
+        answer(&fake, "hook")
+    );
+    let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    assert!(!config.contains("hooksPath"), "{config}");
+    assert!(!ws.join(".mcp.json").exists());
+    assert!(!ws.join(".tunacode").exists());
+    let mcp = answer(&fake, "mcp");
+    assert!(
+        mcp.contains("set aside") && mcp.contains(".mcp.json"),
+        "the model is told: {mcp}"
+    );
+}
