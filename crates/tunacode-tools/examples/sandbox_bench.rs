@@ -1,7 +1,8 @@
 //! What the sandbox costs a command (`bench/run.sh`): `run_command true` through the tool, many times,
-//! unconfined and in the workspace-write sandbox (Landlock rules and the seccomp filter built for each
-//! command, switched on in the child). Prints the median and mean per command of each, and the
-//! difference.
+//! unconfined (its own session and reaper only) and in the workspace-write sandbox (Landlock rules with
+//! the read allow list around the user's real secret paths, the seccomp filter, and where the kernel
+//! allows the user, PID and mount namespaces with their mounts, all built for each command and switched
+//! on in the child). Prints the median and mean per command of each, and the difference.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -11,7 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tunacode_tools::{
-    ExecPolicy, SandboxMode, SandboxPolicy, Tool, ToolContext, ToolSet, Workspace,
+    ExecPolicy, ProtectedPaths, SandboxMode, SandboxPolicy, SecretPaths, Tool, ToolContext, ToolSet,
+    Workspace, sandbox_support,
 };
 
 const RUNS: usize = 300;
@@ -51,6 +53,10 @@ async fn main() {
         eprintln!("no run_command tool");
         std::process::exit(1);
     };
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let secrets = Arc::new(SecretPaths::new(home.as_deref(), &[], &[]));
+    let protected = Arc::new(ProtectedPaths::new(vec![dir.clone()], Vec::new()));
+    println!("{:?}", sandbox_support());
     let context = |mode| ToolContext {
         workspace: Workspace::new(&dir),
         cancel: CancellationToken::new(),
@@ -61,7 +67,8 @@ async fn main() {
                 network: false,
                 proxy_port: None,
                 allowed_hosts: Vec::new(),
-                ..SandboxPolicy::default()
+                secrets: secrets.clone(),
+                protected: protected.clone(),
             },
             env: None,
         }),
