@@ -1,6 +1,8 @@
 //! Approval of writes and commands. The engine asks an [`Approver`] before a write or execute tool runs;
 //! front ends supply one (a terminal prompt, a TUI dialog, `--yes`).
 
+use std::path::PathBuf;
+
 use async_trait::async_trait;
 use serde_json::Value;
 use tunacode_tools::ToolKind;
@@ -18,6 +20,9 @@ pub struct ApprovalRequest {
     pub kind: ToolKind,
     /// A diff or command line, when the tool can show one.
     pub preview: Option<String>,
+    /// The files the call would change, as asked (`Tool::target_paths`): a protected one among them
+    /// is asked about every time.
+    pub targets: Vec<PathBuf>,
 }
 
 /// The user's answer.

@@ -1,10 +1,26 @@
 //! Typed argument extraction: deserializes a call's arguments into a per-tool struct. Unknown arguments are
 //! ignored; a missing argument or one of the wrong type is a [`ToolError::Retry`] naming the argument.
 
+use std::path::PathBuf;
+
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::tool::ToolError;
+use crate::workspace::Workspace;
+
+/// The path in the string argument `key`, as asked ([`Workspace::lexical`]); none when it is missing.
+pub(crate) fn path_arg(
+    args: &Map<String, Value>,
+    key: &str,
+    workspace: &Workspace,
+) -> Vec<PathBuf> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .and_then(|p| workspace.lexical(p))
+        .into_iter()
+        .collect()
+}
 
 /// Deserializes `args` into `T`, or explains to the model what is wrong with them.
 pub(crate) fn parse<T: DeserializeOwned>(

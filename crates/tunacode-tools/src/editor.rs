@@ -6,9 +6,10 @@ use std::path::Path;
 
 use async_trait::async_trait;
 
-use crate::fsutil::io_error;
+use crate::beneath::Beneath;
+use crate::fsutil::{blocking, io_error};
 use crate::tool::ToolError;
-use crate::workspace::Workspace;
+use crate::workspace::{Located, Workspace};
 
 /// Reads and writes text files through an editor.
 #[async_trait]
@@ -20,19 +21,31 @@ pub trait EditorFiles: Send + Sync {
     async fn write_text(&self, path: &Path, text: &str) -> std::io::Result<()>;
 }
 
-/// The text of the file at `path` (absolute, resolved): through the editor when there is one, else from
-/// the disk. Not UTF-8 text is an error the model can act on.
+/// The text of the file `at` leads to: through the editor when there is one, else from the disk,
+/// opened beneath the workspace root with no link followed. Not UTF-8 text is an error the model can
+/// act on.
 pub(crate) async fn read_text(
     workspace: &Workspace,
-    path: &Path,
+    at: &Located,
     shown: &str,
 ) -> Result<String, ToolError> {
     if let Some(editor) = workspace.editor() {
-        return editor.read_text(path).await.map_err(|e| io_error(shown, e));
+        return editor
+            .read_text(&at.real)
+            .await
+            .map_err(|e| io_error(shown, e));
     }
-    let bytes = tokio::fs::read(path)
-        .await
-        .map_err(|e| io_error(shown, e))?;
+    let (root, rel, name) = (
+        workspace.root().to_path_buf(),
+        workspace.relative(at).to_path_buf(),
+        shown.to_string(),
+    );
+    let bytes = blocking(move || {
+        Beneath::new(&root)
+            .and_then(|b| b.read_regular(&rel))
+            .map_err(|e| io_error(&name, e))
+    })
+    .await?;
     String::from_utf8(bytes).map_err(|_| {
         ToolError::Retry(format!(
             "`{shown}` is not UTF-8 text; only text files can be edited"

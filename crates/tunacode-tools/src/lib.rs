@@ -5,11 +5,13 @@
 //! Concurrency policy lives in the engine (tunacode-core): tools only declare their [`ToolKind`].
 
 mod args;
+mod beneath;
 mod diff;
 mod editor;
 mod exec;
 mod fsutil;
 mod protected;
+mod resolve;
 mod sandbox;
 mod schema;
 mod secrets;
@@ -39,7 +41,7 @@ pub use tools::{
     ApplyPatch, Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile,
     WebFetch, WriteFile, url_host,
 };
-pub use workspace::Workspace;
+pub use workspace::{Located, Workspace};
 
 /// The built-in tools, in the order they are offered to the model; `todo` works on `todos`.
 pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {

@@ -26,7 +26,16 @@ pub struct ProtectedPaths {
 impl ProtectedPaths {
     /// The protected paths of a workspace in `roots` (the working directory and the repository root
     /// when they differ), plus the agent's own files (`agent`: its config file and data directory).
-    pub fn new(roots: Vec<PathBuf>, agent: Vec<PathBuf>) -> Self {
+    pub fn new(roots: Vec<PathBuf>, mut agent: Vec<PathBuf>) -> Self {
+        // Canonical forms too: the file tools judge paths with their links resolved, so the agent's
+        // files under a home reached through a link must match either way.
+        let real: Vec<PathBuf> = agent
+            .iter()
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        agent.extend(real);
+        agent.sort();
+        agent.dedup();
         ProtectedPaths { roots, agent }
     }
 
@@ -140,5 +149,19 @@ mod tests {
         assert!(targets.contains(&PathBuf::from("/w/.git/hooks")));
         assert!(targets.contains(&PathBuf::from("/w/.mcp.json")));
         assert!(targets.contains(&PathBuf::from("/home/u/.local/share/tunacode")));
+    }
+
+    #[test]
+    fn the_agent_files_match_through_a_linked_home_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let real_home = dir.path().canonicalize().unwrap().join("real");
+        std::fs::create_dir_all(real_home.join(".config/tunacode")).unwrap();
+        let linked = dir.path().join("home");
+        std::os::unix::fs::symlink(&real_home, &linked).unwrap();
+        let p = ProtectedPaths::new(Vec::new(), vec![linked.join(".config/tunacode")]);
+        for home in [&linked, &real_home] {
+            let path = home.join(".config/tunacode/commands/x.md");
+            assert!(p.reason_for(&path).is_some(), "{}", path.display());
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The [`Tool`] trait, its context, outputs and errors, and the [`ToolSet`] the engine offers the model.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -95,6 +96,12 @@ pub trait Tool: Send + Sync {
     /// default, the tool's kind.
     fn classify(&self, _args: &Map<String, Value>) -> ToolKind {
         self.kind()
+    }
+    /// The files THIS call would create, change, move or delete, as asked: made absolute, `..`
+    /// removed, links not followed ([`Workspace::lexical`]). The approval policy asks about a call
+    /// that touches a protected path every time. By default none (the tool changes no file by name).
+    fn target_paths(&self, _args: &Map<String, Value>, _workspace: &Workspace) -> Vec<PathBuf> {
+        Vec::new()
     }
     /// Runs the tool.
     async fn call(

@@ -231,6 +231,7 @@ impl ToolDispatcher {
             args: Value::Object(args.clone()),
             kind,
             preview,
+            targets: tool.target_paths(args, &self.ctx.workspace),
         };
         tokio::select! {
             decision = self.approver.approve(&request) => Some(decision),

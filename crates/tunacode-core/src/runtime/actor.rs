@@ -161,7 +161,8 @@ impl Actor {
                 config.interactive,
             )
             .with_mcp(mcp.clone())
-            .with_rules(settings.permissions.clone(), &settings.cwd),
+            .with_rules(settings.permissions.clone(), &settings.cwd)
+            .with_protected(settings.exec.sandbox.protected.clone()),
         );
         let sandbox::SandboxSetup {
             exec,

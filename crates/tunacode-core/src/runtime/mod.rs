@@ -10,6 +10,7 @@ mod events;
 mod mcp_ops;
 mod ops;
 mod policy;
+mod protected;
 mod questions;
 mod sandbox;
 pub mod scope;

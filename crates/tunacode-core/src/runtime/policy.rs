@@ -6,13 +6,13 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde_json::Value;
 use tunacode_tools::shell::{dangerous_argv, dangerous_command};
-use tunacode_tools::{SandboxMode, ToolKind};
+use tunacode_tools::{ProtectedPaths, SandboxMode, ToolKind};
 
 use crate::approval::{
     ApprovalDecision, ApprovalRequest, Approver, Gate, LimitDecision, PlanDecision, ProgressReport,
@@ -21,6 +21,7 @@ use crate::mcp::McpManager;
 use crate::permissions::{Permissions, Verdict};
 use crate::runtime::events::{ApprovalQuestion, QuestionKind};
 use crate::runtime::ops::{Answer, ApprovalAnswer};
+use crate::runtime::protected::{self, Protected};
 use crate::runtime::questions::Questions;
 use crate::runtime::scope::SessionScope;
 
@@ -43,6 +44,8 @@ pub(crate) struct Policy {
     rules: Permissions,
     /// The working directory (rules' paths and dangerous deletes are judged against it).
     workspace: PathBuf,
+    /// The files whose change is asked about every time.
+    protected: Arc<ProtectedPaths>,
     pub(crate) questions: Questions,
 }
 
@@ -62,8 +65,16 @@ impl Policy {
             sandbox: Mutex::new(SandboxState::default()),
             rules: Permissions::default(),
             workspace: PathBuf::new(),
+            protected: Arc::default(),
             questions,
         }
+    }
+
+    /// The policy with the session's protected paths (by default only the names every workspace
+    /// protects, without the agent's own files).
+    pub(crate) fn with_protected(mut self, protected: Arc<ProtectedPaths>) -> Self {
+        self.protected = protected;
+        self
     }
 
     /// The policy with the config's permission rules, judged in `workspace`.
@@ -280,6 +291,13 @@ impl Approver for Policy {
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
         if let Some(reason) = self.always_ask(request) {
             return self.ask_once(request, reason, SANDBOX_HINT).await;
+        }
+        match protected::judge(request, &self.protected, &self.rules, &self.workspace) {
+            Some(Protected::Refuse(reason)) => return deny(reason),
+            Some(Protected::Ask { reason, hint }) => {
+                return self.ask_once(request, reason, &hint).await;
+            }
+            None => {}
         }
         let verdict = self
             .rules

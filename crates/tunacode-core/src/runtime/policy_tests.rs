@@ -15,6 +15,7 @@ fn request(tool: &str, args: serde_json::Value, kind: ToolKind) -> ApprovalReque
         args,
         kind,
         preview: None,
+        targets: Vec::new(),
     }
 }
 
@@ -312,5 +313,127 @@ async fn without_landlock_every_command_asks_once_and_none_runs_headless() {
     });
     assert!(
         matches!(headless.approve(&make).await, ApprovalDecision::Deny { reason } if reason.contains("--sandbox off"))
+    );
+}
+
+/// A call of `tool` that changes `rel` in the workspace of [`guarded`].
+fn changing(tool: &str, rel: &str) -> ApprovalRequest {
+    ApprovalRequest {
+        targets: vec![Path::new("/work/p").join(rel)],
+        ..request(tool, json!({"file_path": rel}), ToolKind::Write)
+    }
+}
+
+#[tokio::test]
+async fn a_protected_path_asks_once_even_in_yolo_and_past_session_allowances() {
+    let (policy, mut rx) = guarded(true, rules(&[], &[], &[]));
+    assert!(policy.yolo());
+    let plain = changing("write_file", "src/a.rs");
+    assert_eq!(policy.approve(&plain).await, ApprovalDecision::Approve);
+
+    let hook = changing("write_file", ".git/hooks/pre-commit");
+    for answer in [ApprovalAnswer::AllowSession, ApprovalAnswer::AllowOnce] {
+        let asking = tokio::spawn({
+            let (p, r) = (policy.clone(), hook.clone());
+            async move { p.approve(&r).await }
+        });
+        let question = answer_next(&policy, &mut rx, answer).await;
+        assert!(question.once_only, "no \"Always\" for a protected path");
+        assert!(
+            question.reason.contains(
+                "`.git/hooks/pre-commit` is protected: `.git/hooks` decides what git runs"
+            ),
+            "{}",
+            question.reason
+        );
+        assert_eq!(asking.await.unwrap(), ApprovalDecision::Approve);
+    }
+
+    // "Always" for write_file on an ordinary file does not cover a protected one either.
+    policy.set_yolo(false);
+    let asking = tokio::spawn({
+        let (p, r) = (policy.clone(), plain.clone());
+        async move { p.approve(&r).await }
+    });
+    let question = answer_next(&policy, &mut rx, ApprovalAnswer::AllowSession).await;
+    assert!(!question.once_only);
+    assert_eq!(asking.await.unwrap(), ApprovalDecision::Approve);
+    let mcp = changing("write_file", ".mcp.json");
+    let asking = tokio::spawn({
+        let (p, r) = (policy.clone(), mcp.clone());
+        async move { p.approve(&r).await }
+    });
+    let question = answer_next(
+        &policy,
+        &mut rx,
+        ApprovalAnswer::Deny {
+            note: Some("no".into()),
+        },
+    )
+    .await;
+    assert!(question.once_only && question.reason.contains("`.mcp.json`"));
+    assert_eq!(
+        asking.await.unwrap(),
+        ApprovalDecision::Deny {
+            reason: "no".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_protected_path_is_refused_headless_with_yes_unless_a_rule_names_it() {
+    let patch = ApprovalRequest {
+        targets: vec![
+            Path::new("/work/p/src/a.rs").to_path_buf(),
+            Path::new("/work/p/.git/hooks/post-checkout").to_path_buf(),
+        ],
+        ..request("apply_patch", json!({"input": "…"}), ToolKind::Write)
+    };
+    let hook = changing("write_file", ".git/hooks/pre-commit");
+    let (headless, _rx) = guarded(false, rules(&["write_file", "apply_patch(**)"], &[], &[]));
+    for call in [&hook, &patch] {
+        let ApprovalDecision::Deny { reason } = headless.approve(call).await else {
+            panic!("yolo (--yes) and a rule for every file do not pass a protected path")
+        };
+        assert!(
+            reason.contains("is protected") && reason.contains("terminal"),
+            "{reason}"
+        );
+        assert!(reason.contains("permissions.allow"), "{reason}");
+    }
+    let (named, _rx) = guarded(
+        false,
+        rules(
+            &[
+                "write_file(.git/hooks/pre-commit)",
+                "apply_patch(.git/hooks/*)",
+            ],
+            &[],
+            &[],
+        ),
+    );
+    assert_eq!(named.approve(&hook).await, ApprovalDecision::Approve);
+    assert_eq!(named.approve(&patch).await, ApprovalDecision::Approve);
+    let other_hook = changing("write_file", ".git/hooks/pre-push");
+    assert!(
+        matches!(
+            named.approve(&other_hook).await,
+            ApprovalDecision::Deny { .. }
+        ),
+        "the rule names one hook, not every hook"
+    );
+
+    let (denied, _rx) = guarded(
+        false,
+        rules(&["write_file(.mcp.json)"], &[], &["write_file(.mcp.json)"]),
+    );
+    let ApprovalDecision::Deny { reason } =
+        denied.approve(&changing("write_file", ".mcp.json")).await
+    else {
+        panic!("deny wins")
+    };
+    assert!(
+        reason.contains("Refused by the permission rule"),
+        "{reason}"
     );
 }

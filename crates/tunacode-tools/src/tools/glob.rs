@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::parse;
-use crate::fsutil::{io_error, join_error};
+use crate::fsutil::{blocking, io_error, join_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::workspace::Workspace;
@@ -105,6 +105,23 @@ fn run_walk(w: Walk) -> Result<String, ToolError> {
     Ok(out)
 }
 
+/// Where the directory `path` (default: the root) leads, and what is there: links resolved once, a
+/// secret refused (its names could be listed, but a secret folder is not walked into).
+pub(crate) async fn locate_dir(
+    workspace: &Workspace,
+    path: Option<&str>,
+) -> Result<(PathBuf, std::fs::Metadata), ToolError> {
+    let (workspace, path) = (workspace.clone(), path.unwrap_or(".").to_string());
+    blocking(move || {
+        let at = workspace.locate(&path)?;
+        workspace.refuse_secret(&at)?;
+        let meta =
+            std::fs::metadata(&at.real).map_err(|e| io_error(&workspace.display(&at.real), e))?;
+        Ok((at.real, meta))
+    })
+    .await
+}
+
 #[async_trait]
 impl Tool for Glob {
     fn name(&self) -> &str {
@@ -134,11 +151,8 @@ impl Tool for Glob {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, &args)?;
-        let base = ctx.workspace.resolve(args.path.as_deref().unwrap_or("."))?;
+        let (base, meta) = locate_dir(&ctx.workspace, args.path.as_deref()).await?;
         let shown = ctx.workspace.display(&base);
-        let meta = tokio::fs::metadata(&base)
-            .await
-            .map_err(|e| io_error(&shown, e))?;
         if !meta.is_dir() {
             return Err(ToolError::Retry(format!(
                 "`{shown}` is not a directory; `path` must be a directory"
@@ -243,5 +257,29 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ToolError::Retry(m) if m.contains("not a directory")));
+    }
+
+    #[tokio::test]
+    async fn links_out_are_not_walked_and_secret_folders_are_refused() {
+        let dir = tree();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("o.rs"), "").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("src/out")).unwrap();
+        let out = glob(dir.path(), json!({"pattern": "**/*.rs"}))
+            .await
+            .unwrap();
+        assert!(!out.contains("o.rs"), "{out}");
+        let err = glob(dir.path(), json!({"pattern": "*", "path": "src/out"}))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("outside the workspace"), "{err}");
+        std::fs::create_dir(dir.path().join(".env.d")).unwrap();
+        let err = glob(dir.path(), json!({"pattern": "*", "path": ".env.d"}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Fatal(m) if m.contains("secrets")),
+            "{err}"
+        );
     }
 }

@@ -17,7 +17,8 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::parse;
-use crate::fsutil::{io_error, join_error};
+use crate::beneath::Beneath;
+use crate::fsutil::{blocking, io_error, join_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
@@ -112,6 +113,8 @@ struct Hit {
 struct Shared {
     hits: Mutex<Vec<Hit>>,
     count: AtomicUsize,
+    /// Secret files (and folders) left out of the search.
+    skipped: AtomicUsize,
     capped: AtomicBool,
     timed_out: AtomicBool,
 }
@@ -138,9 +141,11 @@ fn run_search(s: Search) -> Result<String, ToolError> {
     let matcher = builder
         .build(&s.pattern)
         .map_err(|e| ToolError::Retry(format!("invalid regex `{}`: {e}", s.pattern)))?;
+    let beneath = Beneath::new(s.workspace.root()).map_err(|e| io_error(".", e))?;
     let shared = Shared {
         hits: Mutex::new(Vec::new()),
         count: AtomicUsize::new(0),
+        skipped: AtomicUsize::new(0),
         capped: AtomicBool::new(false),
         timed_out: AtomicBool::new(false),
     };
@@ -162,7 +167,7 @@ fn run_search(s: Search) -> Result<String, ToolError> {
                 .binary_detection(BinaryDetection::quit(0))
                 .line_number(true)
                 .build();
-            let (s, shared, stop) = (&s, &shared, &stop);
+            let (s, shared, stop, beneath) = (&s, &shared, &stop, &beneath);
             Box::new(move |entry| {
                 if stop() {
                     return WalkState::Quit;
@@ -171,6 +176,10 @@ fn run_search(s: Search) -> Result<String, ToolError> {
                     return WalkState::Continue;
                 };
                 let path = entry.path();
+                if s.workspace.secrets().reason_for(path).is_some() {
+                    shared.skipped.fetch_add(1, Ordering::Relaxed);
+                    return WalkState::Skip;
+                }
                 let is_file = entry.file_type().is_some_and(|t| t.is_file());
                 let wanted = s
                     .include
@@ -204,8 +213,12 @@ fn run_search(s: Search) -> Result<String, ToolError> {
                         .push(hit);
                     Ok(!stop())
                 });
-                // Unreadable files are skipped, as ripgrep does.
-                let _ = searcher.search_path(&matcher, path, sink);
+                // Opened beneath the root with no link followed (the walk follows none either);
+                // unreadable files are skipped, as ripgrep does.
+                let rel = path.strip_prefix(s.workspace.root()).unwrap_or(path);
+                if let Ok(file) = beneath.open_regular(rel) {
+                    let _ = searcher.search_file(&matcher, &file, sink);
+                }
                 WalkState::Continue
             })
         });
@@ -216,8 +229,17 @@ fn run_search(s: Search) -> Result<String, ToolError> {
     hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
     hits.truncate(s.max_results);
     let shown_base = s.workspace.display(&s.base);
+    let skipped = match shared.skipped.load(Ordering::Relaxed) {
+        0 => String::new(),
+        n => format!("({n} secret file(s) skipped: the agent does not read secrets)\n"),
+    };
     if hits.is_empty() && !shared.timed_out.load(Ordering::Relaxed) {
-        return Ok(format!("No matches for `{}` in `{shown_base}`.", s.pattern));
+        return Ok(format!(
+            "No matches for `{}` in `{shown_base}`.\n{skipped}",
+            s.pattern
+        )
+        .trim_end()
+        .to_string());
     }
     let mut out: String = hits
         .iter()
@@ -232,6 +254,7 @@ fn run_search(s: Search) -> Result<String, ToolError> {
     if shared.timed_out.load(Ordering::Relaxed) {
         out.push_str("(search cut short by its time limit; results are incomplete)\n");
     }
+    out.push_str(&skipped);
     Ok(out)
 }
 
@@ -264,11 +287,14 @@ impl Tool for Grep {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, &args)?;
-        let base = ctx.workspace.resolve(args.path.as_deref().unwrap_or("."))?;
-        let shown = ctx.workspace.display(&base);
-        tokio::fs::metadata(&base)
-            .await
-            .map_err(|e| io_error(&shown, e))?;
+        let (workspace, path) = (ctx.workspace.clone(), args.path.clone());
+        let base = blocking(move || {
+            let at = workspace.locate(path.as_deref().unwrap_or("."))?;
+            workspace.refuse_secret(&at)?;
+            std::fs::metadata(&at.real).map_err(|e| io_error(&workspace.display(&at.real), e))?;
+            Ok(at.real)
+        })
+        .await?;
         let include = match args.include.as_deref().filter(|i| !i.trim().is_empty()) {
             Some(pattern) => Some(Include::new(pattern, "include")?),
             None => None,

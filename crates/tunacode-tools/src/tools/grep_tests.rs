@@ -197,3 +197,56 @@ async fn deadline_and_cancel_stop_the_search() {
         .unwrap_err();
     assert_eq!(err, ToolError::Cancelled);
 }
+
+#[tokio::test]
+async fn secrets_are_skipped_and_counted_and_an_explicit_one_is_refused() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join("private")).unwrap();
+    std::fs::write(root.join("private/keys.txt"), "helper=secret-value\n").unwrap();
+    std::fs::write(root.join("creds.txt"), "helper=secret-value\n").unwrap();
+    std::fs::write(root.join(".env"), "HELPER=secret-value\n").unwrap();
+    let secrets =
+        crate::SecretPaths::new(None, &[], &[root.join("private"), root.join("creds.txt")]);
+    let mut ctx = ctx(&root);
+    ctx.workspace = ctx.workspace.with_secrets(std::sync::Arc::new(secrets));
+
+    let out = Grep::default()
+        .call(args(json!({"pattern": "helper"})), &ctx)
+        .await
+        .unwrap()
+        .content;
+    assert!(!out.contains("secret-value"), "{out}");
+    assert!(out.contains("src/main.rs:2:"), "{out}");
+    assert!(
+        out.ends_with("(2 secret file(s) skipped: the agent does not read secrets)\n"),
+        "{out}"
+    );
+    for path in [".env", ".env ", "private", "creds.txt"] {
+        let err = Grep::default()
+            .call(args(json!({"pattern": "helper", "path": path})), &ctx)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Fatal(m) if m.starts_with("refused")),
+            "{path}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn links_out_of_the_workspace_are_never_followed() {
+    let dir = tree();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("o.rs"), "helper outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("src/out")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("o.rs"), dir.path().join("src/o.rs")).unwrap();
+    let out = grep(dir.path(), json!({"pattern": "helper"}))
+        .await
+        .unwrap();
+    assert!(!out.contains("outside"), "{out}");
+    let err = grep(dir.path(), json!({"pattern": "helper", "path": "src/out"}))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("outside the workspace"), "{err}");
+}

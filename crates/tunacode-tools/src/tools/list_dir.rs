@@ -7,9 +7,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::args::parse;
-use crate::fsutil::{io_error, join_error};
+use crate::fsutil::join_error;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tools::glob::locate_dir;
 use std::sync::LazyLock;
 
 const NAME: &str = "list_dir";
@@ -54,13 +55,8 @@ impl Tool for ListDir {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, &args)?;
-        let dir = ctx
-            .workspace
-            .resolve(args.directory.as_deref().unwrap_or("."))?;
+        let (dir, meta) = locate_dir(&ctx.workspace, args.directory.as_deref()).await?;
         let shown = ctx.workspace.display(&dir);
-        let meta = tokio::fs::metadata(&dir)
-            .await
-            .map_err(|e| io_error(&shown, e))?;
         if !meta.is_dir() {
             return Err(ToolError::Retry(format!(
                 "`{shown}` is not a directory; use read_file to read a file"
@@ -180,5 +176,35 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ToolError::Retry(m) if m.contains("outside the workspace")));
+    }
+
+    #[tokio::test]
+    async fn lists_names_through_links_inside_but_refuses_links_out_and_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/a.txt"), "").unwrap();
+        std::os::unix::fs::symlink("real", root.join("alias")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::fs::create_dir(root.join(".env.d")).unwrap();
+        assert_eq!(
+            list(root, json!({"directory": "alias"})).await.unwrap(),
+            "a.txt\n"
+        );
+        let out = list(root, json!({})).await.unwrap();
+        assert_eq!(
+            out, "alias/\nout/\nreal/\n",
+            "names only, even of a link out"
+        );
+        let err = list(root, json!({"directory": "out"})).await.unwrap_err();
+        assert!(err.to_string().contains("outside the workspace"), "{err}");
+        let err = list(root, json!({"directory": ".env.d"}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Fatal(m) if m.contains("secrets")),
+            "{err}"
+        );
     }
 }

@@ -1,7 +1,5 @@
 //! `read_file`: numbered lines of a text file, a window at a time.
 
-use std::path::Path;
-
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,11 +7,12 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, BufReader};
 
 use crate::args::parse;
-use crate::fsutil::io_error;
+use crate::beneath::Beneath;
+use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 use crate::truncate::truncate_chars;
-use crate::workspace::Workspace;
+use crate::workspace::{Located, Workspace};
 use std::sync::LazyLock;
 
 const NAME: &str = "read_file";
@@ -73,8 +72,14 @@ impl Tool for ReadFile {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let args: Args = parse(NAME, &args)?;
-        let path = ctx.workspace.resolve(&args.file_path)?;
-        let shown = ctx.workspace.display(&path);
+        let (workspace, file_path) = (ctx.workspace.clone(), args.file_path.clone());
+        let at = blocking(move || {
+            let at = workspace.locate(&file_path)?;
+            workspace.refuse_secret(&at)?;
+            Ok(at)
+        })
+        .await?;
+        let shown = ctx.workspace.display(&at.real);
         let offset = args.offset.unwrap_or(1).max(1);
         let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
         if limit == 0 {
@@ -85,17 +90,19 @@ impl Tool for ReadFile {
         tokio::select! {
             biased;
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
-            result = read_window(&ctx.workspace, &path, &shown, offset, limit) => {
+            result = read_window(&ctx.workspace, &at, &shown, offset, limit) => {
                 result.map(ToolOutput::text)
             }
         }
     }
 }
 
-/// The file's bytes to read: its text in the editor when there is one, else the file on disk.
+/// The file's bytes to read: its text in the editor when there is one, else the file on disk,
+/// opened beneath the workspace root with no link followed (a link swapped in since the path was
+/// located makes the open fail).
 async fn open_source(
     workspace: &Workspace,
-    path: &Path,
+    at: &Located,
     shown: &str,
 ) -> Result<Box<dyn AsyncBufRead + Unpin + Send>, ToolError> {
     let directory = || {
@@ -104,36 +111,49 @@ async fn open_source(
         ))
     };
     if let Some(editor) = workspace.editor() {
-        if tokio::fs::metadata(path).await.is_ok_and(|m| m.is_dir()) {
+        if tokio::fs::metadata(&at.real)
+            .await
+            .is_ok_and(|m| m.is_dir())
+        {
             return Err(directory());
         }
         let text = editor
-            .read_text(path)
+            .read_text(&at.real)
             .await
             .map_err(|e| io_error(shown, e))?;
         return Ok(Box::new(std::io::Cursor::new(text.into_bytes())));
     }
-    let meta = tokio::fs::metadata(path)
-        .await
-        .map_err(|e| io_error(shown, e))?;
-    if meta.is_dir() {
-        return Err(directory());
+    let (root, rel, name) = (
+        workspace.root().to_path_buf(),
+        workspace.relative(at).to_path_buf(),
+        shown.to_string(),
+    );
+    let file = blocking(move || {
+        let file = Beneath::new(&root)
+            .and_then(|b| b.open_read(&rel))
+            .map_err(|e| io_error(&name, e))?;
+        let meta = file.metadata().map_err(|e| io_error(&name, e))?;
+        Ok((file, meta.is_dir()))
+    })
+    .await?;
+    match file {
+        (_, true) => Err(directory()),
+        (file, false) => Ok(Box::new(BufReader::with_capacity(
+            64 * 1024,
+            tokio::fs::File::from_std(file),
+        ))),
     }
-    let file = tokio::fs::File::open(path)
-        .await
-        .map_err(|e| io_error(shown, e))?;
-    Ok(Box::new(BufReader::with_capacity(64 * 1024, file)))
 }
 
 /// Reads lines `offset..offset+limit` of the file at `path` as numbered text with the trailing notes.
 async fn read_window(
     workspace: &Workspace,
-    path: &Path,
+    at: &Located,
     shown: &str,
     offset: u64,
     limit: u64,
 ) -> Result<String, ToolError> {
-    let mut reader = open_source(workspace, path, shown).await?;
+    let mut reader = open_source(workspace, at, shown).await?;
     let mut probe = Vec::new();
     (&mut reader)
         .take(BINARY_PROBE)
@@ -240,6 +260,7 @@ mod tests {
     use super::*;
     use crate::testutil::{args, ctx};
     use serde_json::json;
+    use std::path::Path;
     use std::time::Duration;
 
     async fn read(dir: &Path, a: Value) -> Result<String, ToolError> {
@@ -421,5 +442,31 @@ mod tests {
         assert_eq!(result, Err(ToolError::Cancelled));
         // Unblock the reader left waiting on the pipe so the runtime can shut down.
         drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    }
+
+    #[tokio::test]
+    async fn secrets_and_links_out_are_refused_links_inside_are_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join(".env"), "KEY=secret-value\n").unwrap();
+        std::fs::write(root.join(".env.example"), "KEY=\n").unwrap();
+        std::fs::write(outside.path().join("x"), "outside-value\n").unwrap();
+        std::os::unix::fs::symlink(".env", root.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("x"), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(".env.example", root.join("example")).unwrap();
+        for path in [".env", ".env ", "src/../.env", "notes.txt", "out"] {
+            let err = read(root, json!({"file_path": path})).await.unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.contains("secrets file") || text.contains("outside"),
+                "{path}: {text}"
+            );
+            assert!(!text.contains("-value"), "{path}: {text}");
+        }
+        for path in [".env.example", "example"] {
+            let out = read(root, json!({"file_path": path})).await.unwrap();
+            assert_eq!(out, "     1\tKEY=\n", "{path}");
+        }
     }
 }

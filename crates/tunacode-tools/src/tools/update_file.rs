@@ -7,12 +7,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::args::parse;
+use crate::args::{parse, path_arg};
+use crate::beneath::Beneath;
 use crate::diff::{line_counts, unified_diff};
 use crate::editor::read_text;
-use crate::fsutil::{io_error, join_error, write_atomically};
+use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::workspace::{Located, Workspace};
 use std::sync::LazyLock;
 
 const NAME: &str = "update_file";
@@ -33,7 +35,7 @@ struct Args {
 
 /// A checked call: where to write what, and the diff.
 struct Plan {
-    path: PathBuf,
+    at: Located,
     shown: String,
     old: String,
     new: String,
@@ -49,12 +51,19 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
                 .into(),
         ));
     }
-    let path = ctx.workspace.resolve(&args.file_path)?;
-    let shown = ctx.workspace.display(&path);
-    if tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_dir()) {
-        return Err(ToolError::Retry(format!("`{shown}` is a directory")));
-    }
-    let old = read_text(&ctx.workspace, &path, &shown).await?;
+    let (workspace, file_path) = (ctx.workspace.clone(), args.file_path.clone());
+    let at = blocking(move || {
+        let at = workspace.locate(&file_path)?;
+        workspace.refuse_change(&at)?;
+        if std::fs::metadata(&at.real).is_ok_and(|m| m.is_dir()) {
+            let shown = workspace.display(&at.real);
+            return Err(ToolError::Retry(format!("`{shown}` is a directory")));
+        }
+        Ok(at)
+    })
+    .await?;
+    let shown = ctx.workspace.display(&at.real);
+    let old = read_text(&ctx.workspace, &at, &shown).await?;
     let new = replace_once(&old, &args.target, &args.replacement, &shown)?;
     if new == old {
         return Err(ToolError::Retry(
@@ -63,12 +72,32 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
     }
     let diff = unified_diff(&old, &new, &format!("a/{shown}"), &format!("b/{shown}"));
     Ok(Plan {
-        path,
+        at,
         shown,
         old,
         new,
         diff,
     })
+}
+
+/// Writes the planned text: through the editor, or atomically beneath the workspace root, where a
+/// link swapped in since the plan makes the write fail.
+async fn write(plan: &Plan, workspace: &Workspace) -> Result<(), ToolError> {
+    if let Some(editor) = workspace.editor() {
+        return editor
+            .write_text(&plan.at.real, &plan.new)
+            .await
+            .map_err(|e| io_error(&plan.shown, e));
+    }
+    let root = workspace.root().to_path_buf();
+    let rel = workspace.relative(&plan.at).to_path_buf();
+    let (bytes, shown) = (plan.new.clone().into_bytes(), plan.shown.clone());
+    blocking(move || {
+        Beneath::new(&root)
+            .and_then(|b| b.replace(&rel, &bytes))
+            .map_err(|e| io_error(&shown, e))
+    })
+    .await
 }
 
 /// `text` with its only occurrence of `target` replaced, or a retry explaining why there is not exactly one.
@@ -146,6 +175,10 @@ impl Tool for UpdateFile {
         ToolKind::Write
     }
 
+    fn target_paths(&self, args: &Map<String, Value>, workspace: &Workspace) -> Vec<PathBuf> {
+        path_arg(args, "file_path", workspace)
+    }
+
     async fn call(
         &self,
         args: Map<String, Value>,
@@ -155,18 +188,7 @@ impl Tool for UpdateFile {
         if ctx.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
-        if let Some(editor) = ctx.workspace.editor() {
-            editor
-                .write_text(&plan.path, &plan.new)
-                .await
-                .map_err(|e| io_error(&plan.shown, e))?;
-        } else {
-            let (path, bytes) = (plan.path.clone(), plan.new.clone().into_bytes());
-            tokio::task::spawn_blocking(move || write_atomically(&path, &bytes))
-                .await
-                .map_err(join_error)?
-                .map_err(|e| io_error(&plan.shown, e))?;
-        }
+        write(&plan, &ctx.workspace).await?;
         let (added, removed) = line_counts(&plan.old, &plan.new);
         Ok(ToolOutput {
             content: format!(
@@ -311,5 +333,62 @@ mod tests {
         );
         let entries = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(entries, 1, "no temporary file left behind");
+    }
+
+    #[tokio::test]
+    async fn never_edits_through_a_link_or_a_secret() {
+        let (dir, ctx) = setup(SOURCE);
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(outside.path().join("t.rs"), SOURCE).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("t.rs"), root.join("out.rs")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("outdir")).unwrap();
+        std::os::unix::fs::symlink("main.rs", root.join("near.rs")).unwrap();
+        std::fs::write(root.join(".env"), "KEY=secret-value\n").unwrap();
+        for (path, says) in [
+            ("out.rs", "outside the workspace"),
+            ("outdir/t.rs", "outside the workspace"),
+            ("near.rs", "is a symbolic link (to `main.rs`)"),
+            (".env", "secrets file"),
+        ] {
+            let a = args(json!({"file_path": path, "target": "x = 1", "replacement": "x = 9"}));
+            let err = UpdateFile.call(a.clone(), &ctx).await.unwrap_err();
+            assert!(err.to_string().contains(says), "{path}: {err}");
+            assert!(!err.to_string().contains("secret-value"));
+            assert_eq!(UpdateFile.preview(&a, &ctx).await.unwrap_err(), err);
+        }
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("t.rs")).unwrap(),
+            SOURCE
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("main.rs")).unwrap(),
+            SOURCE
+        );
+        assert!(
+            std::fs::symlink_metadata(root.join("near.rs"))
+                .unwrap()
+                .is_symlink()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_file_swapped_for_a_link_after_the_check_is_not_written_through() {
+        let (dir, ctx) = setup(SOURCE);
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("victim"), SOURCE).unwrap();
+        let planned = plan(&edit("let x = 1;", "let x = 2;"), &ctx).await.unwrap();
+        std::fs::remove_file(dir.path().join("main.rs")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), dir.path().join("main.rs"))
+            .unwrap();
+        let err = write(&planned, &ctx.workspace).await.unwrap_err();
+        assert!(
+            matches!(&err, ToolError::Retry(m) if m.contains("not a regular file")),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("victim")).unwrap(),
+            SOURCE
+        );
     }
 }

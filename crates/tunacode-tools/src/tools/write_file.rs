@@ -1,19 +1,20 @@
 //! `write_file`: creates a new file; never overwrites.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use tokio::io::AsyncWriteExt;
 
-use crate::args::parse;
+use crate::args::{parse, path_arg};
+use crate::beneath::Beneath;
 use crate::diff::unified_diff;
-use crate::fsutil::io_error;
+use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use std::sync::LazyLock;
+use crate::workspace::{Located, Workspace};
 
 const NAME: &str = "write_file";
 
@@ -29,9 +30,9 @@ struct Args {
     content: String,
 }
 
-/// A checked call: the resolved path, its display form and the diff from nothing to the new content.
+/// A checked call: where the file goes, its display form and the diff from nothing to the content.
 struct Plan {
-    path: PathBuf,
+    at: Located,
     shown: String,
     content: String,
     diff: String,
@@ -39,48 +40,67 @@ struct Plan {
 
 async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, ToolError> {
     let args: Args = parse(NAME, args)?;
-    let path = ctx.workspace.resolve(&args.file_path)?;
-    let shown = ctx.workspace.display(&path);
-    match tokio::fs::symlink_metadata(&path).await {
-        Ok(meta) if meta.is_dir() => {
-            return Err(ToolError::Retry(format!("`{shown}` is a directory")));
+    let workspace = ctx.workspace.clone();
+    blocking(move || {
+        let at = workspace.locate(&args.file_path)?;
+        workspace.refuse_change(&at)?;
+        let shown = workspace.display(&at.real);
+        match std::fs::symlink_metadata(&at.real) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(ToolError::Retry(format!("`{shown}` is a directory")));
+            }
+            Ok(_) => return Err(exists(&shown)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(&shown, e)),
         }
-        Ok(_) => {
-            return Err(ToolError::Retry(format!(
-                "`{shown}` already exists; use update_file to change it"
-            )));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_error(&shown, e)),
-    }
-    let diff = unified_diff("", &args.content, "/dev/null", &format!("b/{shown}"));
-    Ok(Plan {
-        path,
-        shown,
-        content: args.content,
-        diff,
+        let diff = unified_diff("", &args.content, "/dev/null", &format!("b/{shown}"));
+        Ok(Plan {
+            at,
+            shown,
+            content: args.content,
+            diff,
+        })
     })
+    .await
 }
 
-/// Creates the planned file on disk; `create_new` keeps the no-overwrite promise even if the file
-/// appeared since the check.
-async fn create_new(plan: &Plan) -> Result<(), ToolError> {
-    let mut file = tokio::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&plan.path)
-        .await
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => ToolError::Retry(format!(
-                "`{}` already exists; use update_file to change it",
-                plan.shown
-            )),
-            _ => io_error(&plan.shown, e),
-        })?;
-    file.write_all(plan.content.as_bytes())
-        .await
-        .map_err(|e| io_error(&plan.shown, e))?;
-    file.flush().await.map_err(|e| io_error(&plan.shown, e))
+fn exists(shown: &str) -> ToolError {
+    ToolError::Retry(format!(
+        "`{shown}` already exists; use update_file to change it"
+    ))
+}
+
+/// Creates the planned file: on disk beneath the workspace root, with no link followed and
+/// `O_EXCL` keeping the no-overwrite promise even if something appeared since the check; or, in an
+/// editor, its parent folders on disk and the text through the editor.
+async fn create(plan: &Plan, workspace: &Workspace) -> Result<(), ToolError> {
+    let (root, rel) = (
+        workspace.root().to_path_buf(),
+        workspace.relative(&plan.at).to_path_buf(),
+    );
+    let (shown, content) = (plan.shown.clone(), plan.content.clone());
+    let in_editor = workspace.editor().is_some();
+    blocking(move || {
+        let beneath = Beneath::new(&root).map_err(|e| io_error(&shown, e))?;
+        let created = if in_editor {
+            let parent = rel.parent().unwrap_or(std::path::Path::new(""));
+            beneath.create_dirs(parent).map(drop)
+        } else {
+            beneath.create_new(&rel, content.as_bytes())
+        };
+        created.map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => exists(&shown),
+            _ => io_error(&shown, e),
+        })
+    })
+    .await?;
+    if let Some(editor) = workspace.editor() {
+        editor
+            .write_text(&plan.at.real, &plan.content)
+            .await
+            .map_err(|e| io_error(&plan.shown, e))?;
+    }
+    Ok(())
 }
 
 #[async_trait]
@@ -104,25 +124,17 @@ impl Tool for WriteFile {
         ToolKind::Write
     }
 
+    fn target_paths(&self, args: &Map<String, Value>, workspace: &Workspace) -> Vec<PathBuf> {
+        path_arg(args, "file_path", workspace)
+    }
+
     async fn call(
         &self,
         args: Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let plan = plan(&args, ctx).await?;
-        if let Some(parent) = plan.path.parent() {
-            tokio::fs::create_dir_all(parent)
-                .await
-                .map_err(|e| io_error(&ctx.workspace.display(parent), e))?;
-        }
-        if let Some(editor) = ctx.workspace.editor() {
-            editor
-                .write_text(&plan.path, &plan.content)
-                .await
-                .map_err(|e| io_error(&plan.shown, e))?;
-        } else {
-            create_new(&plan).await?;
-        }
+        create(&plan, &ctx.workspace).await?;
         let lines = plan.content.lines().count();
         Ok(ToolOutput {
             content: format!(
@@ -206,5 +218,60 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ToolError::Retry(m) if m.contains("`content`")));
+    }
+
+    #[tokio::test]
+    async fn never_writes_through_a_link_and_never_writes_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink(outside.path().join("x"), root.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::fs::write(root.join("real.txt"), "keep").unwrap();
+        std::os::unix::fs::symlink("real.txt", root.join("near")).unwrap();
+        std::os::unix::fs::symlink("missing.txt", root.join("near_dangling")).unwrap();
+        let ctx = ctx(root);
+        for (path, says) in [
+            ("dangling", "outside the workspace"),
+            ("out/new.txt", "outside the workspace"),
+            ("near", "is a symbolic link"),
+            ("near_dangling", "is a symbolic link"),
+            (".env", "secrets file"),
+            (".env.local ", "secrets file"),
+        ] {
+            let a = args(json!({"file_path": path, "content": "evil"}));
+            let err = WriteFile.call(a, &ctx).await.unwrap_err();
+            assert!(err.to_string().contains(says), "{path}: {err}");
+        }
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+        assert_eq!(
+            std::fs::read_to_string(root.join("real.txt")).unwrap(),
+            "keep"
+        );
+        assert!(!root.join("missing.txt").exists());
+        assert!(!root.join(".env").exists());
+        WriteFile
+            .call(
+                args(json!({"file_path": ".env.example", "content": "K=\n"})),
+                &ctx,
+            )
+            .await
+            .unwrap();
+    }
+
+    #[test]
+    fn the_target_is_the_path_as_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = ctx(dir.path());
+        let a = args(json!({"file_path": "a/../.git/hooks/pre-commit ", "content": ""}));
+        assert_eq!(
+            WriteFile.target_paths(&a, &ctx.workspace),
+            vec![ctx.workspace.root().join(".git/hooks/pre-commit")]
+        );
+        assert!(
+            WriteFile
+                .target_paths(&args(json!({})), &ctx.workspace)
+                .is_empty()
+        );
     }
 }

@@ -1,10 +1,13 @@
 //! `apply_patch`: adds, updates, moves and deletes several files in one call, in the patch format
 //! OpenAI's models are trained to write, as Codex offers it (one string argument, `input`). All or
 //! nothing: every operation is checked and computed in memory first, and nothing is written when one
-//! fails; the model is told which file and which hunk.
+//! fails (a path that is a link, leads outside, holds secrets or is touched twice included); the
+//! model is told which file and which hunk. Files are written beneath the workspace root with no
+//! link followed.
 
 mod apply;
 mod parse;
+mod plan;
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -16,10 +19,10 @@ use serde_json::{Map, Value};
 
 use crate::args::parse as parse_args;
 use crate::diff::unified_diff;
-use crate::fsutil::{io_error, join_error, write_atomically};
+use crate::fsutil::blocking;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use parse::{FileOp, parse_patch};
+use crate::workspace::{Located, Workspace};
 
 const NAME: &str = "apply_patch";
 
@@ -36,17 +39,33 @@ struct Args {
 /// One file's change, checked and computed.
 struct Change {
     /// Where it is now (or will be, for an added file).
-    path: PathBuf,
+    at: Located,
     shown: String,
     /// Its content now (`None`: it does not exist yet).
     old: Option<String>,
     /// Its content after (`None`: deleted).
     new: Option<String>,
     /// For a move: where it goes.
-    move_to: Option<(PathBuf, String)>,
+    move_to: Option<(Located, String)>,
 }
 
 impl Change {
+    fn new(
+        at: Located,
+        shown: String,
+        old: Option<String>,
+        new: Option<String>,
+        move_to: Option<(Located, String)>,
+    ) -> Self {
+        Change {
+            at,
+            shown,
+            old,
+            new,
+            move_to,
+        }
+    }
+
     fn summary(&self) -> String {
         match (&self.old, &self.new, &self.move_to) {
             (None, _, _) => format!("A {}", self.shown),
@@ -74,121 +93,10 @@ impl Change {
     }
 }
 
-/// Checks every operation of the patch against the workspace and computes the new contents.
-fn plan(input: &str, ctx: &ToolContext) -> Result<Vec<Change>, ToolError> {
-    let ops = parse_patch(input).map_err(|e| ToolError::Retry(format!("invalid patch: {e}")))?;
-    let read = |path: &PathBuf, shown: &str| -> Result<String, ToolError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(ToolError::Retry(format!(
-                "`{shown}` does not exist; nothing was changed"
-            ))),
-            Err(e) => Err(io_error(shown, e)),
-        }
-    };
-    let mut changes: Vec<Change> = Vec::new();
-    for op in ops {
-        let path_text = match &op {
-            FileOp::Add { path, .. } | FileOp::Delete { path } | FileOp::Update { path, .. } => {
-                path
-            }
-        };
-        let path = ctx.workspace.resolve(path_text)?;
-        let shown = ctx.workspace.display(&path);
-        if changes.iter().any(|c| c.path == path) {
-            return Err(ToolError::Retry(format!(
-                "`{shown}` appears twice in the patch; nothing was changed"
-            )));
-        }
-        let change = match op {
-            FileOp::Add { lines, .. } => {
-                if path.exists() {
-                    return Err(ToolError::Retry(format!(
-                        "`{shown}` already exists: use `*** Update File:`; nothing was changed"
-                    )));
-                }
-                let mut text = lines.join("\n");
-                text.push('\n');
-                Change {
-                    path,
-                    shown,
-                    old: None,
-                    new: Some(text),
-                    move_to: None,
-                }
-            }
-            FileOp::Delete { .. } => {
-                let old = read(&path, &shown)?;
-                Change {
-                    path,
-                    shown,
-                    old: Some(old),
-                    new: None,
-                    move_to: None,
-                }
-            }
-            FileOp::Update { move_to, hunks, .. } => {
-                let old = read(&path, &shown)?;
-                let new = apply::apply_hunks(&old, &hunks, &shown).map_err(ToolError::Retry)?;
-                let move_to = match move_to {
-                    Some(to) => {
-                        let target = ctx.workspace.resolve(&to)?;
-                        let to_shown = ctx.workspace.display(&target);
-                        if target.exists() {
-                            return Err(ToolError::Retry(format!(
-                                "cannot move `{shown}` to `{to_shown}`: it exists; nothing was changed"
-                            )));
-                        }
-                        Some((target, to_shown))
-                    }
-                    None => None,
-                };
-                Change {
-                    path,
-                    shown,
-                    old: Some(old),
-                    new: Some(new),
-                    move_to,
-                }
-            }
-        };
-        changes.push(change);
-    }
-    Ok(changes)
-}
-
-/// Writes the planned changes (new files with their parent folders; updates atomically).
-fn write(changes: &[Change]) -> Result<(), ToolError> {
-    for change in changes {
-        let target = change.move_to.as_ref().map_or(&change.path, |(p, _)| p);
-        let shown = change.move_to.as_ref().map_or(&change.shown, |(_, s)| s);
-        match (&change.old, &change.new) {
-            (_, None) => {
-                std::fs::remove_file(&change.path).map_err(|e| io_error(&change.shown, e))?
-            }
-            (Some(_), Some(text)) if change.move_to.is_none() => {
-                write_atomically(target, text.as_bytes()).map_err(|e| io_error(shown, e))?
-            }
-            (_, Some(text)) => {
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| io_error(shown, e))?;
-                }
-                std::fs::write(target, text).map_err(|e| io_error(shown, e))?;
-                if change.move_to.is_some() {
-                    std::fs::remove_file(&change.path).map_err(|e| io_error(&change.shown, e))?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 async fn planned(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Vec<Change>, ToolError> {
     let args: Args = parse_args(NAME, args)?;
     let ctx = ctx.clone();
-    tokio::task::spawn_blocking(move || plan(&args.input, &ctx))
-        .await
-        .map_err(join_error)?
+    blocking(move || plan::plan(&args.input, &ctx)).await
 }
 
 fn combined_diff(changes: &[Change]) -> String {
@@ -223,6 +131,13 @@ impl Tool for ApplyPatch {
         ToolKind::Write
     }
 
+    fn target_paths(&self, args: &Map<String, Value>, workspace: &Workspace) -> Vec<PathBuf> {
+        match args.get("input").and_then(Value::as_str) {
+            Some(input) => plan::target_paths(input, workspace),
+            None => Vec::new(),
+        }
+    }
+
     async fn call(
         &self,
         args: Map<String, Value>,
@@ -231,9 +146,8 @@ impl Tool for ApplyPatch {
         let changes = planned(&args, ctx).await?;
         let diff = combined_diff(&changes);
         let summary: Vec<String> = changes.iter().map(Change::summary).collect();
-        tokio::task::spawn_blocking(move || write(&changes))
-            .await
-            .map_err(join_error)??;
+        let workspace = ctx.workspace.clone();
+        blocking(move || plan::write(&changes, &workspace)).await?;
         Ok(ToolOutput {
             content: format!("Applied the patch:\n{}", summary.join("\n")),
             diff: Some(diff),

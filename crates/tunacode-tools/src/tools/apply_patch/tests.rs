@@ -136,3 +136,145 @@ async fn moves_refusals_and_malformed_patches() {
         assert!(err.to_string().contains(says), "{patch}: {err}");
     }
 }
+
+/// A workspace seeded like the others, a directory outside it, and a link in the workspace to a
+/// file there that does not exist yet (a cloned repository can ship one).
+fn with_dangling_link() -> (tempfile::TempDir, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("dir");
+    let outside = tempfile::tempdir().expect("outside");
+    seed(dir.path());
+    std::os::unix::fs::symlink(outside.path().join("x"), dir.path().join("dangling"))
+        .expect("link");
+    (dir, outside)
+}
+
+async fn refused(dir: &std::path::Path, patch: &str) -> String {
+    ApplyPatch
+        .call(args(json!({"input": patch})), &ctx(dir))
+        .await
+        .expect_err(patch)
+        .to_string()
+}
+
+#[tokio::test]
+async fn adding_or_moving_onto_a_dangling_link_writes_nothing_outside() {
+    let (dir, outside) = with_dangling_link();
+    let add = "*** Begin Patch\n*** Add File: dangling\n+planted\n*** End Patch";
+    let err = refused(dir.path(), add).await;
+    assert!(err.contains("outside the workspace"), "{err}");
+    let mv = "*** Begin Patch\n*** Update File: old.txt\n*** Move to: dangling\n@@\n-bye\n+planted\n*** End Patch";
+    let err = refused(dir.path(), mv).await;
+    assert!(err.contains("outside the workspace"), "{err}");
+    // A link inside that leads nowhere yet is refused as a link.
+    std::os::unix::fs::symlink("later.txt", dir.path().join("near")).expect("link");
+    let err = refused(dir.path(), &add.replace("dangling", "near")).await;
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(outside.path()).expect("ls").count(),
+        0,
+        "nothing outside"
+    );
+    assert!(!dir.path().join("later.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old.txt")).expect("r"),
+        "bye\n"
+    );
+}
+
+#[tokio::test]
+async fn links_are_neither_updated_nor_deleted_through() {
+    let (dir, outside) = with_dangling_link();
+    std::fs::write(outside.path().join("t.txt"), "bye\n").expect("w");
+    std::os::unix::fs::symlink(outside.path().join("t.txt"), dir.path().join("out.txt"))
+        .expect("link");
+    std::os::unix::fs::symlink("old.txt", dir.path().join("near.txt")).expect("link");
+    for (patch, says) in [
+        (
+            "*** Begin Patch\n*** Update File: out.txt\n@@\n-bye\n+evil\n*** End Patch",
+            "outside the workspace",
+        ),
+        (
+            "*** Begin Patch\n*** Delete File: out.txt\n*** End Patch",
+            "outside the workspace",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: near.txt\n@@\n-bye\n+evil\n*** End Patch",
+            "is a symbolic link (to `old.txt`)",
+        ),
+    ] {
+        let err = refused(dir.path(), patch).await;
+        assert!(err.contains(says), "{patch}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("t.txt")).expect("r"),
+        "bye\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old.txt")).expect("r"),
+        "bye\n"
+    );
+}
+
+#[tokio::test]
+async fn a_path_touched_twice_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("dir");
+    seed(dir.path());
+    let add_and_move = "*** Begin Patch\n*** Add File: a.txt\n+first\n*** Update File: old.txt\n*** Move to: a.txt\n@@\n-bye\n+second\n*** End Patch";
+    let err = refused(dir.path(), add_and_move).await;
+    assert!(
+        err.contains("`a.txt` is touched twice in the patch (added, then the target of a move)"),
+        "{err}"
+    );
+    let update_and_delete = "*** Begin Patch\n*** Update File: old.txt\n@@\n-bye\n+hi\n*** Delete File: ./src/../old.txt\n*** End Patch";
+    let err = refused(dir.path(), update_and_delete).await;
+    assert!(err.contains("touched twice"), "{err}");
+    let two_moves = "*** Begin Patch\n*** Update File: old.txt\n*** Move to: b.txt\n@@\n-bye\n+hi\n*** Update File: src/lib.rs\n*** Move to: b.txt\n@@\n-    1\n+    2\n*** End Patch";
+    let err = refused(dir.path(), two_moves).await;
+    assert!(err.contains("touched twice"), "{err}");
+    assert!(!dir.path().join("a.txt").exists());
+    assert!(!dir.path().join("b.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old.txt")).expect("r"),
+        "bye\n"
+    );
+}
+
+#[tokio::test]
+async fn secrets_are_refused_and_every_path_is_a_target() {
+    let dir = tempfile::tempdir().expect("dir");
+    seed(dir.path());
+    std::fs::write(dir.path().join(".env"), "KEY=secret-value\n").expect("w");
+    let err = refused(
+        dir.path(),
+        "*** Begin Patch\n*** Update File: .env\n@@\n-KEY=secret-value\n+KEY=x\n*** End Patch",
+    )
+    .await;
+    assert!(
+        err.contains("secrets file") && !err.contains("secret-value"),
+        "{err}"
+    );
+    let err = refused(
+        dir.path(),
+        "*** Begin Patch\n*** Update File: old.txt\n*** Move to: .env.local\n@@\n-bye\n+x\n*** End Patch",
+    )
+    .await;
+    assert!(err.contains("secrets file"), "{err}");
+
+    let c = ctx(dir.path());
+    let root = c.workspace.root();
+    let patch = "*** Begin Patch\n*** Add File: .git/hooks/post-checkout\n+x\n*** Update File: old.txt\n*** Move to: sub/../.mcp.json\n@@\n-bye\n+x\n*** Delete File: gone.txt\n*** End Patch";
+    assert_eq!(
+        ApplyPatch.target_paths(&args(json!({"input": patch})), &c.workspace),
+        vec![
+            root.join(".git/hooks/post-checkout"),
+            root.join("old.txt"),
+            root.join(".mcp.json"),
+            root.join("gone.txt"),
+        ]
+    );
+    assert!(
+        ApplyPatch
+            .target_paths(&args(json!({"input": "garbage"})), &c.workspace)
+            .is_empty()
+    );
+}
