@@ -68,6 +68,8 @@ pub enum InputLine {
         /// `provider:model`.
         model: String,
     },
+    /// Asks for the sandbox, its guards on this kernel and the rules (a `permissions` line).
+    Permissions,
 }
 
 /// Claude Code's user message.
@@ -160,6 +162,7 @@ impl InputLine {
             InputLine::SetModel { model } => Op::SetModel { model },
             InputLine::Compact { focus } => Op::Compact { focus },
             InputLine::Undo { to } => Op::Undo { to },
+            InputLine::Permissions => Op::DescribePermissions,
         })
     }
 }
@@ -275,6 +278,10 @@ mod tests {
             })
         );
         assert_eq!(parse_line(r#"{"type":"interrupt"}"#), Ok(Op::Interrupt));
+        assert_eq!(
+            parse_line(r#"{"type":"permissions"}"#),
+            Ok(Op::DescribePermissions)
+        );
     }
 
     #[test]

@@ -230,6 +230,9 @@ pub enum OutputEvent {
         command: String,
         output: String,
     },
+    Permissions {
+        text: String,
+    },
     Undone {
         request_id: String,
         files: Vec<UndoneFile>,
@@ -314,6 +317,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             command: command.clone(),
             output: output.clone(),
         },
+        RuntimeEvent::Permissions(text) => OutputEvent::Permissions { text: text.clone() },
         RuntimeEvent::OpFailed(failure) => OutputEvent::Error {
             message: failure.to_string(),
         },
@@ -325,7 +329,6 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             message: crate::mcp_cmd::pending_notice(file, servers),
         },
         RuntimeEvent::McpServers(_)
-        | RuntimeEvent::Permissions(_)
         | RuntimeEvent::Context(_)
         | RuntimeEvent::CustomCommands(_) => {
             return None;

@@ -300,3 +300,28 @@ fn the_shell_cannot_plant_git_hooks_or_project_agent_settings() {
         "the model is told: {mcp}"
     );
 }
+
+#[test]
+fn stream_json_says_which_guards_this_kernel_enforces() {
+    use std::io::Write;
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("unused")]);
+    let (mut child, reader) = spawn_stream(&env, &fake, "openai:test-model", &[]);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, r#"{{"type":"permissions"}}"#).unwrap();
+    drop(stdin);
+    let run = finish(child, Some(reader));
+    let lines = run.of_type("permissions");
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    let text = lines[0]["text"].as_str().unwrap();
+    for guard in [
+        "[yes] typing into the user's terminal (TIOCSTI)",
+        "[yes] processes outliving their call: PID namespace",
+        "[yes] seeing other processes (/proc/<pid>/environ) and signalling them",
+        "[yes] changing git hooks and config",
+        "[yes] Unix sockets",
+    ] {
+        assert!(text.contains(guard), "{guard}: {text}");
+    }
+    assert!(fake.requests().is_empty(), "no model call for it");
+}

@@ -49,7 +49,7 @@ pub fn resolve_exec(
             network: sandbox.network,
             proxy_port: None,
             allowed_hosts: sandbox.allowed_hosts.clone(),
-            secrets: Arc::new(secret_paths(paths, config)),
+            secrets: Arc::new(secret_paths(paths, config, cwd)),
             protected: Arc::new(protected_paths(paths, cwd)),
         },
         env: Some(Arc::new(env)),
@@ -57,14 +57,14 @@ pub fn resolve_exec(
 }
 
 /// The secret paths: the built-in list under the home directory, the agent's config file and data,
-/// and `permissions.deny_read`.
-pub fn secret_paths(paths: &Paths, config: &UserConfig) -> SecretPaths {
+/// and `permissions.deny_read` (`~/…` under the home, relative paths under the working directory).
+pub fn secret_paths(paths: &Paths, config: &UserConfig, cwd: &Path) -> SecretPaths {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let extra: Vec<PathBuf> = config
         .permissions
         .deny_read
         .iter()
-        .map(|p| expand_home(p, home.as_deref()))
+        .map(|p| absolute(&expand_home(p, home.as_deref()), cwd))
         .collect();
     let agent = [paths.config_file.clone(), paths.data_dir()];
     SecretPaths::new(home.as_deref(), &agent, &extra)
@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn the_agent_files_are_secret_and_protected_and_deny_read_extends_the_list() {
         let config: UserConfig = serde_json::from_str(
-            r#"{"permissions": {"deny_read": ["/srv/keys"]}, "settings": {"sandbox": {"hide_env_files": true}}}"#,
+            r#"{"permissions": {"deny_read": ["/srv/keys", "certs"]}, "settings": {"sandbox": {"hide_env_files": true}}}"#,
         )
         .expect("config");
         let policy = resolve_exec(&paths(), &config, None, Path::new("/w")).expect("resolves");
@@ -222,6 +222,7 @@ mod tests {
             "/home/u/.config/tunacode.json",
             "/home/u/.local/share/tunacode/x",
             "/srv/keys/k",
+            "/w/certs/server.key",
         ] {
             assert!(secrets.reason_for(Path::new(path)).is_some(), "{path}");
         }

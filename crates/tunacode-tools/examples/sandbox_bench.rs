@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tunacode_tools::{
-    ExecPolicy, ProtectedPaths, SandboxMode, SandboxPolicy, SecretPaths, Tool, ToolContext, ToolSet,
-    Workspace, sandbox_support,
+    ExecPolicy, ProtectedPaths, SandboxMode, SandboxPolicy, SecretPaths, Tool, ToolContext,
+    ToolSet, Workspace, sandbox_support,
 };
 
 const RUNS: usize = 300;

@@ -55,9 +55,10 @@ impl Tool for Bash {
     fn description(&self) -> &str {
         "Run a shell command with `bash -c` in the workspace root (stdin is empty; no interactive \
          programs). Use it to build, run tests, use git and other command-line tools. Returns the exit \
-         code, stdout and stderr (long output keeps its start and end). Default timeout 120 s, max 600 s; \
-         on timeout the command and everything it started are killed. Prefer read_file, grep, glob and \
-         list_dir to read or search files."
+         code, stdout and stderr (long output keeps its start and end). Default timeout 120 s, max 600 s. \
+         Everything the command starts, background processes included, ends when it returns: for a \
+         long-running server, ask the user to start it. Prefer read_file, grep, glob and list_dir to \
+         read or search files."
     }
 
     fn parameters(&self) -> Value {
