@@ -179,10 +179,13 @@ fn find_delete(inv: &Invocation, workspace: &Path) -> Option<String> {
     if !find.deletes() {
         return None;
     }
-    find.found().iter().find_map(|target| {
-        target_danger(target, &inv.dirs, workspace)
-            .map(|why| format!("`find {} … -delete` deletes {why}", shown(target)))
-    })
+    find.roots
+        .iter()
+        .zip(find.found())
+        .find_map(|(root, target)| {
+            target_danger(&target, &inv.dirs, workspace)
+                .map(|why| format!("`find {} …` deletes {why}", shown(root)))
+        })
 }
 
 /// `chmod -R`/`chown -R` of a broad target, or `chmod -R` making a tree world-writable.
@@ -205,7 +208,10 @@ fn recursive_permissions(inv: &Invocation, workspace: &Path) -> Option<String> {
     if !args.iter().any(|a| a.text.starts_with("--reference")) && !operands.is_empty() {
         let mode = operands.remove(0);
         if name == "chmod" && world_writable(&mode.text) {
-            return Some("`chmod -R 777` makes a whole tree writable by everyone".into());
+            return Some(format!(
+                "`chmod -R {}` makes a whole tree writable by everyone",
+                mode.text
+            ));
         }
     }
     operands.into_iter().find_map(|target| {

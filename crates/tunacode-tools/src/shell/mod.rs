@@ -301,3 +301,6 @@ pub use read_only::is_read_only_argv;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod corpus_tests;

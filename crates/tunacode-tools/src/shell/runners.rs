@@ -111,13 +111,14 @@ fn is_inline_flag(arg: &str, flag: &str, first: bool) -> bool {
             && cluster.ends_with(letter))
 }
 
-/// Whether `path` is how a program reads code from its standard input or another command.
+/// Whether `path` names the program's standard input.
 fn is_stdin_path(arg: &Arg) -> bool {
-    arg.generated
-        || arg.text == "-"
-        || arg.text == "/dev/stdin"
-        || arg.text.starts_with("/dev/fd/")
-        || arg.text.starts_with("/proc/self/fd/")
+    !arg.generated && matches!(arg.text.as_str(), "-" | "/dev/stdin")
+}
+
+/// Whether `path` is another command's output (`<(…)`, a descriptor).
+fn is_generated_path(arg: &Arg) -> bool {
+    arg.generated || arg.text.starts_with("/dev/fd/") || arg.text.starts_with("/proc/self/fd/")
 }
 
 /// Why an invocation of a shell or an interpreter runs code this check cannot read, if it does:
@@ -152,11 +153,11 @@ pub(super) fn runner_danger(inv: &Invocation) -> Option<String> {
             .cloned()
     };
     match script {
-        Some(script) if is_stdin_path(&script) => Some(format!(
+        Some(script) if is_generated_path(&script) => Some(format!(
             "`{name}` runs code produced by another command, which this check cannot read"
         )),
-        Some(_) => None,
-        None => match &inv.stdin {
+        Some(script) if !is_stdin_path(&script) => None,
+        _ => match &inv.stdin {
             Input::Pipe { download: true } => Some(format!(
                 "a download is piped into `{name}`, which runs whatever it fetched"
             )),

@@ -214,7 +214,10 @@ impl Walker {
             return;
         }
         if first.unknown || first.generated {
-            let shown: Vec<&str> = argv.iter().map(|a| a.text.as_str()).collect();
+            let shown: Vec<&str> = argv
+                .iter()
+                .map(|a| if a.unknown { "…" } else { a.text.as_str() })
+                .collect();
             self.problem(format!(
                 "the name of the command `{}` is only known when it runs",
                 shown.join(" ").trim()
