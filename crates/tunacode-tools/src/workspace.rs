@@ -59,16 +59,9 @@ impl Workspace {
     /// Resolves `path` (relative to the root, or absolute) to a path inside the workspace.
     /// Paths that leave the workspace are an error the model can fix.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
-        let trimmed = path.trim();
-        if trimmed.is_empty() {
+        let Some(normal) = resolve_lexically(&self.root, path) else {
             return Err(ToolError::Retry("the path is empty".into()));
-        }
-        let joined = if Path::new(trimmed).is_absolute() {
-            PathBuf::from(trimmed)
-        } else {
-            self.root.join(trimmed)
         };
-        let normal = normalize(&joined);
         let real = canonicalize_existing_prefix(&normal);
         if !real.starts_with(&self.root) {
             return Err(ToolError::Retry(format!(
@@ -85,6 +78,22 @@ impl Workspace {
         let text = rel.display().to_string();
         if text.is_empty() { ".".into() } else { text }
     }
+}
+
+/// `path` as [`Workspace::resolve`] reads it, before checking that it stays inside: trimmed, joined
+/// to `root` when relative, `.` removed and `..` resolved lexically. `None` for an empty path.
+/// Permission rules match paths through this, so a rule sees the file the tool will open.
+pub fn resolve_lexically(root: &Path, path: &str) -> Option<PathBuf> {
+    let trimmed = path.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let joined = if Path::new(trimmed).is_absolute() {
+        PathBuf::from(trimmed)
+    } else {
+        root.join(trimmed)
+    };
+    Some(normalize(&joined))
 }
 
 /// Removes `.` and resolves `..` lexically.

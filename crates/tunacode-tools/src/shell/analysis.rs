@@ -151,15 +151,16 @@ impl Analysis {
         lines
     }
 
-    /// The paths the commands' operands and redirections name, resolved against the directories they
-    /// run in (`workspace` when that is unknown): the files a command may read.
+    /// The paths the commands' operands and redirections name, resolved as the file tools resolve
+    /// paths against the directories they run in (`workspace` when that is unknown): the files a
+    /// command may read.
     pub fn operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
         let mut paths = Vec::new();
         let mut add = |arg: &Arg, dirs: &[Option<PathBuf>]| {
             for text in operand_texts(&arg.text) {
                 for dir in dirs {
                     let dir = dir.as_deref().unwrap_or(workspace);
-                    paths.push(dir.join(text));
+                    paths.extend(crate::workspace::resolve_lexically(dir, text));
                 }
             }
         };
