@@ -147,7 +147,7 @@ pub(super) fn steps(argv: &[Arg], stdin: &Input) -> Vec<Step> {
             .iter()
             .filter_map(|a| {
                 let (alias, value) = a.text.split_once('=')?;
-                is_name(alias).then(|| code(name, joined(&[a.clone()], value), None))
+                is_name(alias).then(|| code(name, joined(std::slice::from_ref(a), value), None))
             })
             .collect(),
         "xargs" => xargs(args),
@@ -212,7 +212,7 @@ fn joined(parts: &[Arg], text: &str) -> Arg {
 /// `NAME=value` as a variable and its value.
 fn assignment(arg: &Arg) -> Option<(String, Arg)> {
     let (name, value) = arg.text.split_once('=')?;
-    is_name(name).then(|| (name.to_string(), joined(&[arg.clone()], value)))
+    is_name(name).then(|| (name.to_string(), joined(std::slice::from_ref(arg), value)))
 }
 
 /// The value of option `short`/`long` (`-D dir`, `--chdir=dir`, `--chdir dir`).
@@ -222,7 +222,7 @@ fn option_value(args: &[Arg], short: &str, long: &str) -> Option<Arg> {
             return args.get(i + 1).cloned();
         }
         let value = a.text.strip_prefix(&format!("{long}="))?;
-        Some(joined(&[a.clone()], value))
+        Some(joined(std::slice::from_ref(a), value))
     })
 }
 

@@ -313,7 +313,7 @@ impl Walker {
         stdin: &Input,
     ) {
         self.called.insert(name.to_string());
-        let saved = std::mem::replace(&mut state.positional, Some(args));
+        let saved = state.positional.replace(args);
         self.compound(&body.0, state, stdin);
         state.positional = saved;
     }
