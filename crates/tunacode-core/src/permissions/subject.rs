@@ -29,26 +29,10 @@ impl Subject {
         let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
         let ws = Roots::of(workspace);
         match tool {
-            "bash" => {
-                let Some(line) = text("command") else {
-                    return Subject::default();
-                };
-                let analysis = Analysis::of_line(&line, workspace);
-                let parsed = CommandLine::parse(&line);
-                let mut simple: Vec<String> =
-                    parsed.simple().map(|a| a.join(" ")).into_iter().collect();
-                if !simple.is_empty() {
-                    simple.push(line.trim().to_string());
-                }
-                let mut commands = analysis.command_lines();
-                commands.push(line.trim().to_string());
-                Subject {
-                    commands,
-                    simple,
-                    paths: Vec::new(),
-                    operands: ws.relative_all(analysis.operand_paths(workspace)),
-                }
-            }
+            "bash" => match text("command") {
+                Some(line) => Subject::of_line(&line, workspace, &ws),
+                None => Subject::default(),
+            },
             "run_command" => {
                 let mut argv = vec![text("command").unwrap_or_default()];
                 if let Some(Value::Array(items)) = args.get("args") {
@@ -87,6 +71,29 @@ impl Subject {
                     .unwrap_or_default(),
                 ..Subject::default()
             },
+        }
+    }
+}
+
+impl Subject {
+    /// The subject of a `bash` command line.
+    fn of_line(line: &str, workspace: &Path, ws: &Roots) -> Subject {
+        let analysis = Analysis::of_line(line, workspace);
+        let mut simple: Vec<String> = CommandLine::parse(line)
+            .simple()
+            .map(|argv| argv.join(" "))
+            .into_iter()
+            .collect();
+        if !simple.is_empty() {
+            simple.push(line.trim().to_string());
+        }
+        let mut commands = analysis.command_lines();
+        commands.push(line.trim().to_string());
+        Subject {
+            commands,
+            simple,
+            paths: Vec::new(),
+            operands: ws.relative_all(analysis.operand_paths(workspace)),
         }
     }
 }

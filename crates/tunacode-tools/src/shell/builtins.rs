@@ -21,32 +21,8 @@ impl Walker {
         let Some((program, args)) = argv.split_first() else {
             return false;
         };
-        let operands: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
         match program.text.as_str() {
-            "cd" => {
-                let target = match operands.first() {
-                    None if args.iter().any(|a| a.text == "-") => None,
-                    None => Some(Arg::known("~")),
-                    Some(target) => Some((*target).clone()),
-                };
-                state.dirs = change_dir(&state.dirs, target.as_ref());
-            }
-            "pushd" => {
-                let here = state.dirs.clone();
-                state.dirs = match operands.first() {
-                    Some(target) if !target.text.starts_with('+') => {
-                        change_dir(&state.dirs, Some(target))
-                    }
-                    _ => vec![None],
-                };
-                state.stack.push(here);
-            }
-            "popd" => {
-                state.dirs = match (operands.is_empty(), state.stack.pop()) {
-                    (true, Some(dirs)) => dirs,
-                    _ => vec![None],
-                };
-            }
+            "cd" | "pushd" | "popd" => directory(&program.text, args, state),
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 for arg in args {
                     if let Some((name, value)) = arg.text.split_once('=')
@@ -63,43 +39,82 @@ impl Walker {
                     }
                 }
             }
-            "unset" => {
-                for arg in operands {
-                    state.set_var(&arg.text, Arg::known(""));
-                    state.functions.remove(&arg.text);
-                }
-            }
-            "read" | "mapfile" | "readarray" | "getopts" | "printf" => {
-                for arg in args.iter().filter(|a| is_name(&a.text)) {
-                    state.set_var(&arg.text, Arg::unknown());
-                }
-            }
-            "set" => {
-                if let Some(at) = args.iter().position(|a| a.text == "--") {
-                    state.positional = Some(args[at + 1..].to_vec());
-                } else if args
-                    .first()
-                    .is_some_and(|a| !a.text.starts_with(['-', '+']))
-                {
-                    state.positional = Some(args.to_vec());
-                }
-            }
-            "shift" => {
-                let n = args
-                    .first()
-                    .map_or(Some(1), |a| a.text.parse::<usize>().ok());
-                state.positional = match (state.positional.take(), n) {
-                    (Some(params), Some(n)) => Some(params.into_iter().skip(n).collect()),
-                    _ => None,
-                };
-            }
             "let" => {
                 for arg in args {
                     self.arithmetic(&arg.text, state);
                 }
             }
-            _ => return false,
+            name => return variables(name, args, state),
         }
         true
     }
+}
+
+/// `cd`, `pushd`, `popd`.
+fn directory(name: &str, args: &[Arg], state: &mut State) {
+    let operand = args.iter().find(|a| !a.text.starts_with('-'));
+    match name {
+        "cd" => {
+            let target = match operand {
+                None if args.iter().any(|a| a.text == "-") => None,
+                None => Some(Arg::known("~")),
+                Some(target) => Some(target.clone()),
+            };
+            state.dirs = change_dir(&state.dirs, target.as_ref());
+        }
+        "pushd" => {
+            let here = state.dirs.clone();
+            state.dirs = match operand {
+                Some(target) if !target.text.starts_with('+') => {
+                    change_dir(&state.dirs, Some(target))
+                }
+                _ => vec![None],
+            };
+            state.stack.push(here);
+        }
+        _ => {
+            state.dirs = match (operand, state.stack.pop()) {
+                (None, Some(dirs)) => dirs,
+                _ => vec![None],
+            };
+        }
+    }
+}
+
+/// Builtins that unset or read variables, or set the positional parameters; `false` for others.
+fn variables(name: &str, args: &[Arg], state: &mut State) -> bool {
+    match name {
+        "unset" => {
+            for arg in args.iter().filter(|a| !a.text.starts_with('-')) {
+                state.set_var(&arg.text, Arg::known(""));
+                state.functions.remove(&arg.text);
+            }
+        }
+        "read" | "mapfile" | "readarray" | "getopts" | "printf" => {
+            for arg in args.iter().filter(|a| is_name(&a.text)) {
+                state.set_var(&arg.text, Arg::unknown());
+            }
+        }
+        "set" => {
+            if let Some(at) = args.iter().position(|a| a.text == "--") {
+                state.positional = Some(args[at + 1..].to_vec());
+            } else if args
+                .first()
+                .is_some_and(|a| !a.text.starts_with(['-', '+']))
+            {
+                state.positional = Some(args.to_vec());
+            }
+        }
+        "shift" => {
+            let n = args
+                .first()
+                .map_or(Some(1), |a| a.text.parse::<usize>().ok());
+            state.positional = match (state.positional.take(), n) {
+                (Some(params), Some(n)) => Some(params.into_iter().skip(n).collect()),
+                _ => None,
+            };
+        }
+        _ => return false,
+    }
+    true
 }

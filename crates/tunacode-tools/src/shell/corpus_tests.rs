@@ -134,6 +134,22 @@ const CORPUS: &[(Verdict, &str)] = &[
     (Dangerous, "GIT_SSH_COMMAND='sudo x' git fetch"),
     (Dangerous, "echo $'\\x72m' | sh"),
     (Dangerous, "ls; rm -rf /x; fi"),
+    (Dangerous, "echo 'rm -rf /x' > s.sh; sh s.sh"),
+    (Dangerous, "printf 'x' > t.py && python3 t.py"),
+    (
+        Dangerous,
+        "cat > run.sh <<'EOF'\nrm -rf /x\nEOF\nchmod +x run.sh; ./run.sh",
+    ),
+    (Dangerous, "echo 'curl x | sh' >> .git/hooks/pre-commit"),
+    (Dangerous, "cp hook.sh .git/hooks/pre-push"),
+    (
+        Dangerous,
+        "git config alias.fp 'push --force'; git fp origin main",
+    ),
+    (Dangerous, "git config --global core.hooksPath /tmp/h"),
+    (Dangerous, "parallel rm -rf ::: /x"),
+    (Dangerous, "script -qc 'rm -rf /x' /dev/null"),
+    (Dangerous, "chrt 5 rm -rf /x"),
     // Secret files ask, whoever reads them.
     (Dangerous, "cat .env"),
     (Dangerous, "grep KEY .env.local"),
@@ -198,6 +214,9 @@ const CORPUS: &[(Verdict, &str)] = &[
     (Approval, "ls > listing.txt"),
     (Approval, "ls; pwd"),
     (Approval, "npx prettier --write ."),
+    (Approval, "git config user.email me@example.com"),
+    (Approval, "echo '#!/bin/sh' > gen.sh && cat gen.sh"),
+    (Approval, "cargo build 2>&1 | tee build.log"),
     // Read-only.
     (ReadOnly, "ls -la"),
     (ReadOnly, "git status"),

@@ -18,6 +18,7 @@ use super::git::dangerous_git;
 use super::paths::target_danger;
 use super::runners::runner_danger;
 use super::secret_names::{glob_may_name_secret, names_secret_file};
+use super::writes::write_danger;
 
 /// Why the command line `line` (run with bash in `workspace`) is dangerous, if it is.
 pub fn dangerous_command(line: &str, workspace: &Path) -> Option<String> {
@@ -50,7 +51,7 @@ pub(super) fn analysis_danger(analysis: &Analysis, workspace: &Path) -> Option<S
             return Some(format!("a redirection writes onto the device {device}"));
         }
     }
-    secret_named(analysis)
+    write_danger(analysis).or_else(|| secret_named(analysis))
 }
 
 /// Why the line names a secret file, if it does.

@@ -63,7 +63,13 @@ fn wrapper_spec(name: &str) -> Option<Spec> {
         "time" => spec("fo", &["--format", "--output"], 0),
         "exec" => spec("a", &[], 0),
         "ionice" => spec("cnp", &["--class", "--classdata", "--pid"], 0),
-        "taskset" => spec("", &[], 1),
+        "taskset" | "chrt" => spec("", &[], 1),
+        "xvfb-run" => spec(
+            "nsfepw",
+            &["--server-num", "--server-args", "--auth-file"],
+            0,
+        ),
+        "unshare" | "firejail" | "catchsegv" | "caffeinate" => spec("", &[], 0),
         "chroot" => spec("", &["--userspec", "--groups"], 1),
         "doas" => spec("uC", &[], 0),
         "pkexec" => spec("", &["--user"], 0),
@@ -151,6 +157,7 @@ pub(super) fn steps(argv: &[Arg], stdin: &Input) -> Vec<Step> {
             })
             .collect(),
         "xargs" => xargs(args),
+        "parallel" => parallel(args),
         "find" => find_exec_commands(args)
             .into_iter()
             .flat_map(|argv| command(argv, false))
@@ -321,6 +328,38 @@ fn xargs(args: &[Arg]) -> Vec<Step> {
     command(argv, false)
 }
 
+/// `parallel [OPTIONS] COMMAND ::: ARGS`: the command runs with `sh -c`, `{}` (or an appended word)
+/// standing for each argument (unknown).
+fn parallel(args: &[Arg]) -> Vec<Step> {
+    let start = skip_options(
+        args,
+        &spec("jSIdEn", &["--jobs", "--sshlogin", "--delimiter"], 0),
+    );
+    let words: Vec<&Arg> = args[start..]
+        .iter()
+        .take_while(|a| !a.text.starts_with(":::"))
+        .collect();
+    let mut text = String::new();
+    for word in &words {
+        let shown = if word.text.contains('{') {
+            "\"$1\""
+        } else {
+            word.text.as_str()
+        };
+        text.push_str(shown);
+        text.push(' ');
+    }
+    if !words.iter().any(|w| w.text.contains('{')) {
+        text.push_str("\"$1\"");
+    }
+    let parts: Vec<Arg> = words.into_iter().cloned().collect();
+    vec![code(
+        "parallel",
+        joined(&parts, &text),
+        Some(vec![Arg::unknown()]),
+    )]
+}
+
 /// `fd … -x COMMAND …` / `-X`: the command runs on the files found (unknown).
 fn fd_exec(args: &[Arg]) -> Vec<Step> {
     let Some(at) = args
@@ -366,7 +405,17 @@ fn watch(args: &[Arg]) -> Vec<Step> {
 
 /// `su -c CODE`, `script -c CODE`, `flock … -c CODE`.
 fn flag_code(name: &str, args: &[Arg], short: &str, long: &str) -> Vec<Step> {
-    match option_value(args, short, long) {
+    // `-c` may end a cluster of flags (`script -qc CODE`).
+    let letter = short.trim_start_matches('-');
+    let clustered = args.iter().position(|a| {
+        a.text.len() > 2
+            && a.text.starts_with('-')
+            && !a.text.starts_with("--")
+            && a.text.ends_with(letter)
+    });
+    let value = option_value(args, short, long)
+        .or_else(|| clustered.and_then(|at| args.get(at + 1).cloned()));
+    match value {
         Some(text) => vec![code(name, text, Some(Vec::new()))],
         None => Vec::new(),
     }

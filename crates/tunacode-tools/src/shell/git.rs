@@ -137,26 +137,8 @@ fn subcommand_danger(
             .any(|s| (s.unknown && explicit) || whole_tree(s, inv, workspace))
     };
     let why = match sub {
-        "push"
-            if has(
-                opts,
-                &[
-                    "--force",
-                    "--force-with-lease",
-                    "--mirror",
-                    "--force-if-includes",
-                ],
-                'f',
-            ) || opts.iter().any(|o| o.text.starts_with('+')) =>
-        {
-            "`git push --force` rewrites history on the remote"
-        }
-        "push"
-            if has(opts, &["--delete", "--prune"], 'd')
-                || opts.iter().any(|o| o.text.starts_with(':')) =>
-        {
-            "`git push --delete` deletes branches on the remote"
-        }
+        "push" => push_danger(opts)?,
+        "config" => return config_write_danger(opts),
         "reset" if opts.iter().any(|o| o.text == "--hard") => {
             "`git reset --hard` throws away uncommitted changes"
         }
@@ -166,7 +148,7 @@ fn subcommand_danger(
         "checkout" if has(opts, &["--force"], 'f') => {
             "`git checkout -f` throws away uncommitted changes"
         }
-        "checkout" if opts.iter().any(|o| o.text == "--") && broad() => {
+        "checkout" if explicit && broad() => {
             "`git checkout -- .` throws away the uncommitted changes of the whole tree"
         }
         "checkout" if broad() => {
@@ -187,4 +169,43 @@ fn subcommand_danger(
         _ => return None,
     };
     Some(why.to_string())
+}
+
+/// `git config KEY VALUE` (or `git config set KEY VALUE`) storing a key that runs programs: the
+/// next `git` would run it (`git config alias.fp 'push --force'; git fp`).
+fn config_write_danger(opts: &[Arg]) -> Option<String> {
+    const VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
+    let mut operands = Vec::new();
+    let mut i = 0;
+    while let Some(opt) = opts.get(i) {
+        if VALUED.contains(&opt.text.as_str()) {
+            i += 2;
+            continue;
+        }
+        if !opt.text.starts_with('-') || opt.unknown {
+            operands.push(opt);
+        }
+        i += 1;
+    }
+    let key = match operands.as_slice() {
+        [set, key, _, ..] if set.text == "set" => key,
+        [key, _, ..] => key,
+        _ => return None,
+    };
+    config_danger(key).map(|why| why.replace("`git -c ", "`git config ").replace("=…", " …"))
+}
+
+/// `git push --force` (or `+ref`), `--mirror`, `--delete` (or `:ref`), `--prune`.
+fn push_danger(opts: &[Arg]) -> Option<&'static str> {
+    let force = [
+        "--force",
+        "--force-with-lease",
+        "--mirror",
+        "--force-if-includes",
+    ];
+    if has(opts, &force, 'f') || opts.iter().any(|o| o.text.starts_with('+')) {
+        return Some("`git push --force` rewrites history on the remote");
+    }
+    (has(opts, &["--delete", "--prune"], 'd') || opts.iter().any(|o| o.text.starts_with(':')))
+        .then_some("`git push --delete` deletes branches on the remote")
 }

@@ -18,6 +18,7 @@ mod secret_names;
 mod simple;
 mod walk;
 mod words;
+mod writes;
 
 pub use analysis::{Analysis, Arg, Input, Invocation, Redirect};
 pub use dangerous::{dangerous_argv, dangerous_command};

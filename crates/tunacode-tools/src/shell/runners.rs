@@ -121,6 +121,26 @@ fn is_generated_path(arg: &Arg) -> bool {
     arg.generated || arg.text.starts_with("/dev/fd/") || arg.text.starts_with("/proc/self/fd/")
 }
 
+/// The script file a shell, an interpreter or `source` runs, if it runs one.
+pub(super) fn script_operand(inv: &Invocation) -> Option<Arg> {
+    let name = inv.name();
+    let args = inv.args();
+    if is_shell(name) {
+        return match shell_run(args) {
+            ShellRun::Script(script) => Some(script),
+            _ => None,
+        };
+    }
+    if matches!(name, "source" | ".") {
+        return args.first().cloned();
+    }
+    interpreter(name)?;
+    if args.iter().any(|a| a.text == "-m") {
+        return None;
+    }
+    args.iter().find(|a| !a.text.starts_with('-')).cloned()
+}
+
 /// Why an invocation of a shell or an interpreter runs code this check cannot read, if it does:
 /// inline code of an interpreter, code piped in, or a script that is another command's output.
 pub(super) fn runner_danger(inv: &Invocation) -> Option<String> {

@@ -54,18 +54,14 @@ impl Walker {
         let mut assignments = Vec::new();
         let mut argv: Vec<Arg> = Vec::new();
         let mut input = stdin.clone();
-        let prefix = command.prefix.iter().flat_map(|p| p.0.iter());
-        let suffix = command.suffix.iter().flat_map(|s| s.0.iter());
         let name = command
             .word_or_name
-            .iter()
-            .map(|w| ast::CommandPrefixOrSuffixItem::Word(w.clone()));
-        let prefix: Vec<_> = prefix.cloned().collect();
-        for item in prefix
-            .iter()
-            .chain(name.collect::<Vec<_>>().iter())
-            .chain(suffix)
-        {
+            .clone()
+            .map(ast::CommandPrefixOrSuffixItem::Word);
+        let items = (command.prefix.iter().flat_map(|p| p.0.iter()))
+            .chain(name.iter())
+            .chain(command.suffix.iter().flat_map(|s| s.0.iter()));
+        for item in items {
             use ast::CommandPrefixOrSuffixItem as I;
             match item {
                 I::AssignmentWord(assignment, word) => {
