@@ -162,3 +162,22 @@ fn variables_directories_and_branches_are_followed_not_guessed() {
         assert!(reason.contains(why), "{line}: {reason}");
     }
 }
+
+#[test]
+fn hostile_lines_are_dangerous_not_fatal() {
+    let deep = format!("{}ls{}", "(".repeat(5000), ")".repeat(5000));
+    let subs = format!("echo {}x{}", "$(".repeat(300), ")".repeat(300));
+    for line in [
+        deep.as_str(),
+        subs.as_str(),
+        "env -u",
+        "timeout",
+        "xargs -I",
+        "sudo -u",
+    ] {
+        let _ = check(line);
+        let _ = dangerous_argv(&[line.to_string()], Path::new(WS));
+    }
+    assert!(check(&deep).is_some_and(|why| why.contains("nests too deeply")));
+    assert!(check(&subs).is_some());
+}

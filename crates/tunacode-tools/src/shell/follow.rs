@@ -117,7 +117,7 @@ fn skip_options(args: &[Arg], spec: &Spec) -> usize {
             break;
         }
     }
-    i + spec.operands
+    (i + spec.operands).min(args.len())
 }
 
 /// What running `argv` (its standard input `stdin`) makes run besides itself.

@@ -409,10 +409,31 @@ pub(super) const DOWNLOADERS: &[&str] = &[
     "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "socat", "ssh",
 ];
 
-/// Parses `code` as bash does.
-pub(super) fn parse(code: &str) -> Result<ast::Program, brush_parser::ParseError> {
+/// How deeply brackets may nest in a line handed to the parser (its recursion is not bounded).
+const MAX_NESTING: usize = 100;
+
+/// Parses `code` as bash does; an error says why it cannot be followed.
+pub(super) fn parse(code: &str) -> Result<ast::Program, String> {
+    let mut depth = 0usize;
+    let mut deepest = 0;
+    for c in code.chars() {
+        match c {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        deepest = deepest.max(depth);
+    }
+    if deepest > MAX_NESTING {
+        return Err("it nests too deeply".into());
+    }
     let options = brush_parser::ParserOptions::default();
     let source = brush_parser::SourceInfo::default();
-    brush_parser::Parser::new(std::io::Cursor::new(code.as_bytes()), &options, &source)
-        .parse_program()
+    // A parser bug must not take the agent down with it: a panic is a line that cannot be followed.
+    std::panic::catch_unwind(|| {
+        brush_parser::Parser::new(std::io::Cursor::new(code.as_bytes()), &options, &source)
+            .parse_program()
+    })
+    .map_err(|_| "the parser failed on it".to_string())?
+    .map_err(|e| e.to_string())
 }
