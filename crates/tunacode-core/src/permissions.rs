@@ -5,14 +5,16 @@
 //! Claude Code's `Bash`, `Read`, `Write` and `Edit` name our `bash`, `read_file`, `write_file` and
 //! `update_file`.
 
+mod subject;
+
 use std::path::Path;
 
 use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 use tunacode_store::PermissionsConfig;
-use tunacode_tools::shell::CommandLine;
 
 use crate::settings::SettingsError;
+use subject::Subject;
 
 /// What the rules say of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,8 @@ pub enum Verdict {
 #[derive(Debug, Clone)]
 struct Rule {
     text: String,
+    /// The tool name as written, canonical (`Bash` → `bash`).
+    tool_name: String,
     tool: GlobMatcher,
     arg: Option<ArgPattern>,
 }
@@ -41,8 +45,8 @@ enum ArgPattern {
     Exact(String),
     /// A command line starting with these words.
     Prefix(String),
-    /// A path glob.
-    Path(GlobMatcher),
+    /// A path glob, and the directories before its first wildcard (`secrets` of `secrets/**`).
+    Path(GlobMatcher, String),
 }
 
 /// The rules of a config.
@@ -146,14 +150,19 @@ fn parse_rule(text: &str) -> Result<Rule, String> {
             Some(prefix) => ArgPattern::Prefix(prefix.trim().to_string()),
             None => ArgPattern::Exact(inner.to_string()),
         }),
-        Some(inner) => Some(ArgPattern::Path(
-            Glob::new(inner.trim_start_matches("./"))
-                .map_err(|e| e.to_string())?
-                .compile_matcher(),
-        )),
+        Some(inner) => {
+            let glob = inner.trim().trim_start_matches("./");
+            Some(ArgPattern::Path(
+                Glob::new(glob)
+                    .map_err(|e| e.to_string())?
+                    .compile_matcher(),
+                literal_base(glob),
+            ))
+        }
     };
     Ok(Rule {
         text: text.to_string(),
+        tool_name,
         tool: matcher,
         arg,
     })
@@ -163,89 +172,80 @@ fn is_command_tool(name: &str) -> bool {
     matches!(name, "bash" | "run_command")
 }
 
-/// What a rule's argument pattern is matched against.
-enum Subject {
-    /// Each simple command of a line (one when it is simple), and whether the line is simple.
-    Commands { lines: Vec<String>, simple: bool },
-    /// A path relative to the workspace.
-    Path(String),
-    /// Nothing a pattern can match.
-    None,
+/// The directories of a glob before its first wildcard (`secrets/keys` of `secrets/keys/*.pem`).
+fn literal_base(glob: &str) -> String {
+    let dirs: Vec<&str> = glob.split('/').collect();
+    let literal: Vec<&str> = dirs[..dirs.len().saturating_sub(1)]
+        .iter()
+        .take_while(|d| !d.contains(['*', '?', '[', '{']))
+        .copied()
+        .collect();
+    literal.join("/")
 }
 
-impl Subject {
-    fn of(tool: &str, args: &Value, workspace: &Path) -> Subject {
-        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
-        match tool {
-            "bash" => {
-                let Some(line) = text("command") else {
-                    return Subject::None;
-                };
-                let parsed = CommandLine::parse(&line);
-                let mut lines: Vec<String> = parsed
-                    .commands()
-                    .iter()
-                    .map(|argv| argv.join(" "))
-                    .collect();
-                lines.push(line.trim().to_string());
-                Subject::Commands {
-                    simple: parsed.simple().is_some(),
-                    lines,
-                }
-            }
-            "run_command" => {
-                let mut argv = vec![text("command").unwrap_or_default()];
-                if let Some(Value::Array(items)) = args.get("args") {
-                    argv.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
-                }
-                Subject::Commands {
-                    lines: vec![argv.join(" ")],
-                    simple: true,
-                }
-            }
-            _ => match text("file_path")
-                .or_else(|| text("path"))
-                .or_else(|| text("directory"))
-            {
-                Some(path) => Subject::Path(relative(&path, workspace)),
-                None => Subject::None,
-            },
-        }
-    }
-}
-
-fn relative(path: &str, workspace: &Path) -> String {
-    let p = Path::new(path);
-    let rel = p.strip_prefix(workspace).unwrap_or(p);
-    rel.to_string_lossy().trim_start_matches("./").to_string()
-}
+/// Tools that read or list files, which deny and ask rules on `read_file` paths also cover.
+const READERS: &[&str] = &["grep", "glob", "list_dir", "apply_patch"];
 
 impl Rule {
-    /// Whether the rule covers the call. Deny and ask rules match any command of a compound line;
-    /// an allow rule only a simple line (so `cargo test:*` never allows `cargo test && rm -rf x`).
-    fn matches(&self, tool: &str, subject: &Subject, any_part: bool) -> bool {
-        if !self.tool.is_match(tool) {
-            return false;
-        }
-        let Some(arg) = &self.arg else {
-            return true;
-        };
-        match (arg, subject) {
-            (ArgPattern::Path(glob), Subject::Path(path)) => glob.is_match(path),
-            (_, Subject::Commands { lines, simple }) => {
-                if !any_part && !simple {
-                    return false;
+    /// Whether the rule covers the call. Deny and ask rules (`restrict`) match any command of a
+    /// line and any path of a call; an allow rule only a single simple command and only when every
+    /// path matches (so `cargo test:*` never allows `cargo test && rm -rf x`).
+    fn matches(&self, tool: &str, subject: &Subject, restrict: bool) -> bool {
+        let command_rule = is_command_tool(&self.tool_name);
+        let direct = self.tool.is_match(tool) || (command_rule && is_command_tool(tool));
+        match &self.arg {
+            None => direct,
+            Some(ArgPattern::Path(glob, base)) => {
+                if direct {
+                    return match restrict {
+                        true => subject.paths.iter().any(|p| glob.is_match(p)),
+                        false => {
+                            !subject.paths.is_empty()
+                                && subject.paths.iter().all(|p| glob.is_match(p))
+                        }
+                    };
                 }
-                lines.iter().any(|line| match arg {
+                restrict && self.covers_by_path(tool, subject, glob, base)
+            }
+            Some(pattern) if direct => {
+                let lines = if restrict {
+                    &subject.commands
+                } else {
+                    &subject.simple
+                };
+                lines.iter().any(|line| match pattern {
                     ArgPattern::Exact(exact) => line == exact,
                     ArgPattern::Prefix(prefix) => {
                         line == prefix || line.starts_with(&format!("{prefix} "))
                     }
-                    ArgPattern::Path(_) => false,
+                    ArgPattern::Path(..) => false,
                 })
             }
-            _ => false,
+            Some(_) => false,
         }
+    }
+
+    /// Whether a deny or ask path rule of a file tool covers another tool's call: `read_file` rules
+    /// the readers and the operands of commands, `write_file`/`update_file` rules `apply_patch`.
+    fn covers_by_path(
+        &self,
+        tool: &str,
+        subject: &Subject,
+        glob: &GlobMatcher,
+        base: &str,
+    ) -> bool {
+        let paths = match (self.tool_name.as_str(), tool) {
+            ("read_file", t) if is_command_tool(t) => &subject.operands,
+            ("read_file", t) if READERS.contains(&t) => &subject.paths,
+            ("write_file" | "update_file", "apply_patch") => &subject.paths,
+            _ => return false,
+        };
+        let holds_base = |p: &String| {
+            tool == "grep"
+                && !base.is_empty()
+                && (p.is_empty() || base.starts_with(&format!("{p}/")) || base == p)
+        };
+        paths.iter().any(|p| glob.is_match(p) || holds_base(p))
     }
 }
 

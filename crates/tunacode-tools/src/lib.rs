@@ -39,9 +39,9 @@ pub use tool::{
 };
 pub use tools::{
     ApplyPatch, Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile,
-    WebFetch, WriteFile, url_host,
+    WebFetch, WriteFile, patch_paths, url_host,
 };
-pub use workspace::{Located, Workspace};
+pub use workspace::{Located, Workspace, resolve_lexically};
 
 /// The built-in tools, in the order they are offered to the model; `todo` works on `todos`.
 pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {

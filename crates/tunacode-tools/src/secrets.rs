@@ -29,20 +29,22 @@ const PROC_SECRETS: [&str; 6] = ["environ", "mem", "maps", "cmdline", "auxv", "f
 /// Example `.env` files, which are meant to be read.
 const ENV_EXAMPLES: [&str; 4] = ["example", "sample", "template", "dist"];
 
-/// Whether `name` is a workspace secret file: `.env` or `.env.<anything>` (`.env.local`,
-/// `.env.production`), but not an example (`.env.example`, `.env.sample`, `.env.template`,
-/// `.env.dist`).
+/// Whether `name` is a workspace secret file: `.env`, direnv's `.envrc`, or `.env` followed by `.`,
+/// `-` or `_` and anything (`.env.local`, `.env-prod`), but not an example (`.env.example`,
+/// `.env.sample`, `.env.template`, `.env.dist`).
 pub fn is_secret_file_name(name: &str) -> bool {
-    let name = name.trim();
-    if name == ".env" {
+    let Some(rest) = name.trim().strip_prefix(".env") else {
+        return false;
+    };
+    if rest.is_empty() || rest == "rc" {
         return true;
     }
-    match name.strip_prefix(".env.") {
-        Some(rest) => !ENV_EXAMPLES
-            .iter()
-            .any(|e| rest == *e || rest.starts_with(&format!("{e}."))),
-        None => false,
-    }
+    let Some(suffix) = rest.strip_prefix(['.', '-', '_']) else {
+        return false;
+    };
+    !ENV_EXAMPLES
+        .iter()
+        .any(|e| suffix == *e || suffix.starts_with(&format!("{e}.")))
 }
 
 /// The paths secrets live at, for one session.
@@ -164,6 +166,8 @@ mod tests {
             ".env.production",
             ".env.local.backup",
             ".env ",
+            ".envrc",
+            ".env-prod",
         ] {
             assert!(is_secret_file_name(name), "{name}");
         }
@@ -172,7 +176,7 @@ mod tests {
             ".env.sample",
             ".env.template",
             ".env.dist",
-            ".envrc",
+            ".environment",
             "env",
         ] {
             assert!(!is_secret_file_name(name), "{name}");

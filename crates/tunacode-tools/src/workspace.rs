@@ -95,16 +95,7 @@ impl Workspace {
     /// `path` as asked: trimmed, made absolute against the root, `.` and `..` removed lexically; no
     /// link followed and nothing checked (what the approval policy judges). `None` when empty.
     pub fn lexical(&self, path: &str) -> Option<PathBuf> {
-        let trimmed = path.trim();
-        if trimmed.is_empty() {
-            return None;
-        }
-        let joined = if Path::new(trimmed).is_absolute() {
-            PathBuf::from(trimmed)
-        } else {
-            self.root.join(trimmed)
-        };
-        Some(normalize(&joined))
+        resolve_lexically(&self.root, path)
     }
 
     /// Where `path` (relative to the root, or absolute) leads, which must be inside the workspace:
@@ -189,6 +180,22 @@ impl Workspace {
     pub(crate) fn relative<'a>(&self, at: &'a Located) -> &'a Path {
         at.real.strip_prefix(&self.root).unwrap_or(Path::new("."))
     }
+}
+
+/// `path` as the workspace reads it before any link: trimmed, joined to `root` when relative, `.`
+/// removed and `..` resolved lexically. `None` for an empty path. Permission rules match paths
+/// through this, so a rule sees the path the tool will open.
+pub fn resolve_lexically(root: &Path, path: &str) -> Option<PathBuf> {
+    let trimmed = path.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let joined = if Path::new(trimmed).is_absolute() {
+        PathBuf::from(trimmed)
+    } else {
+        root.join(trimmed)
+    };
+    Some(normalize(&joined))
 }
 
 /// A path as a tool resolved it, once.

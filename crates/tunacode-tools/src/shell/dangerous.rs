@@ -1,297 +1,271 @@
-//! Commands that can do damage no sandbox undoes (or that leave it): recursive deletes of `/`, `~`,
-//! `.git`, the workspace or anything outside it; `git push --force`, `git reset --hard`, `git clean
-//! -f`; piping a download into a shell; `chmod -R 777`; `dd` onto a device and `mkfs`; `sudo`. They are
-//! recognised from the parsed command line: the line is cut at every operator (`;`, `&&`, `|`, `&`,
-//! newlines, subshells, substitutions) and each command's words are looked at, so quoting or
-//! chaining does not hide one, and a word that only mentions one (`echo "rm -rf /"`) does not trip it.
+//! Commands that can do damage no sandbox undoes (or that leave it), recognised on the real parse of
+//! the line ([`Analysis`]): every simple command it runs (inside `sh -c`, `eval`, substitutions,
+//! functions, `xargs`, `find -exec` and wrappers too) with its words expanded as far as the line tells.
+//! Dangerous are: whatever cannot be followed (unknown command names, code only known when it runs, a
+//! line that does not parse); recursive deletes (`rm -r`, `find -delete`, `find -exec rm`) of `/`,
+//! `~`, `.git`, the workspace, a glob over all of it, a path only known when it runs, or anything
+//! outside it but below a temporary directory; dangerous git (see `git`); `chmod`/`chown -R` on such
+//! targets or making a tree world-writable; `dd` or a redirection onto a device, `mkfs`; `sudo` and
+//! friends; interpreters given inline code and shells or interpreters fed code through a pipe or
+//! another command's output (`curl … | sh`, `sh <(curl …)`); `awk` programs that run commands; and
+//! naming a secret file (`.env`). A word that only mentions one (`echo "rm -rf /"`) is not run.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
-/// Why the command line `line` (run with bash in `workspace`) is dangerous, if it is. A `cd` in the
-/// line moves where later relative paths point (`cd /; rm -rf home`).
+use super::analysis::{Analysis, Arg, Invocation, operand_texts};
+use super::find::Find;
+use super::git::dangerous_git;
+use super::paths::target_danger;
+use super::runners::runner_danger;
+use super::secret_names::{glob_may_name_secret, names_secret_file};
+use super::writes::write_danger;
+
+/// Why the command line `line` (run with bash in `workspace`) is dangerous, if it is.
 pub fn dangerous_command(line: &str, workspace: &Path) -> Option<String> {
-    let mut here = Some(workspace.to_path_buf());
-    for pipeline in split_pipelines(line) {
-        let argvs: Vec<Vec<String>> = pipeline.iter().map(|c| words(c)).collect();
-        if let Some(reason) = download_into_shell(&argvs) {
-            return Some(reason);
-        }
-        for argv in &argvs {
-            if let Some(reason) = argv_danger(argv, workspace, here.as_deref()) {
-                return Some(reason);
-            }
-            if strip_wrappers(argv).first().map(String::as_str) == Some("cd") {
-                here = change_dir(here.as_deref(), strip_wrappers(argv).get(1));
-            }
-        }
-    }
-    None
-}
-
-/// Where `cd target` leads from `here` (`None`: somewhere this cannot tell, like `~` or `$DIR`).
-fn change_dir(here: Option<&Path>, target: Option<&String>) -> Option<PathBuf> {
-    let target = target?;
-    if target.starts_with('~') || target.starts_with('$') || target == "-" {
-        return None;
-    }
-    normalize(here?, target)
+    analysis_danger(&Analysis::of_line(line, workspace), workspace)
 }
 
 /// Why running `argv` (without a shell) in `workspace` is dangerous, if it is.
 pub fn dangerous_argv(argv: &[String], workspace: &Path) -> Option<String> {
-    argv_danger(argv, workspace, Some(workspace))
+    analysis_danger(&Analysis::of_argv(argv, workspace), workspace)
 }
 
-/// [`dangerous_argv`] with relative paths taken from `here` (`None`: a directory this cannot tell).
-fn argv_danger(argv: &[String], workspace: &Path, here: Option<&Path>) -> Option<String> {
-    let argv = strip_wrappers(argv);
-    let (program, args) = argv.split_first()?;
-    let name = program.rsplit('/').next().unwrap_or(program);
-    match name {
-        "sudo" | "doas" | "su" | "pkexec" => {
-            Some(format!("`{name}` runs a command as another user"))
-        }
-        "bash" | "sh" | "zsh" | "dash" => {
-            shell_c(args).and_then(|l| dangerous_command(l, workspace))
-        }
-        "rm" => recursive_delete(args, workspace, here),
-        "git" => dangerous_git(args),
-        "chmod" => world_writable(args),
-        "dd" => args
-            .iter()
-            .find_map(|a| a.strip_prefix("of=").filter(|t| t.starts_with("/dev/")))
-            .map(|target| format!("`dd` writes onto the device {target}")),
-        n if n == "mkfs" || n.starts_with("mkfs.") => {
-            Some(format!("`{n}` makes a file system, erasing what was there"))
-        }
-        _ => None,
+/// Why what `analysis` found is dangerous, if it is.
+pub(super) fn analysis_danger(analysis: &Analysis, workspace: &Path) -> Option<String> {
+    if let Some(problem) = analysis.problems.first() {
+        return Some(problem.clone());
     }
-}
-
-/// The words of one simple command, without leading `NAME=value` assignments.
-fn words(command: &str) -> Vec<String> {
-    let argv = shell_words::split(command)
-        .unwrap_or_else(|_| command.split_whitespace().map(str::to_string).collect());
-    argv.into_iter()
-        .skip_while(|w| w.contains('=') && !w.starts_with('-') && !w.starts_with('='))
-        .collect()
-}
-
-/// Drops wrappers that run the rest of the words as a command (`env`, `nohup`, `time`, `command`,
-/// `exec`, `nice`, `xargs`).
-fn strip_wrappers(argv: &[String]) -> &[String] {
-    let mut rest = argv;
-    while let Some((first, tail)) = rest.split_first() {
-        let wrapper = matches!(
-            first.as_str(),
-            "env" | "nohup" | "time" | "command" | "exec" | "nice" | "xargs" | "builtin"
-        );
-        if !wrapper {
-            break;
-        }
-        rest = tail;
-        while rest
-            .first()
-            .is_some_and(|w| w.starts_with('-') || (w.contains('=') && !w.starts_with('/')))
-        {
-            rest = &rest[1..];
-        }
+    // Code fed to a shell is named first: `curl … | sudo sh` is about the download.
+    let invocations = &analysis.invocations;
+    if let Some(why) = invocations.iter().find_map(runner_danger) {
+        return Some(why);
     }
-    rest
-}
-
-/// The line of `sh -c LINE`.
-fn shell_c(args: &[String]) -> Option<&str> {
-    let at = args.iter().position(|a| {
-        a == "-c" || (a.starts_with('-') && a.ends_with('c') && !a.starts_with("--"))
-    })?;
-    args.get(at + 1).map(String::as_str)
-}
-
-/// Splits a line into pipelines (at `;`, `&&`, `||`, `&`, newlines and the edges of subshells and
-/// substitutions), each a list of commands (split at `|`). Quotes are respected; what is inside
-/// `$( )`, backticks and `( )` is looked at as commands of its own.
-fn split_pipelines(line: &str) -> Vec<Vec<String>> {
-    let mut pipelines = vec![vec![String::new()]];
-    let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    let end_pipeline = |p: &mut Vec<Vec<String>>| p.push(vec![String::new()]);
-    while let Some(c) = chars.next() {
-        let current = pipelines.last_mut().and_then(|p| p.last_mut());
-        let Some(current) = current else { break };
-        match (quote, c) {
-            (Some(q), _) if c == q => {
-                quote = None;
-                current.push(c);
-            }
-            (Some('"'), '`') | (None, '`') => end_pipeline(&mut pipelines),
-            (Some('"'), '$') if chars.peek() == Some(&'(') => {
-                chars.next();
-                end_pipeline(&mut pipelines);
-            }
-            (Some(_), _) => current.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                current.push(c);
-            }
-            (None, '\\') => {
-                current.push(c);
-                if let Some(n) = chars.next() {
-                    current.push(n);
-                }
-            }
-            (None, '|') if chars.peek() == Some(&'|') => {
-                chars.next();
-                end_pipeline(&mut pipelines);
-            }
-            (None, '|') => {
-                if let Some(p) = pipelines.last_mut() {
-                    p.push(String::new());
-                }
-            }
-            (None, ';' | '&' | '\n' | '(' | ')' | '{' | '}') => end_pipeline(&mut pipelines),
-            (None, '$') if chars.peek() == Some(&'(') => {
-                chars.next();
-                end_pipeline(&mut pipelines);
-            }
-            (None, _) => current.push(c),
-        }
-    }
-    pipelines
-        .into_iter()
-        .map(|p| {
-            p.into_iter()
-                .filter(|c| !c.trim().is_empty())
-                .collect::<Vec<_>>()
-        })
-        .filter(|p: &Vec<String>| !p.is_empty())
-        .collect()
-}
-
-/// `curl … | sh`: a download piped into an interpreter.
-fn download_into_shell(argvs: &[Vec<String>]) -> Option<String> {
-    let downloads = argvs.iter().position(|a| {
-        matches!(
-            strip_wrappers(a).first().map(String::as_str),
-            Some("curl" | "wget")
-        )
-    })?;
-    argvs[downloads + 1..].iter().find_map(|argv| {
-        let argv = strip_wrappers(argv);
-        let program = argv.first()?.rsplit('/').next()?.to_string();
-        matches!(
-            program.as_str(),
-            "sh" | "bash"
-                | "zsh"
-                | "dash"
-                | "python"
-                | "python3"
-                | "perl"
-                | "ruby"
-                | "node"
-                | "sudo"
-        )
-        .then(|| format!("a download is piped into `{program}`, which runs whatever it fetched"))
-    })
-}
-
-fn has_flag(args: &[String], long: &[&str], short: char) -> bool {
-    args.iter().any(|a| {
-        long.contains(&a.as_str())
-            || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(short))
-    })
-}
-
-/// `rm -r` of `/`, `~`, `.git`, the workspace itself, or anything outside it (relative paths taken
-/// from `here`).
-fn recursive_delete(args: &[String], workspace: &Path, here: Option<&Path>) -> Option<String> {
-    if !has_flag(args, &["--recursive"], 'r') && !has_flag(args, &[], 'R') {
-        return None;
-    }
-    let targets = args
+    if let Some(why) = invocations
         .iter()
-        .filter(|a| !a.starts_with('-') || a.as_str() == "-");
-    for target in targets {
-        let trimmed = target.trim_end_matches('/');
-        let why = if trimmed.is_empty() || trimmed == "/*" {
-            Some("the root directory")
-        } else if trimmed == "~" || trimmed.starts_with("~/") || trimmed.starts_with("$HOME") {
-            Some("the home directory")
-        } else if trimmed == ".git" || trimmed.ends_with("/.git") {
-            Some("the repository's .git")
-        } else {
-            match here.and_then(|dir| normalize(dir, trimmed)) {
-                Some(path) if path == workspace => Some("the whole workspace"),
-                Some(path) if path.starts_with(workspace) => None,
-                _ => Some("a path outside the workspace"),
+        .find_map(|i| invocation_danger(i, workspace))
+    {
+        return Some(why);
+    }
+    for redirect in analysis.redirects.iter().filter(|r| r.writes) {
+        if let Some(device) = device(&redirect.target.text) {
+            return Some(format!("a redirection writes onto the device {device}"));
+        }
+    }
+    write_danger(analysis).or_else(|| secret_named(analysis))
+}
+
+/// Why the line names a secret file, if it does.
+pub(super) fn secret_named(analysis: &Analysis) -> Option<String> {
+    let words = analysis
+        .invocations
+        .iter()
+        .flat_map(|inv| inv.argv.iter())
+        .chain(analysis.redirects.iter().map(|r| &r.target));
+    for word in words {
+        for text in operand_texts(&word.text) {
+            if names_secret_file(text) || (word.glob && glob_may_name_secret(text)) {
+                return Some(format!(
+                    "it names the secret file `{text}`, whose contents only the user may share"
+                ));
             }
-        };
-        if let Some(why) = why {
-            return Some(format!("`rm -r {target}` deletes {why}"));
         }
     }
     None
 }
 
-/// `target` resolved against `workspace` without touching the disk (`..` popped); `None` when it
-/// climbs above the root.
-fn normalize(workspace: &Path, target: &str) -> Option<PathBuf> {
-    let joined = workspace.join(target.trim_end_matches("/*"));
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other),
+/// Why one command is dangerous, if it is.
+fn invocation_danger(inv: &Invocation, workspace: &Path) -> Option<String> {
+    let name = inv.name();
+    let args = inv.args();
+    match name {
+        "sudo" | "doas" | "su" | "pkexec" | "run0" => {
+            Some(format!("`{name}` runs a command as another user"))
         }
-    }
-    Some(out)
-}
-
-/// `git push --force`, `git reset --hard`, `git clean -f`.
-fn dangerous_git(args: &[String]) -> Option<String> {
-    // Skip global options (`-C dir`, `-c k=v`, `--git-dir=…`).
-    let mut rest = args;
-    while let Some((first, tail)) = rest.split_first() {
-        if first == "-C" || first == "-c" {
-            rest = tail.get(1..).unwrap_or(&[]);
-        } else if first.starts_with('-') {
-            rest = tail;
-        } else {
-            break;
+        "rm" => recursive_delete(inv, workspace),
+        "find" => find_delete(inv, workspace),
+        "git" => dangerous_git(inv, workspace),
+        "chmod" | "chown" | "chgrp" => recursive_permissions(inv, workspace),
+        "dd" => args
+            .iter()
+            .find_map(|a| a.text.strip_prefix("of=").and_then(device))
+            .map(|target| format!("`dd` writes onto the device {target}")),
+        "wipefs" | "mkswap" => Some(format!("`{name}` erases a disk's signatures")),
+        n if n == "mkfs" || n.starts_with("mkfs.") => {
+            Some(format!("`{n}` makes a file system, erasing what was there"))
         }
-    }
-    let (sub, opts) = rest.split_first()?;
-    match sub.as_str() {
-        "push"
-            if has_flag(opts, &["--force", "--force-with-lease", "--mirror"], 'f')
-                || opts
-                    .iter()
-                    .any(|o| o.starts_with('+') || o.starts_with("--force")) =>
-        {
-            Some("`git push --force` rewrites history on the remote".into())
-        }
-        "reset" if opts.iter().any(|o| o == "--hard") => {
-            Some("`git reset --hard` throws away uncommitted changes".into())
-        }
-        "clean" if has_flag(opts, &["--force"], 'f') => {
-            Some("`git clean -f` deletes untracked files for good".into())
-        }
-        _ => None,
+        "awk" | "gawk" | "mawk" | "nawk" => awk_runs_commands(args)
+            .then(|| format!("the `{name}` program runs commands (`system`, pipes)")),
+        "source" | "." => args
+            .first()
+            .filter(|a| a.generated || a.text == "/dev/stdin" || a.text.starts_with("/dev/fd/"))
+            .map(|_| format!("`{name}` runs code produced by another command")),
+        _ => runner_danger(inv),
     }
 }
 
-/// `chmod -R 777` (or `a+rwx`, `o+w` recursively).
-fn world_writable(args: &[String]) -> Option<String> {
-    let recursive = has_flag(args, &["--recursive"], 'R');
-    let open = args
+/// `path` when it is a device a write could destroy (not `/dev/null`, a terminal, a descriptor, …).
+fn device(path: &str) -> Option<&str> {
+    const HARMLESS: &[&str] = &[
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/stdin",
+        "/dev/tty",
+    ];
+    const HARMLESS_DIRS: &[&str] = &[
+        "/dev/fd/",
+        "/dev/pts/",
+        "/dev/shm/",
+        "/dev/tcp/",
+        "/dev/udp/",
+    ];
+    let harmless = HARMLESS.contains(&path) || HARMLESS_DIRS.iter().any(|d| path.starts_with(d));
+    (path.starts_with("/dev/") && !harmless).then_some(path)
+}
+
+/// Whether `args` ask for recursion (`-r`, `-R`, `-fr`, `--recursive`) before any `--`.
+fn recursive(args: &[Arg], letters: &str) -> bool {
+    args.iter().take_while(|a| a.text != "--").any(|a| {
+        let t = a.text.as_str();
+        t == "--recursive"
+            || (t.starts_with('-')
+                && !t.starts_with("--")
+                && t[1..].contains(|c| letters.contains(c)))
+    })
+}
+
+/// The operands of a command whose options all start with `-` (and an unknown word, which may be
+/// anything).
+fn operands(args: &[Arg]) -> Vec<&Arg> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for arg in args {
+        if !options_done && arg.text == "--" {
+            options_done = true;
+        } else if options_done || arg.unknown || !arg.text.starts_with('-') || arg.text == "-" {
+            out.push(arg);
+        }
+    }
+    out
+}
+
+/// `rm -r` of anything [`target_danger`] refuses.
+fn recursive_delete(inv: &Invocation, workspace: &Path) -> Option<String> {
+    let args = inv.args();
+    if !recursive(args, "rR") {
+        return None;
+    }
+    operands(args).into_iter().find_map(|target| {
+        target_danger(target, &inv.dirs, workspace)
+            .map(|why| format!("`rm -r {}` deletes {why}", shown(target)))
+    })
+}
+
+/// A target as written for a reason.
+fn shown(target: &Arg) -> &str {
+    if target.text.is_empty() {
+        "…"
+    } else {
+        &target.text
+    }
+}
+
+/// `find … -delete` (or `-exec rm`) over what [`target_danger`] refuses.
+fn find_delete(inv: &Invocation, workspace: &Path) -> Option<String> {
+    let find = Find::parse(inv.args());
+    if !find.deletes() {
+        return None;
+    }
+    find.roots
         .iter()
-        .any(|a| a == "777" || a == "0777" || a == "a+rwx" || a == "o+w" || a == "a+w");
-    (recursive && open).then(|| "`chmod -R 777` makes a whole tree writable by everyone".into())
+        .zip(find.found())
+        .find_map(|(root, target)| {
+            target_danger(&target, &inv.dirs, workspace)
+                .map(|why| format!("`find {} …` deletes {why}", shown(root)))
+        })
+}
+
+/// `chmod -R`/`chown -R` of a broad target, or `chmod -R` making a tree world-writable.
+fn recursive_permissions(inv: &Invocation, workspace: &Path) -> Option<String> {
+    let name = inv.name();
+    let args = inv.args();
+    if !recursive(args, "R") {
+        return None;
+    }
+    let mode_like = |a: &Arg| {
+        name == "chmod"
+            && a.text.len() > 1
+            && a.text.starts_with('-')
+            && a.text[1..].chars().all(|c| "rwxXst".contains(c))
+    };
+    let mut operands: Vec<&Arg> = args
+        .iter()
+        .filter(|a| a.unknown || !a.text.starts_with('-') || mode_like(a))
+        .collect();
+    if !args.iter().any(|a| a.text.starts_with("--reference")) && !operands.is_empty() {
+        let mode = operands.remove(0);
+        if name == "chmod" && world_writable(&mode.text) {
+            return Some(format!(
+                "`chmod -R {}` makes a whole tree writable by everyone",
+                mode.text
+            ));
+        }
+    }
+    operands.into_iter().find_map(|target| {
+        target_danger(target, &inv.dirs, workspace)
+            .map(|why| format!("`{name} -R` changes the permissions of {why}"))
+    })
+}
+
+/// Whether a `chmod` mode lets everyone write (`777`, `o+w`, `a=rwx`, …).
+fn world_writable(mode: &str) -> bool {
+    if !mode.is_empty() && mode.chars().all(|c| c.is_digit(8)) {
+        return mode
+            .chars()
+            .last()
+            .and_then(|c| c.to_digit(8))
+            .is_some_and(|others| others & 2 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let who: String = clause.chars().take_while(|c| "ugoa".contains(*c)).collect();
+        let rest = &clause[who.len()..];
+        (who.contains('o') || who.contains('a'))
+            && rest
+                .split(['-'])
+                .next()
+                .is_some_and(|granted| granted.contains(['+', '=']) && granted.contains('w'))
+    })
+}
+
+/// Whether an `awk` program runs commands: `system(…)`, `cmd | getline`, `print … | cmd`, `|&`.
+fn awk_runs_commands(args: &[Arg]) -> bool {
+    let mut i = 0;
+    let program = loop {
+        let Some(arg) = args.get(i) else { return false };
+        match arg.text.as_str() {
+            "-f" | "--file" => return false,
+            "-F" | "-v" | "--assign" | "--field-separator" => i += 2,
+            t if t.starts_with('-') => i += 1,
+            _ => break arg,
+        }
+    };
+    if program.unknown {
+        return true;
+    }
+    let text = program.text.as_str();
+    text.contains("system")
+        || text.contains("|&")
+        || text.contains("getline") && text.split("||").any(|part| part.contains('|'))
+        || text.split("print").skip(1).any(|statement| {
+            statement
+                .split([';', '}', '\n'])
+                .next()
+                .is_some_and(|s| s.replace("||", "").contains('|'))
+        })
 }
 
 #[cfg(test)]

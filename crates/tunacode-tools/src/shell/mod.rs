@@ -1,11 +1,28 @@
-//! Static analysis of `bash` command lines: whether a line can only read (so it may run without
-//! asking, in parallel with other reads), and what an "allow for this session" approval covers.
+//! Static analysis of `bash` command lines: what a line runs ([`Analysis`], on a real parse),
+//! whether it is dangerous ([`dangerous_command`]), whether it can only read (so it may run without
+//! asking, in parallel with other reads), whether it names a secret file, and what an "allow for
+//! this session" approval covers.
 //!
-//! Everything here is conservative: whatever is not understood is treated as "may write".
+//! Everything here is conservative: whatever is not understood is treated as "may write", and
+//! whatever cannot be followed as dangerous.
 
+mod analysis;
+mod builtins;
 mod dangerous;
+mod find;
+mod follow;
+mod git;
+mod paths;
+mod runners;
+mod secret_names;
+mod simple;
+mod walk;
+mod words;
+mod writes;
 
+pub use analysis::{Analysis, Arg, Input, Invocation, Redirect};
 pub use dangerous::{dangerous_argv, dangerous_command};
+pub use secret_names::names_secret_file;
 
 /// A command line split at its control operators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -200,16 +217,23 @@ fn is_assignment(word: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Whether running `command` with bash can only read: every simple command in it is a known read-only program invocation and the line is not complex. Conservative: unknown means false.
+/// Whether running `command` with bash can only read: every simple command in it is a known
+/// read-only program invocation, the line is not complex, the real parse of it agrees and it names
+/// no secret file (`cat .env` asks). Conservative: unknown means false.
 pub fn is_read_only_command(command: &str) -> bool {
     let line = CommandLine::parse(command);
-    !line.complex
+    let shortcut = !line.complex
         && !line.commands.is_empty()
         && line
             .commands
             .iter()
             .zip(&line.glob_risk)
-            .all(|(argv, &risk)| is_read_only_argv(argv) && (!risk || glob_safe(argv)))
+            .all(|(argv, &risk)| is_read_only_argv(argv) && (!risk || glob_safe(argv)));
+    // The workspace does not matter here: only problems and secret names are looked at.
+    shortcut && {
+        let analysis = Analysis::of_line(command, std::path::Path::new("/"));
+        analysis.problems.is_empty() && dangerous::secret_named(&analysis).is_none()
+    }
 }
 
 /// Programs whose second word is a subcommand worth approving as a whole.
@@ -278,3 +302,6 @@ pub use read_only::is_read_only_argv;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod corpus_tests;

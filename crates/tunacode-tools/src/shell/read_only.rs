@@ -77,7 +77,8 @@ const GIT_BRANCH_LIST: &[&str] = &[
     "--color",
 ];
 
-/// Whether one argv (program and arguments) is a known read-only invocation.
+/// Whether one argv (program and arguments) is a known read-only invocation that names no secret
+/// file.
 pub fn is_read_only_argv(argv: &[String]) -> bool {
     let Some((program, args)) = argv.split_first() else {
         return false;
@@ -85,6 +86,14 @@ pub fn is_read_only_argv(argv: &[String]) -> bool {
     let Some(name) = trusted_program_name(program) else {
         return false;
     };
+    // A command that names a secret file asks, however harmless it is.
+    if args.iter().any(|a| {
+        super::analysis::operand_texts(a)
+            .into_iter()
+            .any(super::names_secret_file)
+    }) {
+        return false;
+    }
     let version_or_help =
         matches!(args, [only] if matches!(only.as_str(), "--version" | "-V" | "--help"));
     if version_or_help

@@ -13,7 +13,7 @@ mod update_file;
 mod web_fetch;
 mod write_file;
 
-pub use apply_patch::ApplyPatch;
+pub use apply_patch::{ApplyPatch, patch_paths};
 pub use bash::Bash;
 pub use glob::Glob;
 pub use grep::Grep;

@@ -26,6 +26,26 @@ use crate::workspace::{Located, Workspace};
 
 const NAME: &str = "apply_patch";
 
+/// Every path a patch names (added, deleted, updated, moved to), as written; read leniently, so a
+/// patch that will fail to apply still shows what it touches (for permission rules).
+pub fn patch_paths(input: &str) -> Vec<String> {
+    const HEADERS: [&str; 4] = [
+        "*** Add File:",
+        "*** Delete File:",
+        "*** Update File:",
+        "*** Move to:",
+    ];
+    input
+        .lines()
+        .filter_map(|line| {
+            HEADERS
+                .iter()
+                .find_map(|h| line.strip_prefix(h))
+                .map(|path| path.trim().to_string())
+        })
+        .collect()
+}
+
 /// Applies a multi-file patch.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApplyPatch;

@@ -1,0 +1,197 @@
+//! What a command line runs, as a real parse of it sees it: every simple command (inside `sh -c`,
+//! `eval`, substitutions, functions, `xargs`, `find -exec` and wrappers such as `env` or `timeout`
+//! too), with its words expanded as far as the line itself tells (variables it assigns, `cd`s it
+//! makes), and what could not be followed.
+//!
+//! The parser is `brush-parser` (the parser of the `brush` shell): a maintained, MIT-licensed bash
+//! parser with a typed syntax tree and a word parser (quotes, parameter expansions, command
+//! substitutions, brace expansion), written in Rust with no C to build. The alternatives were
+//! weighed: `yash-syntax` is GPL, `conch-parser` has been unmaintained since 2018, and
+//! `tree-sitter-bash` compiles a 10 MB C grammar that recovers from errors (so a line bash refuses may
+//! still look harmless) and leaves quote removal and expansion to us.
+
+use std::path::{Path, PathBuf};
+
+use super::walk::Walker;
+
+/// One word of a command after expansion, as far as the line itself tells.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Arg {
+    /// The known text (an unknown part contributes nothing).
+    pub text: String,
+    /// Part of it is only known when the line runs (an unset variable, a command's output, …).
+    pub unknown: bool,
+    /// It is an unquoted glob pattern the shell expands to file names.
+    pub glob: bool,
+    /// It names a pipe to another command's output (process substitution `<(…)`).
+    pub generated: bool,
+}
+
+impl Arg {
+    /// A fully known word.
+    pub fn known(text: impl Into<String>) -> Arg {
+        Arg {
+            text: text.into(),
+            ..Arg::default()
+        }
+    }
+
+    /// A word only known when the line runs.
+    pub fn unknown() -> Arg {
+        Arg {
+            unknown: true,
+            ..Arg::default()
+        }
+    }
+
+    /// The last path component of the text (`/usr/bin/curl` → `curl`).
+    pub fn base_name(&self) -> &str {
+        base_name(&self.text)
+    }
+}
+
+/// The last path component of `word`.
+pub(super) fn base_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Where a command's standard input comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// The line's own (empty for the `bash` tool).
+    Inherited,
+    /// A pipe from the commands before it; `download` when one of them fetches from the network.
+    Pipe {
+        /// Whether an earlier command of the pipeline downloads (`curl`, `wget`, …).
+        download: bool,
+    },
+    /// A here-document or here-string with this text.
+    Text(String),
+    /// A file (`< file`) or another command's output (`< <(…)`).
+    File(Arg),
+}
+
+/// One simple command the line runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// Its words after expansion.
+    pub argv: Vec<Arg>,
+    /// The directories it may run in (`None`: one this analysis cannot tell).
+    pub dirs: Vec<Option<PathBuf>>,
+    /// Where its standard input comes from.
+    pub stdin: Input,
+}
+
+impl Invocation {
+    /// The program's name without its directory.
+    pub fn name(&self) -> &str {
+        self.argv.first().map_or("", Arg::base_name)
+    }
+
+    /// Its arguments (without the program).
+    pub fn args(&self) -> &[Arg] {
+        self.argv.get(1..).unwrap_or(&[])
+    }
+}
+
+/// A file a redirection reads or writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    /// The file.
+    pub target: Arg,
+    /// Whether it is written (`>`, `>>`, `&>`, `<>`).
+    pub writes: bool,
+    /// The directories the command runs in.
+    pub dirs: Vec<Option<PathBuf>>,
+}
+
+/// Everything a command line runs, and what about it could not be followed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every simple command, in the order the line reaches them (a wrapper and what it runs are
+    /// both listed: `env curl x` gives `env curl x` and `curl x`).
+    pub invocations: Vec<Invocation>,
+    /// Every file redirection.
+    pub redirects: Vec<Redirect>,
+    /// Why parts of the line cannot be followed (each one makes the line dangerous).
+    pub problems: Vec<String>,
+}
+
+impl Analysis {
+    /// Analyses `line` as `bash -c` runs it in `workspace`.
+    pub fn of_line(line: &str, workspace: &Path) -> Analysis {
+        Walker::top_level(workspace, |walker, state| walker.code(line, state))
+    }
+
+    /// Analyses `argv` run without a shell in `workspace` (the `run_command` tool).
+    pub fn of_argv(argv: &[String], workspace: &Path) -> Analysis {
+        let argv: Vec<Arg> = argv.iter().map(Arg::known).collect();
+        Walker::top_level(workspace, |walker, state| {
+            walker.run(argv, state, &Input::Inherited);
+        })
+    }
+
+    /// Each command as text, for permission rules: its words joined with spaces, and again with the
+    /// program's directory dropped (`/usr/bin/curl x` → `curl x`).
+    pub fn command_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for inv in &self.invocations {
+            let words: Vec<&str> = inv.argv.iter().map(|a| a.text.as_str()).collect();
+            lines.push(words.join(" "));
+            if let Some((program, rest)) = words.split_first() {
+                let base = base_name(program);
+                if base != *program {
+                    let mut short = vec![base];
+                    short.extend(rest);
+                    lines.push(short.join(" "));
+                }
+            }
+        }
+        lines.dedup();
+        lines
+    }
+
+    /// The paths the commands' operands and redirections name, resolved as the file tools resolve
+    /// paths against the directories they run in (`workspace` when that is unknown): the files a
+    /// command may read.
+    pub fn operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
+        let mut paths = Vec::new();
+        let mut add = |arg: &Arg, dirs: &[Option<PathBuf>]| {
+            for text in operand_texts(&arg.text) {
+                for dir in dirs {
+                    let dir = dir.as_deref().unwrap_or(workspace);
+                    paths.extend(crate::workspace::resolve_lexically(dir, text));
+                }
+            }
+        };
+        for inv in &self.invocations {
+            for arg in inv.args() {
+                add(arg, &inv.dirs);
+            }
+        }
+        for redirect in &self.redirects {
+            add(&redirect.target, &redirect.dirs);
+        }
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+}
+
+/// The parts of one word that may name a file: the word, unless it is an option, and the value of
+/// an `--option=value` or `NAME=value` word.
+pub(super) fn operand_texts(word: &str) -> Vec<&str> {
+    let mut texts = Vec::new();
+    if word.is_empty() {
+        return texts;
+    }
+    if !word.starts_with('-') {
+        texts.push(word);
+    }
+    if let Some((_, value)) = word.split_once('=')
+        && !value.is_empty()
+    {
+        texts.push(value);
+    }
+    texts
+}
