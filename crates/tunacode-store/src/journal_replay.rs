@@ -80,6 +80,10 @@ pub fn replay_journal(text: &[u8], base: &JournalBase, messages: &mut Vec<Messag
         if problem == JournalProblem::NoBase {
             kept.insert(0, first.to_vec());
         }
+        if kept.is_empty() {
+            // The first line of an older save alone: nothing to replay or keep.
+            return Replay::default();
+        }
         return Replay {
             applied: 0,
             header: None,

@@ -227,6 +227,8 @@ fn a_missing_or_edited_first_line_keeps_every_line_aside() {
         "says why"
     );
     assert_eq!(messages, start(), "nothing replayed");
+    let alone = replay_journal(&text(&[header(2)]), &base(1), &mut messages);
+    assert_eq!(alone, Replay::default(), "an old first line alone holds nothing");
 }
 
 #[test]
