@@ -54,8 +54,9 @@ pub use plan_tools::PLAN_FILE;
 pub use registry::{ToolCallRegistry, ToolCallStatus};
 pub use response_state::{AgentState, ResponseState};
 pub use runtime::{
-    Answer, ApprovalAnswer, Op, Question, QuestionKind, RequestEnd, Runtime, RuntimeConfig,
-    RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionScope, SessionView,
+    Answer, ApprovalAnswer, JournalRecovery, Op, Question, QuestionKind, RequestEnd, Runtime,
+    RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionNotice,
+    SessionScope, SessionView,
 };
 pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};
 pub use settings::{ModelSettings, RuntimeSettings, SettingsError, SettingsFlags};
