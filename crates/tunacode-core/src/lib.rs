@@ -6,6 +6,7 @@
 
 mod agent;
 mod approval;
+mod checkpoint_git;
 pub mod checkpoints;
 mod client_cache;
 pub mod compaction;

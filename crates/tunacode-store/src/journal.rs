@@ -113,7 +113,7 @@ impl Journal {
 
     fn open(&self) -> Result<(File, bool), StoreError> {
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+            crate::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
         }
         let file = OpenOptions::new()
             .create(true)

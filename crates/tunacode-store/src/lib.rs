@@ -10,6 +10,7 @@ mod journal_replay;
 mod legacy_v02;
 mod mcp_approvals;
 mod paths;
+mod private;
 mod session_file;
 mod session_list;
 mod session_store;
@@ -25,6 +26,7 @@ pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord};
 pub use journal_replay::{JournalProblem, Replay, replay_journal};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
+pub use private::{private_dir, private_tree};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
 pub use session_list::INDEX_FILE;
 pub use session_store::{

@@ -32,6 +32,11 @@ fn saves_atomically_with_0600_and_loads_back() {
     let path = dir.path().join("proj/a.json");
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
+    let dir_mode = std::fs::metadata(path.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o777, 0o700, "the project's folder is private");
     assert_eq!(store.load("proj", "a").unwrap().file, s);
     let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
         .unwrap()

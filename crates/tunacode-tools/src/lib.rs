@@ -9,6 +9,7 @@ mod diff;
 mod editor;
 mod exec;
 mod fsutil;
+pub mod process_guard;
 mod sandbox;
 mod schema;
 pub mod shell;
