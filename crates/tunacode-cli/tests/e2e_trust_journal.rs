@@ -100,7 +100,9 @@ fn a_bad_line_in_the_middle_is_kept_aside_and_the_lines_around_it_are_sent() {
     let env = TestEnv::new().unwrap();
     let (file, base) = first_session(&env);
     let journal = Journal::new(journal_of(&file));
-    journal.append(&base, &journal_lines(base.messages)).unwrap();
+    journal
+        .append(&base, &journal_lines(base.messages))
+        .unwrap();
     // Damage the first result's line in its middle (its start, `{"at":N,"tool_result":`, survives).
     let text = std::fs::read(journal.path()).unwrap();
     let mut lines: Vec<Vec<u8>> = text.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
@@ -138,7 +140,9 @@ fn a_bad_line_in_the_middle_is_kept_aside_and_the_lines_around_it_are_sent() {
 
     let kept_text = std::fs::read(&kept).unwrap();
     assert!(
-        kept_text.split(|b| *b == b'\n').any(|l| l == bad.as_slice()),
+        kept_text
+            .split(|b| *b == b'\n')
+            .any(|l| l == bad.as_slice()),
         "the bad line is kept as it was"
     );
     let mode = std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777;
@@ -158,9 +162,15 @@ fn a_bad_line_in_the_middle_is_kept_aside_and_the_lines_around_it_are_sent() {
         "answer after the bad line",
         "go on",
     ] {
-        assert!(sent.contains(before_and_after), "{before_and_after} in {sent}");
+        assert!(
+            sent.contains(before_and_after),
+            "{before_and_after} in {sent}"
+        );
     }
-    assert!(!sent.contains("contents-of-a"), "the lost result is not made up");
+    assert!(
+        !sent.contains("contents-of-a"),
+        "the lost result is not made up"
+    );
 }
 
 #[test]
@@ -202,7 +212,9 @@ fn a_recovery_is_said_on_stderr_in_text_mode() {
     let env = TestEnv::new().unwrap();
     let (file, base) = first_session(&env);
     let journal = Journal::new(journal_of(&file));
-    journal.append(&base, &journal_lines(base.messages)).unwrap();
+    journal
+        .append(&base, &journal_lines(base.messages))
+        .unwrap();
     let mut text = std::fs::read(journal.path()).unwrap();
     text.extend_from_slice(b"garbage at the end\n");
     std::fs::write(journal.path(), text).unwrap();

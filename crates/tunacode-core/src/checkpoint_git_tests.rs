@@ -31,14 +31,14 @@ fn blocking_store(root: &Path) -> (Checkpoints, std::path::PathBuf) {
     let script = root.join("block.sh");
     std::fs::write(
         &script,
-        format!("#!/bin/sh\necho $$ > '{}'\nexec sleep 100000\n", ready.display()),
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 100000\n",
+            ready.display()
+        ),
     )
     .expect("script");
-    std::fs::set_permissions(
-        &script,
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
     let status = Command::new("git")
         .arg("--git-dir")
         .arg(&store.git_dir)
@@ -63,7 +63,10 @@ fn filter_pid(ready: &Path) -> Pid {
         }
         let _ = tx.send(text.trim().parse::<i32>().ok());
     });
-    let pid = rx.recv_timeout(LIMIT).expect("the filter ran").expect("a pid");
+    let pid = rx
+        .recv_timeout(LIMIT)
+        .expect("the filter ran")
+        .expect("a pid");
     Pid::from_raw(pid)
 }
 
@@ -137,7 +140,13 @@ fn a_checkpoint_s_git_dies_with_the_agent() {
     nix::sys::prctl::set_child_subreaper(true).expect("subreaper");
     let root = tempfile::tempdir().expect("root");
     let mut helper = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--ignored", "--exact", HELPER, "--nocapture", "--test-threads=1"])
+        .args([
+            "--ignored",
+            "--exact",
+            HELPER,
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(HELPER_DIR, root.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -164,5 +173,8 @@ fn a_checkpoint_s_git_dies_with_the_agent() {
     if status.is_none() {
         let _ = kill(git, Signal::SIGKILL);
     }
-    assert_eq!(status, Some(WaitStatus::Signaled(git, Signal::SIGKILL, false)));
+    assert_eq!(
+        status,
+        Some(WaitStatus::Signaled(git, Signal::SIGKILL, false))
+    );
 }

@@ -26,7 +26,9 @@ fn undo_puts_back_changed_deleted_and_new_files_and_leaves_ignored_ones() {
     let store = Checkpoints::new(data.path(), cwd);
     assert!(store.list("s1").expect("empty list").is_empty());
 
-    store.take("s1", "r1", &Stop::default()).expect("checkpoint");
+    store
+        .take("s1", "r1", &Stop::default())
+        .expect("checkpoint");
     write(cwd, "a.txt", "a2\n");
     std::fs::remove_file(cwd.join("dir/b.txt")).expect("delete");
     write(cwd, "new.txt", "new\n");
@@ -67,7 +69,9 @@ fn checkpoints_are_per_session_newest_first_and_undo_can_go_further_back() {
     write(cwd, "f.txt", "1\n");
     store.take("s1", "r1", &Stop::default()).expect("first");
     write(cwd, "f.txt", "2\n");
-    store.take("s2", "other", &Stop::default()).expect("another session");
+    store
+        .take("s2", "other", &Stop::default())
+        .expect("another session");
     store.take("s1", "r2", &Stop::default()).expect("second");
     write(cwd, "f.txt", "3\n");
     let list = store.list("s1").expect("list");
@@ -123,7 +127,9 @@ fn the_store_and_every_file_git_writes_in_it_are_private_but_restored_files_are_
     write(cwd, "a.txt", "a1\n");
     let user_mode = mode(&cwd.join("a.txt"));
     let store = Checkpoints::new(data.path(), cwd);
-    store.take("s1", "r1", &Stop::default()).expect("checkpoint");
+    store
+        .take("s1", "r1", &Stop::default())
+        .expect("checkpoint");
     std::fs::remove_file(cwd.join("a.txt")).expect("delete");
     store.take("s1", "r2", &Stop::default()).expect("second");
     store.undo("s1", 2).expect("undo");
@@ -170,6 +176,8 @@ fn a_store_an_older_version_left_readable_is_tightened_when_opened() {
         std::fs::set_permissions(loose, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     }
     assert!(!shared(data.path()).is_empty(), "the old store is readable");
-    store.take("s1", "r1", &Stop::default()).expect("checkpoint");
+    store
+        .take("s1", "r1", &Stop::default())
+        .expect("checkpoint");
     assert_eq!(shared(data.path()), Vec::<String>::new());
 }

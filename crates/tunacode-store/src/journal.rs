@@ -143,7 +143,11 @@ impl Journal {
             .unwrap_or_default();
         let dir = self.path.parent().unwrap_or(Path::new("."));
         for n in 1..=100 {
-            let suffix = if n == 1 { String::new() } else { format!("-{n}") };
+            let suffix = if n == 1 {
+                String::new()
+            } else {
+                format!("-{n}")
+            };
             let aside = dir.join(format!("{name}.corrupt-{stamp}{suffix}"));
             let mut file = match OpenOptions::new()
                 .write(true)

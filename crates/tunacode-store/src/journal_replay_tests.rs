@@ -61,17 +61,16 @@ fn start() -> Vec<Message> {
 
 #[test]
 fn a_whole_journal_replays_with_nothing_kept() {
-    let journal = text(&[
-        header(1),
-        message(1, calls(&["a"])),
-        result(2, "a", "A"),
-    ]);
+    let journal = text(&[header(1), message(1, calls(&["a"])), result(2, "a", "A")]);
     let mut messages = start();
     let replay = replay_journal(&journal, &base(1), &mut messages);
     assert_eq!((replay.applied, replay.kept.len()), (2, 0));
     assert_eq!(replay.problem, None);
     assert_eq!(messages.len(), 3);
-    assert_eq!(replay_journal(b"", &base(1), &mut start()), Replay::default());
+    assert_eq!(
+        replay_journal(b"", &base(1), &mut start()),
+        Replay::default()
+    );
 }
 
 #[test]
@@ -174,11 +173,7 @@ fn a_lost_line_never_removes_messages_the_history_has() {
         message(2, Message::user("rewritten too")),
         message(3, Message::user("new")),
     ]);
-    let mut messages = vec![
-        Message::user("a"),
-        Message::user("b"),
-        Message::user("c"),
-    ];
+    let mut messages = vec![Message::user("a"), Message::user("b"), Message::user("c")];
     let before = messages.clone();
     let replay = replay_journal(&journal, &base(3), &mut messages);
     assert_eq!((replay.applied, replay.kept.len()), (0, 3));
@@ -205,18 +200,28 @@ fn a_torn_last_line_is_kept_aside() {
     let mut messages = start();
     let replay = replay_journal(&journal, &base(1), &mut messages);
     assert_eq!(replay.applied, 1);
-    assert_eq!(replay.kept, vec![br#"{"at":2,"message":{"kind":"resp"#.to_vec()]);
+    assert_eq!(
+        replay.kept,
+        vec![br#"{"at":2,"message":{"kind":"resp"#.to_vec()]
+    );
 }
 
 #[test]
 fn a_missing_or_edited_first_line_keeps_every_line_aside() {
     let line = message(1, Message::user("x"));
     let mut messages = start();
-    let replay = replay_journal(&text(&[line.clone()]), &base(1), &mut messages);
+    let replay = replay_journal(&text(std::slice::from_ref(&line)), &base(1), &mut messages);
     assert_eq!(replay.problem, Some(JournalProblem::NoBase));
-    assert_eq!((replay.applied, replay.kept.clone()), (0, vec![line.clone()]));
+    assert_eq!(
+        (replay.applied, replay.kept.clone()),
+        (0, vec![line.clone()])
+    );
     let edited = br#"{"base":{"bytes":100,"messages":"one"}}"#.to_vec();
-    let replay = replay_journal(&text(&[edited.clone(), line.clone()]), &base(1), &mut messages);
+    let replay = replay_journal(
+        &text(&[edited.clone(), line.clone()]),
+        &base(1),
+        &mut messages,
+    );
     assert_eq!(replay.problem, Some(JournalProblem::NoBase));
     assert_eq!(replay.kept, vec![edited, line.clone()]);
     let replay = replay_journal(&text(&[header(2), line.clone()]), &base(1), &mut messages);
@@ -228,12 +233,19 @@ fn a_missing_or_edited_first_line_keeps_every_line_aside() {
     );
     assert_eq!(messages, start(), "nothing replayed");
     let alone = replay_journal(&text(&[header(2)]), &base(1), &mut messages);
-    assert_eq!(alone, Replay::default(), "an old first line alone holds nothing");
+    assert_eq!(
+        alone,
+        Replay::default(),
+        "an old first line alone holds nothing"
+    );
 }
 
 #[test]
 fn the_position_of_a_damaged_line_is_read_from_its_start() {
-    assert_eq!(damaged_position(br#"{"at":12,"tool_result":{"x"#), Some((12, true)));
+    assert_eq!(
+        damaged_position(br#"{"at":12,"tool_result":{"x"#),
+        Some((12, true))
+    );
     assert_eq!(damaged_position(br#"{"at":3,"message":"#), Some((3, false)));
     assert_eq!(damaged_position(br#"{"at":3,"other":1}"#), None);
     assert_eq!(damaged_position(br#"{"at":,"message":"#), None);

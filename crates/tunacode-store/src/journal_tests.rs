@@ -79,8 +79,8 @@ fn finished_tool_results_gather_until_the_whole_answer_replaces_them() {
     let journal = lines(
         2,
         &[
-        entry(2, JournalRecord::ToolResult(r2.clone())),
-        entry(2, JournalRecord::ToolResult(r1.clone())),
+            entry(2, JournalRecord::ToolResult(r2.clone())),
+            entry(2, JournalRecord::ToolResult(r1.clone())),
         ],
     );
     replay_journal(&journal, &base(2), &mut messages);

@@ -56,8 +56,9 @@ mod tests {
         approve_project_mcp(&store, &file, "{}").expect("saved");
         assert!(is_project_mcp_approved(&store, &file, "{}"));
         let mode = |p: &Path| {
-            std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(p).expect("meta").permissions())
-                & 0o777
+            std::os::unix::fs::PermissionsExt::mode(
+                &std::fs::metadata(p).expect("meta").permissions(),
+            ) & 0o777
         };
         assert_eq!(mode(&store), 0o600);
         assert_eq!(mode(store.parent().expect("dir")), 0o700);

@@ -51,7 +51,10 @@ fn tighten_below(dir: &Path) -> io::Result<()> {
             let path = entry.path();
             let mode = entry.metadata()?.permissions().mode();
             if mode & SHARED_BITS != 0 {
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & !SHARED_BITS))?;
+                std::fs::set_permissions(
+                    &path,
+                    std::fs::Permissions::from_mode(mode & !SHARED_BITS),
+                )?;
             }
             if kind.is_dir() {
                 stack.push(path);
@@ -109,8 +112,11 @@ mod tests {
         std::fs::set_permissions(objects.join("cd"), std::fs::Permissions::from_mode(0o444))
             .unwrap();
         std::fs::write(data.join("models.json"), "{}").unwrap();
-        std::fs::set_permissions(data.join("models.json"), std::fs::Permissions::from_mode(0o644))
-            .unwrap();
+        std::fs::set_permissions(
+            data.join("models.json"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
         std::os::unix::fs::symlink(&outside, data.join("link")).unwrap();
         for d in [&data, &objects] {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();

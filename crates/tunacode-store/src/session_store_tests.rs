@@ -78,7 +78,11 @@ fn a_journal_after_the_checkpoint_is_replayed_and_a_stale_one_is_dropped() {
     let kept = loaded.kept_aside.expect("kept aside");
     assert_eq!(kept.reason, crate::JournalProblem::OtherBase(base));
     assert_eq!(kept.lines, 1);
-    assert_eq!(std::fs::read(&kept.path).unwrap(), text, "the whole journal");
+    assert_eq!(
+        std::fs::read(&kept.path).unwrap(),
+        text,
+        "the whole journal"
+    );
 }
 
 /// A saved session `a` with a journal of `lines` (raw) after a good first line.
@@ -123,17 +127,26 @@ fn a_bad_line_is_kept_aside_0600_and_the_lines_after_it_replay() {
         &[entry_line(1, "one"), bad.clone(), entry_line(2, "two")],
     );
     let loaded = store.load("proj", "a").unwrap();
-    assert_eq!(loaded.recovered, 2, "the lines before and after the bad one");
+    assert_eq!(
+        loaded.recovered, 2,
+        "the lines before and after the bad one"
+    );
     assert_eq!(
         loaded.file.messages[1..],
         [Message::user("one"), Message::user("two")]
     );
     let kept = loaded.kept_aside.expect("kept aside");
-    assert_eq!((kept.lines, kept.reason), (1, crate::JournalProblem::BadLines));
+    assert_eq!(
+        (kept.lines, kept.reason),
+        (1, crate::JournalProblem::BadLines)
+    );
     assert_eq!(aside_files(dir.path()), vec![kept.path.clone()]);
     let aside = std::fs::read(&kept.path).unwrap();
     let aside_lines: Vec<&[u8]> = aside.split(|b| *b == b'\n').collect();
-    assert!(aside_lines[0].starts_with(br#"{"base":"#), "the first line names the save");
+    assert!(
+        aside_lines[0].starts_with(br#"{"base":"#),
+        "the first line names the save"
+    );
     assert_eq!(aside_lines[1], bad.as_slice());
     let mode = std::fs::metadata(&kept.path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -169,7 +182,10 @@ fn a_journal_without_its_first_line_is_kept_aside_whole() {
     let loaded = store.load("proj", "a").unwrap();
     assert_eq!(loaded.recovered, 0);
     let kept = loaded.kept_aside.expect("kept aside");
-    assert_eq!((kept.lines, kept.reason), (1, crate::JournalProblem::NoBase));
+    assert_eq!(
+        (kept.lines, kept.reason),
+        (1, crate::JournalProblem::NoBase)
+    );
     assert_eq!(std::fs::read(&kept.path).unwrap(), text);
     assert!(!journal.path().exists());
 }

@@ -27,18 +27,23 @@ fn helper_parent_of_a_child() {
     if std::env::var_os(GUARD_VAR).is_some_and(|v| v == "1") {
         die_with_parent(&mut cmd);
     }
-    let child = cmd.spawn().expect("cat");
+    let mut child = cmd.spawn().expect("cat");
     println!("child-pid {}", child.id());
-    // Keep this thread (the child's parent thread) alive until killed.
-    let (_keep, wait) = mpsc::channel::<()>();
-    let _ = wait.recv();
+    // This thread (the child's parent thread) waits on it until the helper is killed.
+    let _ = child.wait();
 }
 
 /// Starts the helper, kills it once it reports its child, and returns the child's pid.
 fn orphan_a_child(guarded: bool) -> Pid {
     nix::sys::prctl::set_child_subreaper(true).expect("subreaper");
     let mut helper = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--ignored", "--exact", HELPER, "--nocapture", "--test-threads=1"])
+        .args([
+            "--ignored",
+            "--exact",
+            HELPER,
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(GUARD_VAR, if guarded { "1" } else { "0" })
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -82,7 +87,10 @@ fn a_guarded_child_is_killed_when_its_parent_is() {
     if status.is_none() {
         let _ = kill(child, Signal::SIGKILL);
     }
-    assert_eq!(status, Some(WaitStatus::Signaled(child, Signal::SIGKILL, false)));
+    assert_eq!(
+        status,
+        Some(WaitStatus::Signaled(child, Signal::SIGKILL, false))
+    );
 }
 
 #[test]

@@ -353,8 +353,8 @@ async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
         }),
     };
     app.on_runtime_event(RuntimeEvent::SessionOpened(Box::new(view)));
-    let shown = app.transcript.cells.iter().any(|c| {
-        matches!(&c.kind, CellKind::Notice(NoticeLevel::Warning, text) if text == message)
-    });
+    let shown = app.transcript.cells.iter().any(
+        |c| matches!(&c.kind, CellKind::Notice(NoticeLevel::Warning, text) if text == message),
+    );
     assert!(shown, "a warning notice cell");
 }

@@ -25,7 +25,10 @@ fn persists_across_instances_with_private_file() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        let dir_mode = std::fs::metadata(&history_dir).unwrap().permissions().mode();
+        let dir_mode = std::fs::metadata(&history_dir)
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(dir_mode & 0o777, 0o700);
     }
     let second = InputHistory::load(&history_dir, "proj");
