@@ -168,7 +168,10 @@ impl Checkpoints {
             &message,
         ];
         self.git_until(&commit, stop)?;
-        Ok(self.git_until(&["rev-parse", "HEAD"], stop)?.trim().to_string())
+        Ok(self
+            .git_until(&["rev-parse", "HEAD"], stop)?
+            .trim()
+            .to_string())
     }
 
     /// The checkpoints of `session`, newest first.

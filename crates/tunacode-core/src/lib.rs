@@ -28,6 +28,7 @@ pub mod mentions;
 mod orchestrator;
 pub mod permissions;
 mod plan_tools;
+pub mod project_files;
 pub mod prompt;
 pub mod registry;
 pub mod response_state;

@@ -86,7 +86,9 @@ fn recovery_notice(loaded: &LoadedSession) -> Option<SessionNotice> {
     let Some(kept) = &loaded.kept_aside else {
         return (recovered > 0).then(|| SessionNotice {
             level: NoticeLevel::Info,
-            message: format!("Recovered {recovered} message(s) the last run wrote before it stopped."),
+            message: format!(
+                "Recovered {recovered} message(s) the last run wrote before it stopped."
+            ),
             recovery: Some(JournalRecovery {
                 recovered,
                 kept_aside: 0,
