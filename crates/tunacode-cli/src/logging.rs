@@ -9,12 +9,20 @@ use std::path::Path;
 const MAX_LOG_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Makes TunaCode's data and log folders private (an older version may have left them readable by
-/// others), then starts logging; a failure to tighten them is logged.
-pub fn init_private(paths: &tunacode_store::Paths) {
-    let private = paths.make_private();
-    init(&paths.log_dir);
-    if let Err(e) = private {
-        tracing::warn!("could not make TunaCode's data folders private: {e}");
+/// others; the walk runs on a blocking thread), then starts logging; a failure to tighten them is
+/// logged.
+pub async fn init_private(paths: &tunacode_store::Paths) {
+    let (for_walk, log_dir) = (paths.clone(), paths.log_dir.clone());
+    let private = tokio::task::spawn_blocking(move || {
+        let private = for_walk.make_private();
+        init(&log_dir);
+        private
+    })
+    .await;
+    match private {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!("could not make TunaCode's data folders private: {e}"),
+        Err(e) => tracing::warn!("making TunaCode's data folders private failed: {e}"),
     }
 }
 
