@@ -89,7 +89,13 @@ impl Session {
             self.send(SessionUpdate::Plan(plan(&self.view.todos)))?;
         }
         match self.view.notice.clone() {
-            Some(notice) => self.notice(NoticeSeverity::Info, notice),
+            Some(notice) => {
+                let severity = match notice.level {
+                    tunacode_protocol::NoticeLevel::Info => NoticeSeverity::Info,
+                    tunacode_protocol::NoticeLevel::Warning => NoticeSeverity::Warning,
+                };
+                self.notice(severity, notice.message)
+            }
             None => Ok(()),
         }
     }

@@ -165,3 +165,59 @@ async fn built_in_commands_that_fail_say_why_and_end_the_turn() {
     }
     assert!(fake.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn journal_lines_kept_aside_on_load_are_a_warning_notice() {
+    use agent_client_protocol::v1::schema::{
+        ClientCapabilities, ClientSessionCapabilities, NoticeCapabilities, NoticeSeverity,
+    };
+    use tunacode_protocol::Message;
+    use tunacode_store::{Journal, JournalBase, JournalEntry, JournalRecord, SessionStore};
+    let (env, fake) = setup(vec![Turn::text("saved answer")]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let caps = ClientCapabilities::new()
+        .session(ClientSessionCapabilities::new().notices(NoticeCapabilities::new()));
+    editor.initialize_with(caps).await;
+    let session = editor.open_session(&env.workspace()).await;
+    editor.prompt(&session, "question").await;
+    editor
+        .request(CloseSessionRequest::new(session.clone()))
+        .await
+        .unwrap();
+    // What a killed run would leave, with a line damaged after the one that is fine.
+    let file = env.session_files()[0].clone();
+    let saved = SessionStore::load_file(&file).unwrap();
+    let base = JournalBase {
+        bytes: std::fs::metadata(&file).unwrap().len(),
+        messages: saved.messages.len(),
+        modified: saved.last_modified,
+    };
+    let journal = Journal::new(file.with_extension("jsonl"));
+    let line = JournalEntry {
+        at: base.messages,
+        record: JournalRecord::Message(Message::user("written before the kill")),
+    };
+    journal.append(&base, &[line]).unwrap();
+    let mut text = std::fs::read(journal.path()).unwrap();
+    text.extend_from_slice(b"{\"at\":9,\"message\":{\"kind\n");
+    std::fs::write(journal.path(), text).unwrap();
+    editor.drain();
+    editor
+        .request(LoadSessionRequest::new(session.clone(), env.workspace()))
+        .await
+        .unwrap();
+    let notice = editor
+        .wait_for(|u| matches!(u, SessionUpdate::Notice(n) if n.title.contains("aside")))
+        .await;
+    let SessionUpdate::Notice(notice) = notice else {
+        unreachable!()
+    };
+    assert_eq!(notice.severity, NoticeSeverity::Warning);
+    assert!(
+        notice
+            .title
+            .contains("Recovered 1 message(s); kept 1 line(s) aside in"),
+        "{}",
+        notice.title
+    );
+}

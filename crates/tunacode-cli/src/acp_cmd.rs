@@ -9,7 +9,7 @@ use crate::args::AcpArgs;
 /// Serves ACP; returns the exit code (0 when the editor closed the connection).
 pub async fn run(args: AcpArgs) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
-    crate::logging::init(&paths.log_dir);
+    crate::logging::init_private(&paths).await;
     let flags = SettingsFlags {
         model: args.provider.model,
         base_url: args.provider.base_url,

@@ -98,11 +98,13 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 if let Some(line) = schema::from_runtime(event) {
                     self.line(&Line::new(line));
                 }
+                if let RuntimeEvent::SessionOpened(view) = event
+                    && let Some(notice) = crate::schema_notice::session_notice(view)
+                {
+                    self.line(&Line::new(notice));
+                }
                 if let Some(warning) = crate::mcp_cmd::failure_notice(event) {
-                    self.line(&Line::new(schema::OutputEvent::Notice {
-                        level: "warning",
-                        message: warning,
-                    }));
+                    self.line(&Line::new(schema::OutputEvent::notice("warning", warning)));
                 }
             }
             OutputFormat::Text => match event {
@@ -112,7 +114,11 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 }
                 RuntimeEvent::SessionOpened(view) => {
                     if let Some(notice) = &view.notice {
-                        self.note(&format!("note: {notice}"));
+                        let label = match notice.level {
+                            tunacode_protocol::NoticeLevel::Info => "note",
+                            tunacode_protocol::NoticeLevel::Warning => "warning",
+                        };
+                        self.note(&format!("{label}: {}", notice.message));
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),

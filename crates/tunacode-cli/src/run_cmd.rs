@@ -35,7 +35,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     let paths = Paths::from_env()?;
     let settings = RuntimeSettings::resolve(&paths, &flags(&args))?;
-    crate::logging::init(&paths.log_dir);
+    crate::logging::init_private(&paths).await;
     let mut renderer = Renderer::new(args.output, std::io::stdout(), std::io::stderr());
     // With --yes a terminal still answers what --yes never covers: dangerous commands, runs outside
     // the sandbox (and the iteration-limit choice).

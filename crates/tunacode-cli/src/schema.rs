@@ -172,6 +172,8 @@ pub enum OutputEvent {
     Notice {
         level: &'static str,
         message: String,
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        detail: Option<crate::schema_notice::NoticeDetail>,
     },
     UsageUpdated {
         last_call: UsageOut,
@@ -324,10 +326,9 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         // Servers stop as the run ends, after its result line; that is not news to a script.
         RuntimeEvent::McpServer(status) if status.state == ServerState::Stopped => return None,
         RuntimeEvent::McpServer(status) => mcp_server(status),
-        RuntimeEvent::McpProjectPending { file, servers } => OutputEvent::Notice {
-            level: "warning",
-            message: crate::mcp_cmd::pending_notice(file, servers),
-        },
+        RuntimeEvent::McpProjectPending { file, servers } => {
+            OutputEvent::notice("warning", crate::mcp_cmd::pending_notice(file, servers))
+        }
         RuntimeEvent::McpServers(_)
         | RuntimeEvent::Context(_)
         | RuntimeEvent::CustomCommands(_) => {
@@ -432,13 +433,9 @@ pub fn from_agent(event: &AgentEvent) -> OutputEvent {
 
 fn from_agent_rest(event: AgentEvent) -> OutputEvent {
     match event {
-        AgentEvent::Notice { level, message } => OutputEvent::Notice {
-            level: match level {
-                tunacode_protocol::NoticeLevel::Info => "info",
-                tunacode_protocol::NoticeLevel::Warning => "warning",
-            },
-            message,
-        },
+        AgentEvent::Notice { level, message } => {
+            OutputEvent::notice(crate::schema_notice::level_name(level), message)
+        }
         AgentEvent::UsageUpdated {
             last_call,
             session_total,

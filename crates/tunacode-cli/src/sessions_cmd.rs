@@ -57,7 +57,11 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
 pub fn context(cwd: Option<std::path::PathBuf>) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
     let cwd = project_dir(cwd)?;
-    let files = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
+    let (files, skipped) = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
+    let mut err = std::io::stderr().lock();
+    for skip in &skipped {
+        writeln!(err, "warning: {skip}")?;
+    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

@@ -20,7 +20,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     }
     let paths = Paths::from_env()?;
     let config = UserConfig::load(&paths.config_file)?;
-    crate::logging::init(&paths.log_dir);
+    crate::logging::init_private(&paths).await;
     let cwd = match &cli.cwd {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,

@@ -7,9 +7,18 @@
 //!
 //! The `git` program does the work: it is what every developer machine has, and no crate offers
 //! its index and ignore rules for a foreign work tree. All calls block: callers use a blocking thread.
+//! Each git process dies with the agent and can be stopped with its group (`checkpoint_git.rs`);
+//! automatic gc and maintenance are off, so nothing is left running in the background.
+//!
+//! The store holds copies of every file of the workspace (`.env` included), so it is the user's
+//! alone: its folders are 0700 and its files 0600 or 0400 (`core.sharedRepository=0600` for git's own
+//! files, umask 077 for the rest; not for `checkout`, which writes the user's files), and a store an
+//! older version left readable is tightened when it is opened.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+pub use crate::checkpoint_git::Stop;
 
 /// Why a checkpoint could not be taken or restored.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +29,9 @@ pub enum CheckpointError {
     /// There is nothing to undo.
     #[error("{0}")]
     Nothing(String),
+    /// It was stopped (its request was cancelled).
+    #[error("the checkpoint was stopped")]
+    Stopped,
 }
 
 /// One checkpoint.
@@ -45,7 +57,7 @@ pub struct Restored {
 /// The checkpoint store of one working directory.
 #[derive(Debug, Clone)]
 pub struct Checkpoints {
-    git_dir: PathBuf,
+    pub(crate) git_dir: PathBuf,
     work_tree: PathBuf,
 }
 
@@ -62,9 +74,10 @@ impl Checkpoints {
         }
     }
 
-    fn git(&self, args: &[&str]) -> Result<String, CheckpointError> {
-        let out = Command::new("git")
-            .arg("--git-dir")
+    /// The git command for `args` on this store: hooks, gc and maintenance off, private files.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.arg("--git-dir")
             .arg(&self.git_dir)
             .arg("--work-tree")
             .arg(&self.work_tree)
@@ -81,11 +94,31 @@ impl Checkpoints {
                 "user.email=tunacode@localhost",
             ])
             .args(["-c", "commit.gpgsign=false", "-c", "core.quotepath=false"])
+            .args(["-c", "core.sharedRepository=0600"])
+            .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
             .args(args)
             .current_dir(&self.work_tree)
-            .env_remove("GIT_INDEX_FILE")
-            .output()
+            .env_remove("GIT_INDEX_FILE");
+        if args.first() != Some(&"checkout") {
+            // `checkout` writes the user's files, which keep the user's umask.
+            tunacode_tools::process_guard::private_umask(&mut cmd);
+        }
+        cmd
+    }
+
+    fn git(&self, args: &[&str]) -> Result<String, CheckpointError> {
+        self.git_until(args, &Stop::default())
+    }
+
+    fn git_until(&self, args: &[&str], stop: &Stop) -> Result<String, CheckpointError> {
+        if stop.is_stopped() {
+            return Err(CheckpointError::Stopped);
+        }
+        let out = crate::checkpoint_git::run(self.command(args), stop)
             .map_err(|e| CheckpointError::Git(format!("cannot run git: {e}")))?;
+        if stop.is_stopped() {
+            return Err(CheckpointError::Stopped);
+        }
         if !out.status.success() {
             return Err(CheckpointError::Git(format!(
                 "git {}: {}",
@@ -96,32 +129,49 @@ impl Checkpoints {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Creates the store, or makes an existing one private (tightening what an older version left
+    /// readable).
     fn ensure_store(&self) -> Result<(), CheckpointError> {
+        let io = |path: &Path, e: std::io::Error| {
+            CheckpointError::Git(format!("{}: {e}", path.display()))
+        };
+        if let Some(parent) = self.git_dir.parent() {
+            tunacode_store::private_dir(parent).map_err(|e| io(parent, e))?;
+        }
+        tunacode_store::private_tree(&self.git_dir).map_err(|e| io(&self.git_dir, e))?;
         if self.git_dir.join("HEAD").exists() {
             return Ok(());
         }
-        std::fs::create_dir_all(&self.git_dir)
-            .map_err(|e| CheckpointError::Git(format!("{}: {e}", self.git_dir.display())))?;
         self.git(&["init", "-q"])?;
         Ok(())
     }
 
     /// Records the working tree before a request of `session` changes it; the checkpoint's id.
-    pub fn take(&self, session_id: &str, request_id: &str) -> Result<String, CheckpointError> {
+    /// `stop` kills it midway (then [`CheckpointError::Stopped`]).
+    pub fn take(
+        &self,
+        session_id: &str,
+        request_id: &str,
+        stop: &Stop,
+    ) -> Result<String, CheckpointError> {
         self.ensure_store()?;
-        self.git(&["add", "-A", "--", "."])?;
+        self.git_until(&["add", "-A", "--", "."], stop)?;
         let message = format!(
             "Before request {request_id}\n\n{SESSION_TRAILER} {session_id}\n{REQUEST_TRAILER} {request_id}"
         );
-        self.git(&[
+        let commit = [
             "commit",
             "-q",
             "--allow-empty",
             "--no-verify",
             "-m",
             &message,
-        ])?;
-        Ok(self.git(&["rev-parse", "HEAD"])?.trim().to_string())
+        ];
+        self.git_until(&commit, stop)?;
+        Ok(self
+            .git_until(&["rev-parse", "HEAD"], stop)?
+            .trim()
+            .to_string())
     }
 
     /// The checkpoints of `session`, newest first.
@@ -158,6 +208,7 @@ impl Checkpoints {
 
     /// Puts the working tree back as it was at `checkpoint` for every file that changed since.
     pub fn restore(&self, checkpoint: &str) -> Result<Vec<Restored>, CheckpointError> {
+        self.ensure_store()?;
         self.git(&["add", "-A", "--", "."])?;
         let now = self.git(&["write-tree"])?.trim().to_string();
         let changes = self.git(&[

@@ -2,13 +2,15 @@
 //! repository root's) and `~/.config/tunacode/commands/`, a project file winning over a user file of the
 //! same name. Front matter: `description`, optional `model`. The body is the message sent, with
 //! `$ARGUMENTS` (everything after the name) and `$1`…`$9` (the arguments split like shell words); `@file`
-//! mentions in it are attached like the user's own.
+//! mentions in it are attached like the user's own. Only regular files whose real path stays inside
+//! their own folder (the repository, the user's config folder) are read (`project_files.rs`).
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::markdown_files::{collect_by_name, search_dirs, split_front_matter};
+use crate::project_files::{Skipped, read_inside};
 
 /// One command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,16 +33,27 @@ struct Front {
     model: Option<String>,
 }
 
-/// The commands for `cwd`; `user_dir` is `~/.config/tunacode`. A file that cannot be read is skipped
-/// with a warning in the log.
-pub fn find_commands(user_dir: &Path, cwd: &Path) -> Vec<CustomCommand> {
+/// The commands for `cwd`; `user_dir` is `~/.config/tunacode`. A file that cannot be read, or that is
+/// not a regular file inside its own folder (the repository, the user's config folder), is skipped
+/// with a warning in the log; the second kind is also added to `skipped`.
+pub fn find_commands(
+    user_dir: &Path,
+    cwd: &Path,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<CustomCommand> {
     let dirs = search_dirs(cwd, &[".tunacode/commands"], user_dir, "commands");
-    collect_by_name(&dirs, |path| {
+    collect_by_name(&dirs, skipped, |path, within, skipped| {
         if path.extension().and_then(|e| e.to_str()) != Some("md") {
             return None;
         }
         let name = path.file_stem()?.to_str()?.to_string();
-        let text = std::fs::read_to_string(path).ok()?;
+        let text = match read_inside(path, within) {
+            Ok(text) => text?,
+            Err(skip) => {
+                skipped.push(skip);
+                return None;
+            }
+        };
         match split_front_matter::<Front>(&text) {
             Ok((front, body)) => Some((
                 name.clone(),
@@ -114,7 +127,7 @@ mod tests {
             &ws.path().join(".tunacode/commands/review.md"),
             "---\ndescription: Review a file\nmodel: openai:gpt-5\n---\nReview @$1 for $2 issues. All: $ARGUMENTS",
         );
-        let commands = find_commands(home.path(), ws.path());
+        let commands = find_commands(home.path(), ws.path(), &mut Vec::new());
         let names: Vec<&str> = commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["hello", "review"]);
         let (review, args) =

@@ -3,11 +3,15 @@
 //! `.git` above the working directory) down to the working directory, nearest last. A directory without
 //! one gives its `CLAUDE.md` instead (many repositories have only that). `settings.guide_file` names
 //! the file looked for (default `AGENTS.md`; empty: none). Each file is capped, and all of them
-//! together, with a notice where one was cut.
+//! together, with a notice where one was cut. A file is read only when it is a regular file whose real
+//! path stays inside the repository (the user's config folder for the user's own), so a link to
+//! `/proc/self/environ` or a key file is skipped and said (`project_files.rs`).
 
 use std::path::{Path, PathBuf};
 
 use crate::history::estimate_tokens;
+use crate::markdown_files::project_root;
+use crate::project_files::{Skipped, boundary, read_inside};
 
 /// The most of one file included (bytes).
 const MAX_FILE_BYTES: usize = 32 * 1024;
@@ -37,10 +41,7 @@ impl InstructionFile {
 /// The directories from the repository root (or the working directory, outside a repository) down to
 /// the working directory.
 fn project_levels(cwd: &Path) -> Vec<PathBuf> {
-    let root = cwd
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd);
+    let root = project_root(cwd);
     let mut levels: Vec<PathBuf> = cwd
         .ancestors()
         .take_while(|dir| dir.starts_with(root))
@@ -51,25 +52,43 @@ fn project_levels(cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// The instruction files for `cwd`, in the order they are given to the model; `user_dir` is
-/// `~/.config/tunacode`.
-pub fn find_instructions(user_dir: &Path, cwd: &Path, guide_file: &str) -> Vec<InstructionFile> {
+/// `~/.config/tunacode`. Files that are not regular files inside their own folder are added to
+/// `skipped`.
+pub fn find_instructions(
+    user_dir: &Path,
+    cwd: &Path,
+    guide_file: &str,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<InstructionFile> {
     if guide_file.is_empty() {
         return Vec::new();
     }
-    let mut candidates = vec![user_dir.join(guide_file)];
-    for dir in project_levels(cwd) {
-        let own = dir.join(guide_file);
-        candidates.push(if own.is_file() {
-            own
-        } else {
-            dir.join(FALLBACK_FILE)
-        });
+    let mut candidates = Vec::new();
+    if let Some(within) = boundary(user_dir) {
+        candidates.push((user_dir.join(guide_file), within));
+    }
+    if let Some(within) = boundary(project_root(cwd)) {
+        for dir in project_levels(cwd) {
+            let own = dir.join(guide_file);
+            // Whatever is there under the name is looked at (and said when it is not usable).
+            let file = if std::fs::symlink_metadata(&own).is_ok_and(|m| !m.is_dir()) {
+                own
+            } else {
+                dir.join(FALLBACK_FILE)
+            };
+            candidates.push((file, within.clone()));
+        }
     }
     let mut budget = MAX_TOTAL_BYTES;
     let mut files = Vec::new();
-    for path in candidates {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
+    for (path, within) in candidates {
+        let text = match read_inside(&path, &within) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(skip) => {
+                skipped.push(skip);
+                continue;
+            }
         };
         let text = text.trim();
         if text.is_empty() || budget == 0 {
@@ -162,17 +181,21 @@ pub fn describe_context(files: &[InstructionFile], skills: &[crate::skills::Skil
     text
 }
 
-/// The instruction files for `cwd` under the config at `paths` (for `tunacode context`).
+/// The instruction files for `cwd` under the config at `paths` (for `tunacode context`), and those
+/// skipped.
 pub fn instructions_for(
     paths: &tunacode_store::Paths,
     cwd: &Path,
-) -> Result<Vec<InstructionFile>, tunacode_store::StoreError> {
+) -> Result<(Vec<InstructionFile>, Vec<Skipped>), tunacode_store::StoreError> {
     let config = tunacode_store::UserConfig::load(&paths.config_file)?;
-    Ok(find_instructions(
+    let mut skipped = Vec::new();
+    let files = find_instructions(
         &paths.user_dir(),
         cwd,
         &config.settings.guide_file,
-    ))
+        &mut skipped,
+    );
+    Ok((files, skipped))
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ fn user_then_root_down_to_the_working_directory_with_claude_md_as_fallback() {
     // Above the repository root: not read.
     write(&root.parent().expect("parent").join("AGENTS.md"), "outside");
 
-    let files = find_instructions(home.path(), &cwd, "AGENTS.md");
+    let files = find_instructions(home.path(), &cwd, "AGENTS.md", &mut Vec::new());
     let texts: Vec<&str> = files.iter().map(|f| f.text.as_str()).collect();
     assert_eq!(
         texts,
@@ -36,10 +36,10 @@ fn user_then_root_down_to_the_working_directory_with_claude_md_as_fallback() {
         root.join("AGENTS.md").display()
     )));
     assert!(
-        find_instructions(home.path(), &cwd, "").is_empty(),
+        find_instructions(home.path(), &cwd, "", &mut Vec::new()).is_empty(),
         "an empty guide_file reads none"
     );
-    let custom = find_instructions(home.path(), &cwd, "CONVENTIONS.md");
+    let custom = find_instructions(home.path(), &cwd, "CONVENTIONS.md", &mut Vec::new());
     assert_eq!(custom.len(), 2, "CLAUDE.md still stands in: {custom:?}");
 }
 
@@ -48,7 +48,7 @@ fn long_files_are_cut_with_a_notice() {
     let home = tempfile::tempdir().expect("home");
     let ws = tempfile::tempdir().expect("ws");
     write(&ws.path().join("AGENTS.md"), &"x".repeat(40 * 1024));
-    let files = find_instructions(home.path(), ws.path(), "AGENTS.md");
+    let files = find_instructions(home.path(), ws.path(), "AGENTS.md", &mut Vec::new());
     assert!(files[0].truncated);
     assert_eq!(files[0].text.len(), 32 * 1024);
     assert!(render_instructions(&files).contains("was cut here"));

@@ -6,6 +6,7 @@
 
 mod agent;
 mod approval;
+mod checkpoint_git;
 pub mod checkpoints;
 mod client_cache;
 pub mod compaction;
@@ -27,6 +28,7 @@ pub mod mentions;
 mod orchestrator;
 pub mod permissions;
 mod plan_tools;
+pub mod project_files;
 pub mod prompt;
 pub mod registry;
 pub mod response_state;
@@ -54,8 +56,9 @@ pub use plan_tools::PLAN_FILE;
 pub use registry::{ToolCallRegistry, ToolCallStatus};
 pub use response_state::{AgentState, ResponseState};
 pub use runtime::{
-    Answer, ApprovalAnswer, Op, Question, QuestionKind, RequestEnd, Runtime, RuntimeConfig,
-    RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionScope, SessionView,
+    Answer, ApprovalAnswer, JournalRecovery, Op, Question, QuestionKind, RequestEnd, Runtime,
+    RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionNotice,
+    SessionScope, SessionView,
 };
 pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};
 pub use settings::{ModelSettings, RuntimeSettings, SettingsError, SettingsFlags};

@@ -1,10 +1,13 @@
 //! Markdown files with YAML front matter (custom commands, skills), found by name in a list of
-//! folders where the first folder that has a name wins (the project's over the user's).
+//! folders where the first folder that has a name wins (the project's over the user's). Each folder
+//! and what is in it must stay inside its own root (`project_files.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
+
+use crate::project_files::{Skipped, boundary, folder_inside};
 
 /// A file's front matter (between `---` lines at its top) and its body.
 pub fn split_front_matter<T: DeserializeOwned + Default>(
@@ -34,6 +37,23 @@ pub fn split_front_matter<T: DeserializeOwned + Default>(
     Ok((meta, body.to_string()))
 }
 
+/// A folder to look in, and the folder what it holds must stay inside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchDir {
+    /// Where to look.
+    pub dir: PathBuf,
+    /// The repository root (or the working directory outside a repository) for a project folder;
+    /// the user's config folder for the user's.
+    pub within: PathBuf,
+}
+
+/// The repository root above `cwd` (the nearest folder with a `.git`), else `cwd` itself.
+pub fn project_root(cwd: &Path) -> &Path {
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(cwd)
+}
+
 /// The project folders to look in for `sub` (e.g. `.tunacode/commands`): the working directory's,
 /// then the repository root's (the nearest `.git` above), then the user's (`user_dir/sub_user`).
 pub fn search_dirs(
@@ -41,32 +61,52 @@ pub fn search_dirs(
     project_subs: &[&str],
     user_dir: &Path,
     user_sub: &str,
-) -> Vec<PathBuf> {
-    let root = cwd.ancestors().find(|d| d.join(".git").exists());
+) -> Vec<SearchDir> {
+    let root = project_root(cwd);
     let mut dirs = Vec::new();
-    for base in std::iter::once(cwd).chain(root.filter(|r| *r != cwd)) {
+    for base in std::iter::once(cwd).chain((root != cwd).then_some(root)) {
         for sub in project_subs {
-            dirs.push(base.join(sub));
+            dirs.push(SearchDir {
+                dir: base.join(sub),
+                within: root.to_path_buf(),
+            });
         }
     }
-    dirs.push(user_dir.join(user_sub));
+    dirs.push(SearchDir {
+        dir: user_dir.join(user_sub),
+        within: user_dir.to_path_buf(),
+    });
     dirs
 }
 
-/// Every entry of `dirs` that `pick` accepts, by name, the first folder winning a name.
+/// Every entry of `dirs` that `pick` accepts, by name, the first folder winning a name. `pick` gets
+/// an entry's path and the real path it must stay inside; a folder that leaves its own is skipped
+/// whole, and why is added to `skipped`.
 pub fn collect_by_name<T>(
-    dirs: &[PathBuf],
-    pick: impl Fn(&Path) -> Option<(String, T)>,
+    dirs: &[SearchDir],
+    skipped: &mut Vec<Skipped>,
+    pick: impl Fn(&Path, &Path, &mut Vec<Skipped>) -> Option<(String, T)>,
 ) -> BTreeMap<String, T> {
     let mut found = BTreeMap::new();
-    for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+    for search in dirs {
+        let Some(within) = boundary(&search.within) else {
+            continue;
+        };
+        match folder_inside(&search.dir, &within) {
+            Ok(Some(_)) => {}
+            Ok(None) => continue,
+            Err(skip) => {
+                skipped.push(skip);
+                continue;
+            }
+        }
+        let Ok(entries) = std::fs::read_dir(&search.dir) else {
             continue;
         };
         let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         for path in paths {
-            if let Some((name, item)) = pick(&path) {
+            if let Some((name, item)) = pick(&path, &within, skipped) {
                 found.entry(name).or_insert(item);
             }
         }

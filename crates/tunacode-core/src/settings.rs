@@ -153,6 +153,9 @@ pub struct RuntimeSettings {
     pub commands: Vec<crate::custom_commands::CustomCommand>,
     /// The skills the model may load.
     pub skills: Vec<crate::skills::Skill>,
+    /// Instruction files, skills and commands not read because they leave their own folder or are
+    /// not regular files (the runtime says each one when it opens).
+    pub skipped_files: Vec<crate::project_files::Skipped>,
 }
 
 impl RuntimeSettings {
@@ -169,18 +172,21 @@ impl RuntimeSettings {
         flags: &SettingsFlags,
     ) -> Result<Self, SettingsError> {
         let cwd = resolve_cwd(flags.cwd.as_deref())?;
+        let mut skipped_files = Vec::new();
         let instructions = crate::instructions::find_instructions(
             &paths.user_dir(),
             &cwd,
             &config.settings.guide_file,
+            &mut skipped_files,
         );
-        let skills = crate::skills::find_skills(&paths.user_dir(), &cwd);
+        let skills = crate::skills::find_skills(&paths.user_dir(), &cwd, &mut skipped_files);
         let model = resolve_model(paths, config, &cwd, flags, (&instructions, &skills))?;
         let mcp = crate::mcp::resolve_mcp(paths, config, &cwd);
         let exec =
             crate::exec_settings::resolve_exec(paths, config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
-        let commands = crate::custom_commands::find_commands(&paths.user_dir(), &cwd);
+        let commands =
+            crate::custom_commands::find_commands(&paths.user_dir(), &cwd, &mut skipped_files);
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -196,6 +202,7 @@ impl RuntimeSettings {
             instructions,
             commands,
             skills,
+            skipped_files,
         })
     }
 

@@ -3,7 +3,9 @@
 //! `.tunacode/skills/` and `.agents/skills/` (the working directory's, then the repository root's) and
 //! `~/.config/tunacode/skills/`, a project skill winning over a user skill of the same name. Only the
 //! names and descriptions go into the system prompt; the model loads a skill's body with the `skill`
-//! tool when it needs it, so a hundred skills cost a few hundred tokens.
+//! tool when it needs it, so a hundred skills cost a few hundred tokens. A skill folder (or its
+//! `SKILL.md`) whose real path leaves its own root (the repository, the user's config folder) is
+//! skipped, and its listing never follows a link out of the skill (`project_files.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock};
@@ -14,6 +16,7 @@ use serde_json::{Map, Value, json};
 use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
 
 use crate::markdown_files::{collect_by_name, search_dirs, split_front_matter};
+use crate::project_files::{Skipped, folder_inside, read_inside, resolve_inside};
 
 /// One skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +27,8 @@ pub struct Skill {
     pub description: String,
     /// Its folder.
     pub dir: PathBuf,
+    /// The real path of the folder it must stay inside (the repository, the user's config folder).
+    pub within: PathBuf,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -32,16 +37,24 @@ struct Front {
     description: Option<String>,
 }
 
-/// The skills for `cwd`; `user_dir` is `~/.config/tunacode`.
-pub fn find_skills(user_dir: &Path, cwd: &Path) -> Vec<Skill> {
+/// The skills for `cwd`; `user_dir` is `~/.config/tunacode`. A skill that leaves its own folder is
+/// added to `skipped`.
+pub fn find_skills(user_dir: &Path, cwd: &Path, skipped: &mut Vec<Skipped>) -> Vec<Skill> {
     let dirs = search_dirs(
         cwd,
         &[".tunacode/skills", ".agents/skills"],
         user_dir,
         "skills",
     );
-    collect_by_name(&dirs, |dir| {
-        let text = std::fs::read_to_string(dir.join("SKILL.md")).ok()?;
+    collect_by_name(&dirs, skipped, |dir, within, skipped| {
+        // A link that leaves the root is said; a file beside the skills is not a skill.
+        let inside = resolve_inside(dir, within)
+            .and_then(|found| match found {
+                Some(real) if real.is_dir() => read_inside(&dir.join("SKILL.md"), within),
+                _ => Ok(None),
+            })
+            .map_err(|skip| skipped.push(skip));
+        let text = inside.ok()??;
         let (front, _) = split_front_matter::<Front>(&text)
             .map_err(|e| tracing::warn!(dir = %dir.display(), "skill skipped: {e}"))
             .ok()?;
@@ -53,6 +66,7 @@ pub fn find_skills(user_dir: &Path, cwd: &Path) -> Vec<Skill> {
             name: name.clone(),
             description,
             dir: dir.to_path_buf(),
+            within: within.to_path_buf(),
         };
         Some((name, skill))
     })
@@ -92,12 +106,17 @@ impl SkillTool {
 
 fn load(skill: &Skill) -> Result<String, ToolError> {
     let path = skill.dir.join("SKILL.md");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| ToolError::Fatal(format!("{}: {e}", path.display())))?;
+    // Checked again: the folder may have changed since the skills were found.
+    let real_dir = folder_inside(&skill.dir, &skill.within)
+        .map_err(|skip| ToolError::Fatal(skip.to_string()))?
+        .ok_or_else(|| ToolError::Fatal(format!("{} is gone", skill.dir.display())))?;
+    let text = read_inside(&path, &skill.within)
+        .map_err(|skip| ToolError::Fatal(skip.to_string()))?
+        .ok_or_else(|| ToolError::Fatal(format!("{} is gone", path.display())))?;
     let body = split_front_matter::<Front>(&text)
         .map(|(_, body)| body)
         .unwrap_or(text);
-    let mut files: Vec<String> = walk(&skill.dir)
+    let mut files: Vec<String> = walk(&skill.dir, &real_dir)
         .into_iter()
         .filter_map(|p| {
             p.strip_prefix(&skill.dir)
@@ -123,8 +142,9 @@ fn load(skill: &Skill) -> Result<String, ToolError> {
     Ok(out)
 }
 
-/// Every file below `dir` (at most a few hundred; skills are small).
-fn walk(dir: &Path) -> Vec<PathBuf> {
+/// Every file below `dir` (at most a few hundred; skills are small), whose real path is `real`: links
+/// are listed only when they point inside it, and never followed into.
+fn walk(dir: &Path, real: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(next) = stack.pop() {
@@ -132,10 +152,16 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
             continue;
         };
         for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
+            let (path, Ok(kind)) = (entry.path(), entry.file_type()) else {
+                continue;
+            };
+            let listed = kind.is_file()
+                || (kind.is_symlink()
+                    && std::fs::canonicalize(&path)
+                        .is_ok_and(|p| p.starts_with(real) && p.is_file()));
+            if kind.is_dir() {
                 stack.push(path);
-            } else if out.len() < 500 {
+            } else if listed && out.len() < 500 {
                 out.push(path);
             }
         }
@@ -217,7 +243,7 @@ mod tests {
             "---\nname: pdf\ndescription: Fill PDF forms\n---\nUse fill.py.",
         );
         write(&ws.path().join(".agents/skills/pdf/fill.py"), "print('x')");
-        let skills = find_skills(home.path(), ws.path());
+        let skills = find_skills(home.path(), ws.path(), &mut Vec::new());
         let listed: Vec<(&str, &str)> = skills
             .iter()
             .map(|s| (s.name.as_str(), s.description.as_str()))

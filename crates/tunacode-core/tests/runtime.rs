@@ -99,7 +99,7 @@ async fn sessions_are_continued_cleared_and_resumed_through_operations() {
     let (rt, mut rx) = start(s.clone(), SessionChoice::ContinueLatest, false).await;
     let first = next(&mut rx, opened).await;
     assert!(!first.resumed);
-    assert!(first.notice.unwrap().contains("No saved session"));
+    assert!(first.notice.unwrap().message.contains("No saved session"));
     rt.submit(Op::user_message("hello"));
     let end = next(&mut rx, ended).await;
     assert_eq!(end.outcome.unwrap().response, "one");

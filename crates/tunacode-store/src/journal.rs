@@ -5,8 +5,8 @@
 //! few milliseconds, and no turn waits for the disk). The session file is the checkpoint: the journal's
 //! first line names the checkpoint it follows (its size, message count and save time), so lines that
 //! follow an older checkpoint (left by a crash between a save and the journal's removal) are ignored
-//! rather than replayed onto the wrong history. A torn last line is dropped. The session file keeps
-//! exactly the original's keys.
+//! rather than replayed onto the wrong history. Replaying is in `journal_replay.rs`: a line that
+//! cannot be replayed is kept aside, never dropped. The session file keeps exactly the original's keys.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -30,9 +30,10 @@ pub struct JournalBase {
     pub modified: String,
 }
 
+/// A journal's first line.
 #[derive(Serialize, Deserialize)]
-struct Header {
-    base: JournalBase,
+pub(crate) struct Header {
+    pub(crate) base: JournalBase,
 }
 
 /// One journal line.
@@ -112,7 +113,7 @@ impl Journal {
 
     fn open(&self) -> Result<(File, bool), StoreError> {
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+            crate::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
         }
         let file = OpenOptions::new()
             .create(true)
@@ -126,6 +127,53 @@ impl Journal {
             .len()
             == 0;
         Ok((file, empty))
+    }
+
+    /// Keeps `bytes` (the part of this journal that could not be replayed) in a new file beside it,
+    /// `<journal>.corrupt-<time>` (mode 0600, synced; never removed by TunaCode). Its path. Blocking.
+    pub fn keep_aside(&self, bytes: &[u8]) -> Result<PathBuf, StoreError> {
+        let stamp: String = crate::now_rfc3339()
+            .chars()
+            .filter(|c| !matches!(c, '-' | ':'))
+            .collect();
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        for n in 1..=100 {
+            let suffix = if n == 1 {
+                String::new()
+            } else {
+                format!("-{n}")
+            };
+            let aside = dir.join(format!("{name}.corrupt-{stamp}{suffix}"));
+            let mut file = match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&aside)
+            {
+                Ok(file) => file,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(StoreError::io(&aside, e)),
+            };
+            file.write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| StoreError::io(&aside, e))?;
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+            return Ok(aside);
+        }
+        Err(StoreError::io(
+            dir,
+            std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!("too many {name}.corrupt-{stamp} files"),
+            ),
+        ))
     }
 
     /// Empties the journal after a checkpoint included everything in it. Blocking.
@@ -149,53 +197,6 @@ fn line<T: Serialize>(out: &mut Vec<u8>, value: &T, path: &Path) -> Result<(), S
     })?;
     out.push(b'\n');
     Ok(())
-}
-
-/// The entries of a journal's text when it follows checkpoint `base` (none otherwise), in order. A
-/// line that is not valid (a torn last write, or garbage) ends the readable part: nothing after it is
-/// trusted.
-pub fn read_journal(text: &[u8], base: &JournalBase) -> Vec<JournalEntry> {
-    let mut lines = text
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
-    let follows = lines
-        .next()
-        .and_then(|l| serde_json::from_slice::<Header>(l).ok())
-        .is_some_and(|h| h.base == *base);
-    if !follows {
-        return Vec::new();
-    }
-    lines
-        .map_while(|l| serde_json::from_slice::<JournalEntry>(l).ok())
-        .collect()
-}
-
-/// Applies journal entries to the checkpoint's messages. Returns how many entries applied (an entry
-/// pointing past the end of the messages is skipped: it cannot belong to this checkpoint).
-pub fn apply_journal(messages: &mut Vec<Message>, entries: Vec<JournalEntry>) -> usize {
-    let mut applied = 0;
-    for entry in entries {
-        let at = entry.at;
-        if at > messages.len() {
-            continue;
-        }
-        match entry.record {
-            JournalRecord::Message(message) => {
-                messages.truncate(at);
-                messages.push(message);
-            }
-            JournalRecord::ToolResult(part) => {
-                messages.truncate(at + 1);
-                match messages.get_mut(at) {
-                    Some(m) if m.is_request() => m.parts.push(part),
-                    Some(_) => continue,
-                    None => messages.push(Message::request(vec![part])),
-                }
-            }
-        }
-        applied += 1;
-    }
-    applied
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::journal_replay::replay_journal;
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
@@ -51,14 +52,14 @@ fn appended_lines_are_replayed_in_order_onto_their_checkpoint() {
         "a header and three lines"
     );
     let mut messages = vec![Message::user("before")];
-    assert_eq!(
-        apply_journal(&mut messages, read_journal(&text, &base(1))),
-        3
-    );
+    let replay = replay_journal(&text, &base(1), &mut messages);
+    assert_eq!((replay.applied, replay.kept.len()), (3, 0));
     assert_eq!(messages.len(), 4);
     assert_eq!(messages[3].parts.len(), 1);
     // Lines that follow another checkpoint are not replayed.
-    assert!(read_journal(&text, &base(2)).is_empty());
+    let mut other = vec![Message::user("before")];
+    assert_eq!(replay_journal(&text, &base(2), &mut other).applied, 0);
+    assert_eq!(other.len(), 1);
     let mode = std::fs::metadata(journal.path()).unwrap().permissions();
     assert_eq!(
         std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
@@ -70,45 +71,36 @@ fn appended_lines_are_replayed_in_order_onto_their_checkpoint() {
 }
 
 #[test]
-fn a_torn_last_line_and_garbage_are_dropped() {
-    let mut text = serde_json::to_vec(&Header { base: base(0) }).unwrap();
-    text.push(b'\n');
-    text.extend(
-        serde_json::to_vec(&entry(0, JournalRecord::Message(Message::user("new")))).unwrap(),
-    );
-    text.push(b'\n');
-    text.extend(br#"{"at":1,"message":{"kind":"resp"#);
-    let entries = read_journal(&text, &base(0));
-    assert_eq!(entries.len(), 1);
-    let mut messages = Vec::new();
-    apply_journal(&mut messages, entries);
-    assert_eq!(messages, vec![Message::user("new")]);
-    assert!(read_journal(b"\xff\xfe garbage", &base(0)).is_empty());
-    assert!(read_journal(b"", &base(0)).is_empty());
-}
-
-#[test]
 fn finished_tool_results_gather_until_the_whole_answer_replaces_them() {
     let mut messages = vec![Message::user("go"), call("c1")];
     let r1 = Part::tool_return("c1", "read_file", "A");
     let r2 = Part::tool_return("c2", "read_file", "B");
-    let entries = vec![
-        entry(2, JournalRecord::ToolResult(r2.clone())),
-        entry(2, JournalRecord::ToolResult(r1.clone())),
-    ];
-    apply_journal(&mut messages, entries);
-    assert_eq!(messages[2].parts, vec![r2.clone(), r1.clone()]);
-    let whole = Message::request(vec![r1, r2]);
-    apply_journal(
-        &mut messages,
-        vec![entry(2, JournalRecord::Message(whole.clone()))],
+    let whole = Message::request(vec![r1.clone(), r2.clone()]);
+    let journal = lines(
+        2,
+        &[
+            entry(2, JournalRecord::ToolResult(r2.clone())),
+            entry(2, JournalRecord::ToolResult(r1.clone())),
+        ],
     );
+    replay_journal(&journal, &base(2), &mut messages);
+    assert_eq!(messages[2].parts, vec![r2, r1]);
+    let journal = lines(3, &[entry(2, JournalRecord::Message(whole.clone()))]);
+    replay_journal(&journal, &base(3), &mut messages);
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[2], whole);
-    // An entry past the end cannot belong to this checkpoint.
-    let applied = apply_journal(
-        &mut messages,
-        vec![entry(9, JournalRecord::Message(Message::user("x")))],
-    );
-    assert_eq!((applied, messages.len()), (0, 3));
+}
+
+/// A journal of `entries` after the header naming `base(messages)`.
+fn lines(messages: usize, entries: &[JournalEntry]) -> Vec<u8> {
+    let mut text = serde_json::to_vec(&Header {
+        base: base(messages),
+    })
+    .unwrap();
+    text.push(b'\n');
+    for e in entries {
+        text.extend(serde_json::to_vec(e).unwrap());
+        text.push(b'\n');
+    }
+    text
 }

@@ -6,9 +6,11 @@ mod config_mcp;
 mod config_write;
 mod error;
 mod journal;
+mod journal_replay;
 mod legacy_v02;
 mod mcp_approvals;
 mod paths;
+mod private;
 mod session_file;
 mod session_list;
 mod session_store;
@@ -20,13 +22,15 @@ pub use config::{
 pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
-pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord, apply_journal, read_journal};
+pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord};
+pub use journal_replay::{JournalProblem, Replay, replay_journal};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
+pub use private::{private_dir, private_tree};
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
 pub use session_list::INDEX_FILE;
 pub use session_store::{
-    LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
+    KeptAside, LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
 };
 
 /// The current time as RFC 3339 (UTC, seconds), as stored in session files.

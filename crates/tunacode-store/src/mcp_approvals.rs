@@ -37,6 +37,9 @@ pub fn approve_project_mcp(store: &Path, file: &Path, text: &str) -> Result<(), 
     let mut approvals = load(store);
     approvals.insert(file.to_string_lossy().into_owned(), content_digest(text));
     let value = serde_json::to_value(approvals).unwrap_or(Value::Null);
+    if let Some(dir) = store.parent().filter(|d| !d.as_os_str().is_empty()) {
+        crate::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+    }
     write_atomic(store, &value)
 }
 
@@ -52,6 +55,13 @@ mod tests {
         assert!(!is_project_mcp_approved(&store, &file, "{}"));
         approve_project_mcp(&store, &file, "{}").expect("saved");
         assert!(is_project_mcp_approved(&store, &file, "{}"));
+        let mode = |p: &Path| {
+            std::os::unix::fs::PermissionsExt::mode(
+                &std::fs::metadata(p).expect("meta").permissions(),
+            ) & 0o777
+        };
+        assert_eq!(mode(&store), 0o600);
+        assert_eq!(mode(store.parent().expect("dir")), 0o700);
         assert!(!is_project_mcp_approved(
             &store,
             &file,

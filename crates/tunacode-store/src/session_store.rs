@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
-use crate::journal::{Journal, JournalBase, apply_journal, read_journal};
+use crate::journal::{Journal, JournalBase};
+use crate::journal_replay::{JournalProblem, replay_journal};
 use crate::session_file::SessionFile;
 
 /// A short description of a stored session, for listings.
@@ -42,6 +43,20 @@ pub struct LoadedSession {
     pub recovered: usize,
     /// The checkpoint the file is (what new journal lines follow).
     pub base: JournalBase,
+    /// Journal lines that could not be replayed, kept beside the session (`None`: nothing was).
+    pub kept_aside: Option<KeptAside>,
+}
+
+/// The part of a journal that could not be replayed, kept in a file of its own beside the session
+/// (never removed by TunaCode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptAside {
+    /// The file: `<session_id>.jsonl.corrupt-<time>`, mode 0600.
+    pub path: PathBuf,
+    /// How many journal lines it keeps that were not replayed.
+    pub lines: usize,
+    /// Why they were not.
+    pub reason: JournalProblem,
 }
 
 /// Reads and writes the session files of one sessions directory.
@@ -74,7 +89,7 @@ impl SessionStore {
     /// Returns the checkpoint new journal lines follow.
     pub fn save(&self, session: &SessionFile) -> Result<JournalBase, StoreError> {
         let dir = self.project_dir(&session.project_id);
-        std::fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        crate::private_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
         let json = serde_json::to_vec_pretty(session).map_err(|e| {
             StoreError::io(
@@ -136,6 +151,7 @@ impl SessionStore {
                         file,
                         recovered: 0,
                         from_python: true,
+                        kept_aside: None,
                     })
                 }
                 None => Err(StoreError::SessionNotFound {
@@ -148,13 +164,14 @@ impl SessionStore {
         let mut file = parse_session(&bytes).map_err(|e| StoreError::malformed(&path, &e))?;
         let base = base_of(bytes.len(), &file);
         let journal = self.journal(project_id, session_id);
-        let recovered = match std::fs::read(journal.path()) {
-            Ok(text) => apply_journal(&mut file.messages, read_journal(&text, &base)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        let (recovered, kept_aside) = match std::fs::read(journal.path()) {
+            Ok(text) => recover(&journal, &text, &base, &mut file.messages)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, None),
             Err(e) => return Err(StoreError::io(journal.path(), e)),
         };
         if recovered == 0 {
-            // Empty, or left from an older checkpoint: new lines must not follow its header.
+            // Empty, kept aside, or left from an older checkpoint: new lines must not follow its
+            // header. (With lines recovered, the caller's save removes it.)
             journal.reset()?;
         }
         Ok(LoadedSession {
@@ -162,6 +179,7 @@ impl SessionStore {
             recovered,
             base,
             from_python: false,
+            kept_aside,
         })
     }
 
@@ -185,6 +203,40 @@ impl SessionStore {
     pub(crate) fn root(&self) -> &Path {
         &self.root
     }
+}
+
+/// Replays a journal's text onto `messages`; what cannot be replayed is first kept aside (written
+/// and synced before the journal may be removed: when that fails, so does the load).
+fn recover(
+    journal: &Journal,
+    text: &[u8],
+    base: &JournalBase,
+    messages: &mut Vec<tunacode_protocol::Message>,
+) -> Result<(usize, Option<KeptAside>), StoreError> {
+    let replay = replay_journal(text, base, messages);
+    let Some(reason) = replay.problem else {
+        return Ok((replay.applied, None));
+    };
+    let bytes = match &replay.header {
+        Some(header) => {
+            let mut bytes = header.clone();
+            bytes.push(b'\n');
+            for line in &replay.kept {
+                bytes.extend_from_slice(line);
+                bytes.push(b'\n');
+            }
+            bytes
+        }
+        // The whole journal, exactly as it was.
+        None => text.to_vec(),
+    };
+    let path = journal.keep_aside(&bytes)?;
+    let kept = KeptAside {
+        path,
+        lines: replay.kept.len(),
+        reason,
+    };
+    Ok((replay.applied, Some(kept)))
 }
 
 fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {
@@ -218,77 +270,5 @@ pub fn is_session_id(id: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-    use tunacode_protocol::Message;
-
-    fn session(id: &str, modified: &str) -> SessionFile {
-        crate::session_file::test_session(id, modified)
-    }
-
-    #[test]
-    fn an_id_that_is_a_path_is_not_found() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("secret.json"), "{}").unwrap();
-        let store = SessionStore::new(dir.path().join("sessions"));
-        for id in ["../../secret", "../x", "a/b", ".hidden", ""] {
-            assert!(
-                matches!(
-                    store.load("proj", id),
-                    Err(StoreError::SessionNotFound { .. })
-                ),
-                "{id:?}"
-            );
-        }
-        assert!(is_session_id("419e1ea4-6f90-4b41-9864-40770505bd3c"));
-    }
-
-    #[test]
-    fn saves_atomically_with_0600_and_loads_back() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let s = session("a", "2026-01-01T00:00:00Z");
-        store.save(&s).unwrap();
-        let path = dir.path().join("proj/a.json");
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
-        assert_eq!(store.load("proj", "a").unwrap().file, s);
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
-            .unwrap()
-            .collect();
-        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
-    }
-
-    #[test]
-    fn a_journal_after_the_checkpoint_is_replayed_and_a_stale_one_is_dropped() {
-        use crate::journal::{JournalEntry, JournalRecord};
-        let dir = tempfile::tempdir().unwrap();
-        let store = SessionStore::new(dir.path());
-        let s = session("a", "2026-01-01T00:00:00Z");
-        let base = store.save(&s).unwrap();
-        let journal = store.journal("proj", "a");
-        let line = JournalEntry {
-            at: 1,
-            record: JournalRecord::Message(Message::user("after the save")),
-        };
-        journal.append(&base, std::slice::from_ref(&line)).unwrap();
-        let loaded = store.load("proj", "a").unwrap();
-        assert_eq!(loaded.recovered, 1);
-        assert_eq!(loaded.file.messages.len(), 2);
-        assert_eq!(loaded.base, base);
-        // Saving the recovered session removes the journal it includes.
-        let mut saved = loaded.file.clone();
-        saved.last_modified = "2026-01-01T00:00:05Z".into();
-        let new_base = store.save(&saved).unwrap();
-        assert!(!journal.path().exists());
-        assert_ne!(new_base, base);
-        // Lines following the old checkpoint (a crash between save and removal) are not replayed,
-        // and the stale journal goes so new lines are not written after its header.
-        let stale = store.journal("proj", "a");
-        stale.append(&base, &[line]).unwrap();
-        let loaded = store.load("proj", "a").unwrap();
-        assert_eq!((loaded.recovered, loaded.file.messages.len()), (0, 2));
-        assert!(!stale.path().exists());
-    }
-}
+#[path = "session_store_tests.rs"]
+mod tests;

@@ -10,6 +10,7 @@ mod diff;
 mod editor;
 mod exec;
 mod fsutil;
+pub mod process_guard;
 mod protected;
 mod resolve;
 mod sandbox;

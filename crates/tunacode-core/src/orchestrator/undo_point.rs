@@ -1,10 +1,12 @@
 //! The undo checkpoint of a request: taken once, before the first call that may change the
-//! workspace (a write, or a command that is not known to only read) runs.
+//! workspace (a write, or a command that is not known to only read) runs. Cancelling the request
+//! kills the checkpoint's git processes.
 
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolCallPart};
 use tunacode_tools::{ToolKind, ToolSet};
 
 use super::RequestRun;
+use crate::checkpoints::Stop;
 
 impl RequestRun<'_> {
     /// Records the workspace for undo if `calls` may change it and this request has not yet. A
@@ -19,7 +21,20 @@ impl RequestRun<'_> {
         self.undo_point_taken = true;
         let session = self.agent.session.lock().id.clone();
         let request = self.request_id.clone();
-        let taken = tokio::task::spawn_blocking(move || store.take(&session, &request)).await;
+        let stop = Stop::default();
+        let mut taking = {
+            let stop = stop.clone();
+            tokio::task::spawn_blocking(move || store.take(&session, &request, &stop))
+        };
+        let taken = tokio::select! {
+            taken = &mut taking => taken,
+            _ = self.cancel.cancelled() => {
+                // Its git processes are killed with their group; wait for the thread to see it.
+                stop.stop();
+                let _ = taking.await;
+                return;
+            }
+        };
         let failure = match taken {
             Ok(Ok(_)) => return,
             Ok(Err(e)) => e.to_string(),

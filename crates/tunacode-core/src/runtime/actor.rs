@@ -201,7 +201,10 @@ impl Actor {
         };
         actor.announce_session(resumed, notice);
         actor.announce_commands();
-        if let Some(message) = sandbox_notice {
+        let skipped = actor.parts.settings.skipped_files.iter().map(|s| {
+            format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
+        });
+        for message in sandbox_notice.into_iter().chain(skipped) {
             actor.parts.events.emit(AgentEvent::Notice {
                 level: tunacode_protocol::NoticeLevel::Warning,
                 message,

@@ -187,8 +187,42 @@ pub struct SessionView {
     pub todos: Vec<TodoItem>,
     /// Whether it was loaded from disk (resumed) rather than new.
     pub resumed: bool,
-    /// Something the user should know about how it was opened (e.g. nothing to continue).
-    pub notice: Option<String>,
+    /// Something the user should know about how it was opened (e.g. nothing to continue, messages
+    /// recovered from its journal, lines of it kept aside).
+    pub notice: Option<SessionNotice>,
+}
+
+/// Something the user should know about how a session was opened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionNotice {
+    /// How loud.
+    pub level: tunacode_protocol::NoticeLevel,
+    /// The text.
+    pub message: String,
+    /// The figures behind it when the session's journal was replayed.
+    pub recovery: Option<JournalRecovery>,
+}
+
+impl SessionNotice {
+    /// A notice for information only.
+    pub fn info(message: impl Into<String>) -> Self {
+        SessionNotice {
+            level: tunacode_protocol::NoticeLevel::Info,
+            message: message.into(),
+            recovery: None,
+        }
+    }
+}
+
+/// What replaying a session's journal found (the last run stopped before it saved).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalRecovery {
+    /// Journal lines replayed: messages and tool results the last run wrote before it stopped.
+    pub recovered: usize,
+    /// Journal lines that could not be replayed (unreadable, or needing one that was).
+    pub kept_aside: usize,
+    /// The file those lines were kept in, beside the session (never removed by TunaCode).
+    pub kept_file: Option<PathBuf>,
 }
 
 /// The model in use.

@@ -26,8 +26,8 @@ use tunacode_store::StoreError;
 use tunacode_tools::{EditorFiles, Tool};
 
 pub use events::{
-    ApprovalQuestion, CommandView, ListedSession, ModelView, OpFailure, Question, QuestionKind,
-    RequestEnd, RuntimeEvent, SessionView, Undone,
+    ApprovalQuestion, CommandView, JournalRecovery, ListedSession, ModelView, OpFailure, Question,
+    QuestionKind, RequestEnd, RuntimeEvent, SessionNotice, SessionView, Undone,
 };
 pub use ops::{Answer, ApprovalAnswer, Op};
 pub use policy::HEADLESS_DENIAL;

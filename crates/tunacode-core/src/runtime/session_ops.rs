@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::runtime::actor::Actor;
-use crate::runtime::events::{ModelView, OpFailure, RuntimeEvent, SessionView};
+use crate::runtime::events::{ModelView, OpFailure, RuntimeEvent, SessionNotice, SessionView};
 use crate::runtime::sessions;
 use crate::session::Session;
 
@@ -82,14 +82,14 @@ impl Actor {
         &mut self,
         session: Session,
         resumed: bool,
-        notice: Option<String>,
+        notice: Option<SessionNotice>,
     ) {
         self.agent = Arc::new(self.parts.engine(session));
         self.parts.policy.reset_session();
         self.announce_session(resumed, notice);
     }
 
-    pub(super) fn announce_session(&self, resumed: bool, notice: Option<String>) {
+    pub(super) fn announce_session(&self, resumed: bool, notice: Option<SessionNotice>) {
         let view = self.session_view(resumed, notice);
         self.parts
             .events
@@ -103,7 +103,7 @@ impl Actor {
         }
     }
 
-    pub(super) fn session_view(&self, resumed: bool, notice: Option<String>) -> SessionView {
+    pub(super) fn session_view(&self, resumed: bool, notice: Option<SessionNotice>) -> SessionView {
         let s = self.agent.session().lock();
         SessionView {
             session_id: s.id.clone(),

@@ -2,17 +2,18 @@
 
 use std::path::Path;
 
-use tunacode_store::{SessionStore, StoreError, project_id};
+use tunacode_protocol::NoticeLevel;
+use tunacode_store::{LoadedSession, SessionStore, StoreError, project_id};
 
 use crate::runtime::SessionChoice;
-use crate::runtime::events::ListedSession;
+use crate::runtime::events::{JournalRecovery, ListedSession, SessionNotice};
 use crate::session::Session;
 
 /// A session opened for the runtime.
 pub(crate) struct Opened {
     pub session: Session,
     pub resumed: bool,
-    pub notice: Option<String>,
+    pub notice: Option<SessionNotice>,
 }
 
 /// Opens the chosen session. `ContinueLatest` with nothing saved opens a new session and says so (the
@@ -33,10 +34,10 @@ pub(crate) fn open(
                 return Ok(Opened {
                     session: Session::new(cwd, model),
                     resumed: false,
-                    notice: Some(format!(
+                    notice: Some(SessionNotice::info(format!(
                         "No saved session to continue in {}; this is a new one.",
                         cwd.display()
-                    )),
+                    ))),
                 });
             }
         },
@@ -52,15 +53,15 @@ pub(crate) fn open(
 }
 
 /// Loads a saved session. When its journal held messages the file did not (the last process was
-/// killed), the recovered session is saved at once, so the file is whole again.
+/// killed), the recovered session is saved at once, so the file is whole again; what could not be
+/// replayed was kept aside, and the notice says where.
 fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, StoreError> {
     let mut loaded = store.load(project, id)?;
-    let notice = (loaded.recovered > 0).then(|| {
-        format!(
-            "Recovered {} message(s) the last run wrote before it stopped.",
-            loaded.recovered
-        )
-    });
+    let notice = recovery_notice(&loaded);
+    if let Some(kept) = &loaded.kept_aside {
+        tracing::warn!(session = id, file = %kept.path.display(), lines = kept.lines,
+            reason = %kept.reason, "journal lines kept aside");
+    }
     if loaded.recovered > 0 {
         loaded.file.last_modified = tunacode_store::now_rfc3339();
         loaded.base = store.save(&loaded.file)?;
@@ -75,6 +76,41 @@ fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, Store
         session,
         resumed: true,
         notice,
+    })
+}
+
+/// What the user is told about a session's journal: the messages recovered, the lines kept aside,
+/// where and why.
+fn recovery_notice(loaded: &LoadedSession) -> Option<SessionNotice> {
+    let recovered = loaded.recovered;
+    let Some(kept) = &loaded.kept_aside else {
+        return (recovered > 0).then(|| SessionNotice {
+            level: NoticeLevel::Info,
+            message: format!(
+                "Recovered {recovered} message(s) the last run wrote before it stopped."
+            ),
+            recovery: Some(JournalRecovery {
+                recovered,
+                kept_aside: 0,
+                kept_file: None,
+            }),
+        });
+    };
+    Some(SessionNotice {
+        level: NoticeLevel::Warning,
+        message: format!(
+            "The journal of session {} could not be replayed in full: {}. Recovered {recovered} \
+             message(s); kept {} line(s) aside in {}.",
+            loaded.file.session_id,
+            kept.reason,
+            kept.lines,
+            kept.path.display()
+        ),
+        recovery: Some(JournalRecovery {
+            recovered,
+            kept_aside: kept.lines,
+            kept_file: Some(kept.path.clone()),
+        }),
     })
 }
 

@@ -157,15 +157,29 @@ impl ModelRegistry {
         registry
     }
 
-    /// Writes the models as a cache file (atomically).
+    /// Writes the models as a cache file (atomically; the file 0600, a folder it creates 0700: the
+    /// data folder is the user's alone).
     pub fn save(&self, cache: &Path) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
         let models: Vec<&ModelInfo> = self.models.values().collect();
         let text = serde_json::to_string(&serde_json::json!({ "models": models }))?;
         if let Some(dir) = cache.parent() {
-            std::fs::create_dir_all(dir)?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
         }
         let tmp = cache.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        // A temporary file left by an older version keeps its mode when reopened.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(text.as_bytes())?;
         std::fs::rename(&tmp, cache)
     }
 
@@ -313,6 +327,11 @@ mod tests {
             RegistrySource::Refreshed,
         );
         fresh.save(&cache).unwrap();
+        let mode = std::fs::metadata(&cache).unwrap().permissions();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+            0o600
+        );
         let loaded = ModelRegistry::load(&cache);
         assert_eq!(loaded.source, RegistrySource::Refreshed);
         assert!(

@@ -322,3 +322,39 @@ async fn a_resumed_compacted_session_shows_everything_and_the_summary_as_a_note(
     assert!(matches!(kinds[1], CellKind::Info(t) if t.contains("## Task\nThe task.")));
     assert!(matches!(kinds[2], CellKind::User(t) if t == "next"));
 }
+
+#[tokio::test]
+async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
+    use tunacode_core::runtime::ModelView;
+    use tunacode_core::{JournalRecovery, RuntimeEvent, SessionNotice, SessionView};
+    use tunacode_protocol::NoticeLevel;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let message = "The journal of session s could not be replayed in full: … kept 1 line(s) aside";
+    let view = SessionView {
+        session_id: "s".into(),
+        messages: Vec::new(),
+        model: ModelView {
+            model: "openai:m".into(),
+            context_window: None,
+        },
+        plan_mode: false,
+        usage: Default::default(),
+        todos: Vec::new(),
+        resumed: true,
+        notice: Some(SessionNotice {
+            level: NoticeLevel::Warning,
+            message: message.into(),
+            recovery: Some(JournalRecovery {
+                recovered: 2,
+                kept_aside: 1,
+                kept_file: Some("/d/s.jsonl.corrupt-x".into()),
+            }),
+        }),
+    };
+    app.on_runtime_event(RuntimeEvent::SessionOpened(Box::new(view)));
+    let shown = app.transcript.cells.iter().any(
+        |c| matches!(&c.kind, CellKind::Notice(NoticeLevel::Warning, text) if text == message),
+    );
+    assert!(shown, "a warning notice cell");
+}

@@ -146,7 +146,7 @@ impl App {
         self.replay(&view.messages);
         if let Some(notice) = view.notice {
             self.transcript
-                .push(CellKind::Notice(NoticeLevel::Info, notice));
+                .push(CellKind::Notice(notice.level, notice.message));
         }
         if announced {
             let text = if view.resumed {

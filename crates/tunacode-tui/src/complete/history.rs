@@ -146,7 +146,7 @@ impl InputHistory {
         let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
         line.push('\n');
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            tunacode_store::private_dir(dir)?;
         }
         let mut options = OpenOptions::new();
         options.create(true).read(true).append(true);
@@ -170,7 +170,7 @@ impl InputHistory {
     /// Replaces the file by the kept entries, atomically.
     fn rewrite(&mut self, path: &Path) -> io::Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
+        tunacode_store::private_dir(dir)?;
         let mut body = String::new();
         for entry in &self.entries {
             body.push_str(&serde_json::to_string(entry).map_err(io::Error::other)?);

@@ -25,6 +25,11 @@ fn persists_across_instances_with_private_file() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+        let dir_mode = std::fs::metadata(&history_dir)
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
     }
     let second = InputHistory::load(&history_dir, "proj");
     assert_eq!(second.entries(), ["hello", "two\nlines \"quoted\""]);
@@ -89,6 +94,8 @@ fn keeps_the_last_thousand_and_compacts_the_file() {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+        let dir_mode = std::fs::metadata(dir.path()).unwrap().permissions().mode();
+        assert_eq!(dir_mode & 0o777, 0o700);
     }
     let reloaded = InputHistory::load(dir.path(), "p");
     assert_eq!(reloaded.entries(), history.entries());

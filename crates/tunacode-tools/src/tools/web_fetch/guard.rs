@@ -1,28 +1,76 @@
 //! Where `web_fetch` may connect: the addresses a name resolves to are filtered here, inside the HTTP
 //! client's own resolver, so the address checked is the address connected to (a name that resolves to
 //! a public address for the check and a private one for the connection cannot slip through).
+//!
+//! Refused: every special-purpose range of RFC 6890 and its updates (`ranges.rs`), including the IPv4
+//! address inside IPv4-mapped, NAT64 and 6to4 addresses, and every address of this machine's own
+//! interfaces (a public address of the host reaches its own services). `allow_private_hosts` lifts
+//! all of that; cloud metadata addresses are refused whatever the settings.
 
+use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-/// Why an address may not be fetched from, if it may not.
-pub(crate) fn refused(ip: IpAddr, allow_private: bool) -> Option<&'static str> {
+use super::ranges::{embedded_v4, v4_kind, v6_kind};
+
+/// The addresses of this machine's interfaces (every family), read now. Blocking (a netlink
+/// round trip): call it off the async threads. An error gives only the loopback addresses, which the
+/// ranges refuse anyway.
+pub(crate) fn local_addrs() -> HashSet<IpAddr> {
+    let mut found: HashSet<IpAddr> = [
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(Ipv6Addr::LOCALHOST),
+    ]
+    .into();
+    let Ok(interfaces) = nix::ifaddrs::getifaddrs() else {
+        return found;
+    };
+    for interface in interfaces {
+        let Some(address) = interface.address else {
+            continue;
+        };
+        if let Some(v4) = address.as_sockaddr_in() {
+            found.insert(IpAddr::V4(v4.ip()));
+        } else if let Some(v6) = address.as_sockaddr_in6() {
+            found.insert(IpAddr::V6(v6.ip()));
+        }
+    }
+    found
+}
+
+/// Why an address may not be fetched from, if it may not; `local` is this machine's addresses.
+pub(crate) fn refused(
+    ip: IpAddr,
+    allow_private: bool,
+    local: &HashSet<IpAddr>,
+) -> Option<&'static str> {
     let ip = match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 => v4,
     };
-    if is_metadata(ip) {
+    let inner = match ip {
+        IpAddr::V6(v6) => embedded_v4(v6),
+        IpAddr::V4(_) => None,
+    };
+    if is_metadata(ip) || inner.is_some_and(|v4| is_metadata(IpAddr::V4(v4))) {
         // Never useful to a coding agent, and the classic target of request forgery.
         return Some("a cloud metadata address");
     }
     if allow_private {
         return None;
     }
-    match ip {
+    let reserved = match ip {
         IpAddr::V4(v4) => v4_kind(v4),
-        IpAddr::V6(v6) => v6_kind(v6),
-    }
+        IpAddr::V6(v6) => v6_kind(v6).or_else(|| {
+            inner
+                .and_then(v4_kind)
+                .map(|_| "an IPv6 address carrying a reserved IPv4 address")
+        }),
+    };
+    let own = local.contains(&ip) || inner.is_some_and(|v4| local.contains(&IpAddr::V4(v4)));
+    reserved.or(own.then_some("an address of this machine"))
 }
 
 fn is_metadata(ip: IpAddr) -> bool {
@@ -30,45 +78,17 @@ fn is_metadata(ip: IpAddr) -> bool {
         || ip == IpAddr::V6(Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254))
 }
 
-fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, ..] = ip.octets();
-    if ip.is_loopback() {
-        Some("a loopback address")
-    } else if ip.is_private() || (a == 100 && (64..128).contains(&b)) {
-        Some("a private address")
-    } else if ip.is_link_local() {
-        Some("a link-local address")
-    } else if ip.is_unspecified() || ip.is_broadcast() || ip.is_multicast() || a == 0 {
-        Some("not a host address")
-    } else {
-        None
-    }
-}
-
-fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
-    let first = ip.segments()[0];
-    if ip.is_loopback() {
-        Some("a loopback address")
-    } else if first & 0xfe00 == 0xfc00 {
-        Some("a private address")
-    } else if first & 0xffc0 == 0xfe80 {
-        Some("a link-local address")
-    } else if ip.is_unspecified() || ip.is_multicast() {
-        Some("not a host address")
-    } else {
-        None
-    }
-}
-
 /// The client's resolver: the system's, keeping only the addresses that may be connected to.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct GuardedResolver {
     pub(crate) allow_private: bool,
+    /// This machine's addresses, read when the fetch started.
+    pub(crate) local: Arc<HashSet<IpAddr>>,
 }
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let allow_private = self.allow_private;
+        let (allow_private, local) = (self.allow_private, self.local.clone());
         Box::pin(async move {
             let host = name.as_str().to_string();
             let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
@@ -78,7 +98,7 @@ impl Resolve for GuardedResolver {
             let mut why = "no address";
             let allowed: Vec<SocketAddr> = found
                 .into_iter()
-                .filter(|addr| match refused(addr.ip(), allow_private) {
+                .filter(|addr| match refused(addr.ip(), allow_private, &local) {
                     Some(reason) => {
                         why = reason;
                         false
@@ -97,41 +117,5 @@ impl Resolve for GuardedResolver {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ip(text: &str) -> IpAddr {
-        text.parse().expect("an address")
-    }
-
-    #[test]
-    fn private_addresses_are_refused_unless_allowed_and_metadata_always() {
-        for (addr, why) in [
-            ("127.0.0.1", "loopback"),
-            ("10.1.2.3", "private"),
-            ("172.20.0.1", "private"),
-            ("192.168.1.1", "private"),
-            ("100.64.0.1", "private"),
-            ("169.254.1.1", "link-local"),
-            ("::1", "loopback"),
-            ("fd12::1", "private"),
-            ("fe80::1", "link-local"),
-            ("::ffff:127.0.0.1", "loopback"),
-            ("0.0.0.0", "not a host"),
-        ] {
-            assert!(
-                refused(ip(addr), false).is_some_and(|r| r.contains(why)),
-                "{addr}"
-            );
-            assert_eq!(
-                refused(ip(addr), true),
-                None,
-                "{addr} allowed by the config"
-            );
-        }
-        for public in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
-            assert_eq!(refused(ip(public), false), None, "{public}");
-        }
-        assert!(refused(ip("169.254.169.254"), true).is_some_and(|r| r.contains("metadata")));
-    }
-}
+#[path = "guard_tests.rs"]
+mod tests;

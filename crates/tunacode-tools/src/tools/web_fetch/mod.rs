@@ -1,10 +1,14 @@
 //! `web_fetch`: GETs a URL and returns its text, HTML converted to markdown (`htmd`). Capped in size
-//! and time; redirects are followed by hand, each hop checked; loopback, private and link-local
-//! addresses are refused unless the config allows them, and cloud metadata addresses always, the check
+//! and time; redirects are followed by hand, each hop checked; special-purpose addresses (loopback,
+//! private, link-local, documentation, multicast, … `ranges.rs`) and this machine's own addresses are
+//! refused unless the config allows private hosts, and cloud metadata addresses always, the check
 //! made on the address actually connected to (`guard.rs`). Approved per domain, like a command.
 
 mod guard;
+mod ranges;
 
+use std::collections::HashSet;
+use std::net::IpAddr;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -17,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::args::parse;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use guard::{GuardedResolver, refused};
+use guard::{GuardedResolver, local_addrs, refused};
 
 const NAME: &str = "web_fetch";
 /// The most of a body read.
@@ -30,7 +34,8 @@ const MAX_REDIRECTS: usize = 5;
 /// Fetches a web page.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WebFetch {
-    /// Whether loopback, private and link-local addresses may be fetched from.
+    /// Whether loopback, private, link-local and other special-purpose addresses, and this
+    /// machine's own, may be fetched from.
     pub allow_private_hosts: bool,
 }
 
@@ -46,11 +51,12 @@ pub fn url_host(url: &str) -> Option<String> {
 }
 
 impl WebFetch {
-    fn client(&self) -> Result<reqwest::Client, ToolError> {
+    fn client(&self, local: &Arc<HashSet<IpAddr>>) -> Result<reqwest::Client, ToolError> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         reqwest::Client::builder()
             .dns_resolver(Arc::new(GuardedResolver {
                 allow_private: self.allow_private_hosts,
+                local: local.clone(),
             }))
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
@@ -62,8 +68,8 @@ impl WebFetch {
     }
 
     /// Refuses a URL whose scheme or literal address may not be fetched (names are checked when
-    /// they resolve).
-    fn check(&self, url: &url::Url) -> Result<(), ToolError> {
+    /// they resolve); `local` is this machine's addresses.
+    fn check(&self, url: &url::Url, local: &HashSet<IpAddr>) -> Result<(), ToolError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(ToolError::Retry(format!(
                 "web_fetch fetches http and https URLs only, not {url}"
@@ -75,7 +81,7 @@ impl WebFetch {
             Some(url::Host::Domain(_)) => None,
             None => return Err(ToolError::Retry(format!("{url} names no host"))),
         };
-        if let Some(why) = literal.and_then(|ip| refused(ip, self.allow_private_hosts)) {
+        if let Some(why) = literal.and_then(|ip| refused(ip, self.allow_private_hosts, local)) {
             return Err(ToolError::Retry(format!(
                 "refused: {url} is {why}; web_fetch does not reach it (settings.web_fetch.allow_private_hosts allows private ones)"
             )));
@@ -83,12 +89,25 @@ impl WebFetch {
         Ok(())
     }
 
+    /// This machine's addresses, read off the async threads (none needed when private hosts are
+    /// allowed).
+    async fn local_addrs(&self) -> Result<Arc<HashSet<IpAddr>>, ToolError> {
+        if self.allow_private_hosts {
+            return Ok(Arc::default());
+        }
+        let found = tokio::task::spawn_blocking(local_addrs)
+            .await
+            .map_err(|e| ToolError::Fatal(format!("web_fetch: {e}")))?;
+        Ok(Arc::new(found))
+    }
+
     /// Follows redirects (each hop checked) to a final response.
     async fn get(&self, start: url::Url) -> Result<(url::Url, reqwest::Response), ToolError> {
-        let client = self.client()?;
+        let local = self.local_addrs().await?;
+        let client = self.client(&local)?;
         let mut url = start;
         for _ in 0..=MAX_REDIRECTS {
-            self.check(&url)?;
+            self.check(&url, &local)?;
             let response = client.get(url.clone()).send().await.map_err(|e| {
                 let mut message = format!("fetching {url} failed: {e}");
                 let mut source = std::error::Error::source(&e);
@@ -221,5 +240,41 @@ impl Tool for WebFetch {
     ) -> Result<Option<String>, ToolError> {
         let args: Args = parse(NAME, args)?;
         Ok(Some(format!("GET {}", args.url)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_addresses_in_urls_are_checked_like_resolved_ones() {
+        let fetch = WebFetch::default();
+        let own: IpAddr = "93.184.216.34".parse().expect("an address");
+        let local: HashSet<IpAddr> = [own].into();
+        for url in [
+            "http://127.0.0.1:8080/",
+            "http://[::1]/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://[64:ff9b::a00:1]/",
+            "http://[2002:c0a8:101::1]/",
+            "http://192.0.2.10/",
+            "http://198.18.0.1/",
+            "http://[2001:db8::1]/",
+            "http://[fe80::1]/",
+            "http://0.0.0.0/",
+            "http://93.184.216.34/",
+        ] {
+            let url = url::Url::parse(url).expect("a URL");
+            let err = fetch.check(&url, &local).expect_err("refused");
+            assert!(err.to_string().contains("refused"), "{url}: {err}");
+        }
+        let public = url::Url::parse("http://8.8.8.8/").expect("a URL");
+        assert!(fetch.check(&public, &local).is_ok());
+        let allowed = WebFetch {
+            allow_private_hosts: true,
+        };
+        let loopback = url::Url::parse("http://127.0.0.1/").expect("a URL");
+        assert!(allowed.check(&loopback, &local).is_ok());
     }
 }

@@ -1,0 +1,191 @@
+use super::*;
+use std::os::unix::fs::PermissionsExt;
+use tunacode_protocol::Message;
+
+fn session(id: &str, modified: &str) -> SessionFile {
+    crate::session_file::test_session(id, modified)
+}
+
+#[test]
+fn an_id_that_is_a_path_is_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("secret.json"), "{}").unwrap();
+    let store = SessionStore::new(dir.path().join("sessions"));
+    for id in ["../../secret", "../x", "a/b", ".hidden", ""] {
+        assert!(
+            matches!(
+                store.load("proj", id),
+                Err(StoreError::SessionNotFound { .. })
+            ),
+            "{id:?}"
+        );
+    }
+    assert!(is_session_id("419e1ea4-6f90-4b41-9864-40770505bd3c"));
+}
+
+#[test]
+fn saves_atomically_with_0600_and_loads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let s = session("a", "2026-01-01T00:00:00Z");
+    store.save(&s).unwrap();
+    let path = dir.path().join("proj/a.json");
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let dir_mode = std::fs::metadata(path.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o777, 0o700, "the project's folder is private");
+    assert_eq!(store.load("proj", "a").unwrap().file, s);
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
+        .unwrap()
+        .collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+}
+
+#[test]
+fn a_journal_after_the_checkpoint_is_replayed_and_a_stale_one_is_dropped() {
+    use crate::journal::{JournalEntry, JournalRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let s = session("a", "2026-01-01T00:00:00Z");
+    let base = store.save(&s).unwrap();
+    let journal = store.journal("proj", "a");
+    let line = JournalEntry {
+        at: 1,
+        record: JournalRecord::Message(Message::user("after the save")),
+    };
+    journal.append(&base, std::slice::from_ref(&line)).unwrap();
+    let loaded = store.load("proj", "a").unwrap();
+    assert_eq!(loaded.recovered, 1);
+    assert_eq!(loaded.file.messages.len(), 2);
+    assert_eq!(loaded.base, base);
+    // Saving the recovered session removes the journal it includes.
+    let mut saved = loaded.file.clone();
+    saved.last_modified = "2026-01-01T00:00:05Z".into();
+    let new_base = store.save(&saved).unwrap();
+    assert!(!journal.path().exists());
+    assert_ne!(new_base, base);
+    // Lines following the old checkpoint (a crash between save and removal) are not replayed:
+    // the stale journal is kept aside, and goes so new lines are not written after its header.
+    let stale = store.journal("proj", "a");
+    stale.append(&base, &[line]).unwrap();
+    let text = std::fs::read(stale.path()).unwrap();
+    let loaded = store.load("proj", "a").unwrap();
+    assert_eq!((loaded.recovered, loaded.file.messages.len()), (0, 2));
+    assert!(!stale.path().exists());
+    let kept = loaded.kept_aside.expect("kept aside");
+    assert_eq!(kept.reason, crate::JournalProblem::OtherBase(base));
+    assert_eq!(kept.lines, 1);
+    assert_eq!(
+        std::fs::read(&kept.path).unwrap(),
+        text,
+        "the whole journal"
+    );
+}
+
+/// A saved session `a` with a journal of `lines` (raw) after a good first line.
+fn with_journal(dir: &Path, lines: &[Vec<u8>]) -> (SessionStore, JournalBase) {
+    let store = SessionStore::new(dir);
+    let base = store.save(&session("a", "2026-01-01T00:00:00Z")).unwrap();
+    let journal = store.journal("proj", "a");
+    journal.append(&base, &[]).unwrap();
+    let mut text = std::fs::read(journal.path()).unwrap();
+    for line in lines {
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+    std::fs::write(journal.path(), text).unwrap();
+    (store, base)
+}
+
+fn entry_line(at: usize, text: &str) -> Vec<u8> {
+    serde_json::to_vec(&crate::JournalEntry {
+        at,
+        record: crate::JournalRecord::Message(Message::user(text)),
+    })
+    .unwrap()
+}
+
+fn aside_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir.join("proj"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".jsonl.corrupt-"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_bad_line_is_kept_aside_0600_and_the_lines_after_it_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = br#"{"at":2,"message":{"kind":"request","parts":[{"part_kind":"us"#.to_vec();
+    let (store, _) = with_journal(
+        dir.path(),
+        &[entry_line(1, "one"), bad.clone(), entry_line(2, "two")],
+    );
+    let loaded = store.load("proj", "a").unwrap();
+    assert_eq!(
+        loaded.recovered, 2,
+        "the lines before and after the bad one"
+    );
+    assert_eq!(
+        loaded.file.messages[1..],
+        [Message::user("one"), Message::user("two")]
+    );
+    let kept = loaded.kept_aside.expect("kept aside");
+    assert_eq!(
+        (kept.lines, kept.reason),
+        (1, crate::JournalProblem::BadLines)
+    );
+    assert_eq!(aside_files(dir.path()), vec![kept.path.clone()]);
+    let aside = std::fs::read(&kept.path).unwrap();
+    let aside_lines: Vec<&[u8]> = aside.split(|b| *b == b'\n').collect();
+    assert!(
+        aside_lines[0].starts_with(br#"{"base":"#),
+        "the first line names the save"
+    );
+    assert_eq!(aside_lines[1], bad.as_slice());
+    let mode = std::fs::metadata(&kept.path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // The journal stays until the recovered session is saved; the kept file is never removed.
+    assert!(store.journal("proj", "a").path().exists());
+    store.save(&loaded.file).unwrap();
+    assert!(!store.journal("proj", "a").path().exists());
+    assert!(kept.path.exists());
+}
+
+#[test]
+fn a_journal_with_nothing_replayable_is_kept_aside_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = with_journal(dir.path(), &[b"\x00 garbage".to_vec(), entry_line(1, "x")]);
+    let loaded = store.load("proj", "a").unwrap();
+    assert_eq!((loaded.recovered, loaded.file.messages.len()), (0, 1));
+    assert_eq!(loaded.kept_aside.as_ref().map(|k| k.lines), Some(2));
+    assert!(!store.journal("proj", "a").path().exists());
+    // A second load finds nothing more to keep.
+    let again = store.load("proj", "a").unwrap();
+    assert_eq!(again.kept_aside, None);
+    assert_eq!(aside_files(dir.path()).len(), 1);
+}
+
+#[test]
+fn a_journal_without_its_first_line_is_kept_aside_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    store.save(&session("a", "2026-01-01T00:00:00Z")).unwrap();
+    let journal = store.journal("proj", "a");
+    let text = [entry_line(1, "x"), b"\n".to_vec()].concat();
+    std::fs::write(journal.path(), &text).unwrap();
+    let loaded = store.load("proj", "a").unwrap();
+    assert_eq!(loaded.recovered, 0);
+    let kept = loaded.kept_aside.expect("kept aside");
+    assert_eq!(
+        (kept.lines, kept.reason),
+        (1, crate::JournalProblem::NoBase)
+    );
+    assert_eq!(std::fs::read(&kept.path).unwrap(), text);
+    assert!(!journal.path().exists());
+}
