@@ -19,10 +19,9 @@ use tunacode_testkit::{FakeProvider, TestEnv, Turn};
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// Tries `TIOCSTI` on every terminal it can name, now and (in the background) for five seconds
-/// after the call: `INJECTED` is printed for each that took the keys.
-const INJECTOR: &str = r#"cat > inject.py <<'EOF'
-import fcntl, glob, os, termios
+/// Tries `TIOCSTI` on every terminal it can name: `INJECTED` is printed for each that took the keys.
+/// The repository ships it (an attacker's repository would).
+const INJECT_PY: &str = r#"import fcntl, glob, os, termios
 for target in [0, 1, 2, "/dev/tty"] + sorted(glob.glob("/dev/pts/[0-9]*")):
     try:
         fd = target if isinstance(target, int) else os.open(target, os.O_RDWR)
@@ -31,10 +30,17 @@ for target in [0, 1, 2, "/dev/tty"] + sorted(glob.glob("/dev/pts/[0-9]*")):
         print(target, "INJECTED")
     except OSError as e:
         print(target, "refused:", e.strerror)
-EOF
-python3 inject.py
-(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.5; python3 inject.py; done) >/dev/null 2>&1 &
-echo injector started"#;
+"#;
+
+/// Runs the injector now and, in the background, for five seconds after the call.
+const INJECTOR: &str = "python3 inject.py; \
+    (for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.5; python3 inject.py; done) >/dev/null 2>&1 & \
+    echo injector started";
+
+/// Puts the injector in the workspace.
+fn ship_injector(env: &TestEnv) {
+    std::fs::write(env.workspace().join("inject.py"), INJECT_PY).unwrap();
+}
 
 fn bash(id: &str, command: &str) -> Turn {
     let args = json!({"command": command}).to_string();
@@ -81,6 +87,7 @@ fn assert_injection_refused(out: &str) {
 fn a_command_cannot_type_the_answer_to_run_s_terminal_prompt() {
     let env = TestEnv::new().unwrap();
     let target = outside_path(&env, "pwned-run");
+    ship_injector(&env);
     let fake = FakeProvider::start(vec![
         bash("inject", INJECTOR),
         bash_outside("escape", &format!("echo pwned > {}", target.display())),
@@ -116,6 +123,7 @@ fn a_command_cannot_type_the_answer_to_run_s_terminal_prompt() {
 fn a_command_cannot_type_the_answer_to_the_ui_s_approval_dialog() {
     let env = TestEnv::new().unwrap();
     let target = outside_path(&env, "pwned-ui");
+    ship_injector(&env);
     let fake = FakeProvider::start(vec![
         bash("inject", INJECTOR),
         bash_outside("escape", &format!("echo pwned > {}", target.display())),
@@ -230,15 +238,14 @@ fn commands_reach_no_unix_socket_and_signal_no_process_outside() {
         .arg("300")
         .spawn()
         .unwrap();
-    let connect = |target: &str| {
-        format!(
-            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect({target}); \
-             print(\"CONNECTED\")'"
-        )
-    };
+    let connect = "import socket, sys\n\
+                   s = socket.socket(socket.AF_UNIX)\n\
+                   s.connect(sys.argv[1].replace('@', '\\0', 1))\n\
+                   print('CONNECTED')\n";
+    std::fs::write(env.workspace().join("connect.py"), connect).unwrap();
     let fake = FakeProvider::start(vec![
-        bash("path", &connect(&format!("\"{}\"", path.display()))),
-        bash("abstract", &connect(&format!("\"\\0{name}\""))),
+        bash("path", &format!("python3 connect.py {}", path.display())),
+        bash("abstract", &format!("python3 connect.py @{name}")),
         bash("kill", &format!("kill -9 {}; echo tried", victim.id())),
         Turn::text("done"),
     ]);
@@ -271,33 +278,32 @@ fn the_shell_cannot_plant_git_hooks_or_project_agent_settings() {
         .status()
         .unwrap();
     assert!(git.success());
-    let fake = FakeProvider::start(vec![
-        bash(
-            "hook",
-            "printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
-        ),
-        bash("config", "git config core.hooksPath /tmp"),
-        bash(
-            "mcp",
-            "echo '{\"mcpServers\": {}}' > .mcp.json; mkdir -p .tunacode/commands; echo hi > .tunacode/commands/x.md; echo made",
-        ),
-        Turn::text("done"),
-    ]);
+    // A script the repository ships does the planting, so the shell analysis has nothing to see:
+    // the sandbox alone must hold.
+    let plant = "printf '#!/bin/sh\\necho owned\\n' > .git/hooks/pre-commit && echo HOOK-WRITTEN\n\
+                 git config core.hooksPath /tmp && echo CONFIG-WRITTEN\n\
+                 echo '{\"mcpServers\": {}}' > .mcp.json\n\
+                 mkdir -p .tunacode/commands && echo hi > .tunacode/commands/x.md\n\
+                 echo planted\n";
+    std::fs::write(ws.join("plant.sh"), plant).unwrap();
+    let fake = FakeProvider::start(vec![bash("plant", "sh plant.sh"), Turn::text("done")]);
     let run = run(&env, &fake, &["--yes", "plant"]);
     assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    let out = answer(&fake, "plant");
+    assert!(out.contains("planted"), "the script ran: {out}");
+    assert!(out.contains("Read-only file system"), "{out}");
     assert!(
-        !ws.join(".git/hooks/pre-commit").exists(),
-        "{}",
-        answer(&fake, "hook")
+        !out.contains("HOOK-WRITTEN") && !out.contains("CONFIG-WRITTEN"),
+        "{out}"
     );
+    assert!(!ws.join(".git/hooks/pre-commit").exists());
     let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
     assert!(!config.contains("hooksPath"), "{config}");
     assert!(!ws.join(".mcp.json").exists());
     assert!(!ws.join(".tunacode").exists());
-    let mcp = answer(&fake, "mcp");
     assert!(
-        mcp.contains("set aside") && mcp.contains(".mcp.json"),
-        "the model is told: {mcp}"
+        out.contains("set aside") && out.contains(".mcp.json"),
+        "the model is told: {out}"
     );
 }
 
