@@ -19,16 +19,6 @@ fn bash(id: &str, command: &str) -> Turn {
     Turn::tool_calls(&[(id, "bash", args.as_str())])
 }
 
-/// The text the model got back for call `id` (in any later request).
-fn answer(fake: &FakeProvider, id: &str) -> String {
-    fake.requests()
-        .iter()
-        .flat_map(|r| messages(&r.body))
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or("").to_string())
-        .unwrap_or_else(|| panic!("no answer to {id}"))
-}
-
 /// A path outside both the workspace and the temp dir (the sandbox's writable roots).
 fn outside_path(env: &TestEnv) -> std::path::PathBuf {
     let name = env

@@ -17,16 +17,6 @@ use tunacode_testkit::{FakeProvider, TestEnv, Turn};
 /// The secret value in the workspace's `.env`.
 const MARKER: &str = "sk-trust-paths-marker-4711";
 
-/// The text the model got back for call `id` (in any later request).
-fn answer(fake: &FakeProvider, id: &str) -> String {
-    fake.requests()
-        .iter()
-        .flat_map(|r| messages(&r.body))
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or("").to_string())
-        .unwrap_or_else(|| panic!("no answer to {id}"))
-}
-
 /// A call of `tool` with `args`, as one scripted turn.
 fn call(id: &str, tool: &str, args: serde_json::Value) -> Turn {
     Turn::tool_calls(&[(id, tool, args.to_string().as_str())])

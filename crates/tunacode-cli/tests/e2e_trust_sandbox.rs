@@ -52,16 +52,6 @@ fn bash_outside(id: &str, command: &str) -> Turn {
     Turn::tool_calls(&[(id, "bash", args.as_str())])
 }
 
-/// The text the model got back for call `id`.
-fn answer(fake: &FakeProvider, id: &str) -> String {
-    fake.requests()
-        .iter()
-        .flat_map(|r| messages(&r.body))
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or("").to_string())
-        .unwrap_or_else(|| panic!("no answer to {id}"))
-}
-
 /// A path outside the workspace and the temp dir.
 fn outside_path(env: &TestEnv, name: &str) -> PathBuf {
     let dir = env

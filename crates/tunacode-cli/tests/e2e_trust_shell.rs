@@ -23,16 +23,6 @@ fn bash(id: &str, command: &str) -> Turn {
     call(id, "bash", json!({ "command": command }))
 }
 
-/// The text the model got back for call `id`.
-fn answer(fake: &FakeProvider, id: &str) -> String {
-    fake.requests()
-        .iter()
-        .flat_map(|r| messages(&r.body))
-        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
-        .map(|m| m["content"].as_str().unwrap_or("").to_string())
-        .unwrap_or_else(|| panic!("no answer to {id}"))
-}
-
 /// A workspace with a `.git`, a file to keep, a `build` directory and a `.env` holding a secret.
 fn seeded() -> TestEnv {
     let env = TestEnv::new().unwrap();

@@ -34,13 +34,15 @@ pub fn private_umask(cmd: &mut Command) {
     });
 }
 
-/// The `unsafe` of registering code to run in the forked child, as in `sandbox.rs`: the closures
-/// above only make system calls (prctl, getppid, umask); they take no lock and allocate nothing.
+/// The `unsafe` of registering code to run in the forked child (here and for every command's launch,
+/// `sandbox/launch.rs`): each closure only makes system calls; it takes no lock and allocates
+/// nothing on its success path.
 #[allow(unsafe_code)]
-mod pre_exec {
+pub(crate) mod pre_exec {
     use std::os::unix::process::CommandExt;
 
-    pub(super) fn install(
+    /// Runs `step` in the child of `cmd` between fork and exec.
+    pub(crate) fn install(
         cmd: &mut std::process::Command,
         step: impl FnMut() -> std::io::Result<()> + Send + Sync + 'static,
     ) {

@@ -3,7 +3,9 @@
 //! files. The file tools refuse them; the sandbox does not grant commands read access to the first
 //! three groups (workspace `.env*` files stay readable by commands unless the user hides them).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::resolve::normalize;
 
 /// Credentials under the user's home that no tool or command reads by default.
 pub const HOME_SECRETS: [&str; 14] = [
@@ -137,21 +139,6 @@ fn is_proc_secret(path: &Path) -> bool {
     rest.iter()
         .skip(1)
         .any(|part| PROC_SECRETS.contains(&part.as_str()))
-}
-
-/// Removes `.` and resolves `..` lexically.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for comp in path.components() {
-        match comp {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -267,3 +267,13 @@ pub fn edit_turns() -> Vec<tunacode_testkit::Turn> {
         Turn::text("Edited three files."),
     ]
 }
+
+/// The text the model got back for tool call `id` (in any later request to `fake`).
+pub fn answer(fake: &FakeProvider, id: &str) -> String {
+    fake.requests()
+        .iter()
+        .flat_map(|r| messages(&r.body))
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        .map(|m| m["content"].as_str().unwrap_or("").to_string())
+        .unwrap_or_else(|| panic!("no answer to {id}"))
+}

@@ -69,7 +69,7 @@ impl Launch {
     /// Sets `cmd` up to start this way.
     pub(crate) fn install(self, cmd: &mut std::process::Command) {
         let mut launch = Some(self);
-        imp::install(cmd, move || match launch.take() {
+        crate::process_guard::pre_exec::install(cmd, move || match launch.take() {
             Some(launch) => imp::enter(launch),
             None => Err(std::io::Error::other("a launch runs once")),
         });
@@ -78,23 +78,12 @@ impl Launch {
 
 #[allow(unsafe_code)]
 mod imp {
-    //! The one place with `unsafe`: `pre_exec` runs its closure in the forked child of a threaded
-    //! process, where only async-signal-safe calls are allowed. Everything below is a raw system
+    //! The launch's system calls: `pre_exec` (`process_guard::pre_exec`) runs them in the forked
+    //! child of a threaded process, where only async-signal-safe calls are allowed. Everything below is a raw system
     //! call on memory prepared before the fork; nothing allocates or takes a lock on the success
     //! path (an error is built only when a call failed, and the child then exits).
 
     use super::*;
-
-    pub(super) fn install(
-        cmd: &mut std::process::Command,
-        enter: impl FnMut() -> std::io::Result<()> + Send + Sync + 'static,
-    ) {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: see the module comment; the closure is async-signal-safe on its success path.
-        unsafe {
-            cmd.pre_exec(enter);
-        }
-    }
 
     fn check(result: libc::c_int) -> std::io::Result<()> {
         if result < 0 {
