@@ -64,8 +64,23 @@ fn socket_rules(network: Network) -> Result<Vec<SeccompRule>, SandboxError> {
     Ok(rules)
 }
 
-/// Builds the filter for one command.
+/// The filter for one command: built once per network mode, then copied.
 pub(super) fn build(network: Network) -> Result<BpfProgram, SandboxError> {
+    use std::sync::OnceLock;
+    static OPEN: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    static PROXIED: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    static CLOSED: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    let cell = match network {
+        Network::Open => &OPEN,
+        Network::Proxied => &PROXIED,
+        Network::Closed => &CLOSED,
+    };
+    cell.get_or_init(|| compile(network).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(SandboxError::Setup)
+}
+
+fn compile(network: Network) -> Result<BpfProgram, SandboxError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, socket_rules(network)?);
     let ioctls = [libc::TIOCSTI, libc::TIOCLINUX]
