@@ -220,3 +220,25 @@ async fn nothing_a_sandboxed_command_started_outlives_it() {
         "a background process outlived the command"
     );
 }
+
+#[tokio::test]
+async fn workspace_env_files_are_hidden_from_commands_only_when_asked() {
+    namespaces();
+    let ws = tempfile::tempdir().expect("ws");
+    let w = ws.path();
+    std::fs::create_dir_all(w.join("app")).expect("dir");
+    std::fs::write(w.join(".env"), "TOKEN=root-secret").expect("env");
+    std::fs::write(w.join("app/.env.local"), "TOKEN=nested-secret").expect("env");
+    std::fs::write(w.join(".env.example"), "TOKEN=").expect("example");
+    let read_all = "cat .env app/.env.local .env.example 2>/dev/null; echo";
+    let shown = policy(w, SecretPaths::default());
+    let (_, out, _) = run(&shown, w, read_all).await;
+    assert!(
+        out.contains("root-secret") && out.contains("nested-secret"),
+        "{out}"
+    );
+    let hidden = policy(w, SecretPaths::default().hiding_env_files(true));
+    let (_, out, _) = run(&hidden, w, read_all).await;
+    assert!(!out.contains("secret"), "{out}");
+    assert!(out.contains("TOKEN="), "examples stay readable: {out}");
+}

@@ -92,10 +92,11 @@ impl MountPlan {
             });
         }
         let mut secrets: Vec<PathBuf> = policy.secrets.denied().to_vec();
-        if policy.secrets.hides_env_files() {
-            for root in &policy.writable_roots {
-                env_files(root, 0, &mut secrets);
-            }
+        // The working directory only (the first writable root): the temp dir is not searched.
+        if let Some(root) = policy.writable_roots.first()
+            && policy.secrets.hides_env_files()
+        {
+            env_files(root, 0, &mut secrets);
         }
         for path in secrets {
             steps.extend(mask(&path));
