@@ -2,7 +2,8 @@
 //! provider — a command that pushes `y` into the terminal to answer the next approval (under a pty
 //! for `run`, under tmux for the TUI), commands that read the agent's key from `/proc` or its config,
 //! processes that try to outlive `run`, Unix-socket connections to listeners outside, signals to the
-//! user's other processes, and writes to git hooks and `.mcp.json` through the shell.
+//! user's other processes, and writes to git hooks and `.mcp.json` through the shell; and a killed
+//! agent takes its commands with it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -320,4 +321,38 @@ fn stream_json_says_which_guards_this_kernel_enforces() {
         assert!(text.contains(guard), "{guard}: {text}");
     }
     assert!(fake.requests().is_empty(), "no model call for it");
+}
+
+#[test]
+fn a_killed_agent_takes_its_commands_with_it() {
+    let env = TestEnv::new().unwrap();
+    let marker = format!("300.{}9", std::process::id());
+    let fake = FakeProvider::start(vec![
+        bash(
+            "long",
+            &format!(
+                "setsid sleep {marker} & nohup sleep {marker} >/dev/null 2>&1 & sleep {marker}"
+            ),
+        ),
+        Turn::text("never reached"),
+    ]);
+    let mut child = spawn(&env, &fake, &["--yes", "serve"], &[]);
+    let deadline = std::time::Instant::now() + WAIT;
+    while !running(&marker) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while running(&marker) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "a command's process outlived the killed agent"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
