@@ -275,6 +275,8 @@ fn the_shell_cannot_plant_git_hooks_or_project_agent_settings() {
                  git config core.hooksPath /tmp && echo CONFIG-WRITTEN\n\
                  echo '{\"mcpServers\": {}}' > .mcp.json\n\
                  mkdir -p .tunacode/commands && echo hi > .tunacode/commands/x.md\n\
+                 echo ../evil > .git/commondir\n\
+                 mv .git .git2 && echo MOVED\n\
                  echo planted\n";
     std::fs::write(ws.join("plant.sh"), plant).unwrap();
     let fake = FakeProvider::start(vec![bash("plant", "sh plant.sh"), Turn::text("done")]);
@@ -284,8 +286,13 @@ fn the_shell_cannot_plant_git_hooks_or_project_agent_settings() {
     assert!(out.contains("planted"), "the script ran: {out}");
     assert!(out.contains("Read-only file system"), "{out}");
     assert!(
-        !out.contains("HOOK-WRITTEN") && !out.contains("CONFIG-WRITTEN"),
+        !out.contains("HOOK-WRITTEN") && !out.contains("CONFIG-WRITTEN") && !out.contains("MOVED"),
         "{out}"
+    );
+    assert!(!ws.join(".git/commondir").exists(), "{out}");
+    assert!(
+        ws.join(".git/HEAD").exists(),
+        "the repository stayed: {out}"
     );
     assert!(!ws.join(".git/hooks/pre-commit").exists());
     let config = std::fs::read_to_string(ws.join(".git/config")).unwrap();

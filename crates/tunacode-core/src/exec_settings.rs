@@ -66,7 +66,11 @@ pub fn secret_paths(paths: &Paths, config: &UserConfig, cwd: &Path) -> SecretPat
         .iter()
         .map(|p| absolute(&expand_home(p, home.as_deref()), cwd))
         .collect();
-    let agent = [paths.config_file.clone(), paths.data_dir()];
+    let agent = [
+        paths.config_file.clone(),
+        paths.data_dir(),
+        paths.log_dir.clone(),
+    ];
     SecretPaths::new(home.as_deref(), &agent, &extra)
         .hiding_env_files(config.settings.sandbox.hide_env_files)
 }
@@ -74,11 +78,16 @@ pub fn secret_paths(paths: &Paths, config: &UserConfig, cwd: &Path) -> SecretPat
 /// The protected paths of a session in `cwd`: under the working directory and the repository root,
 /// and the agent's own config, folder and data.
 pub fn protected_paths(paths: &Paths, cwd: &Path) -> ProtectedPaths {
+    // The working directory, and up to the repository root every folder instruction files are read
+    // from.
     let mut roots = vec![cwd.to_path_buf()];
-    if let Some(repo) = cwd.ancestors().find(|dir| dir.join(".git").exists())
-        && repo != cwd
-    {
-        roots.push(repo.to_path_buf());
+    if let Some(repo) = cwd.ancestors().find(|dir| dir.join(".git").exists()) {
+        roots.extend(
+            cwd.ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(repo))
+                .map(Path::to_path_buf),
+        );
     }
     let agent = vec![
         paths.config_file.clone(),
@@ -211,6 +220,23 @@ mod tests {
     }
 
     #[test]
+    fn protected_names_are_covered_in_every_folder_from_the_repository_root_down() {
+        let dir = tempfile::tempdir().expect("dir");
+        let repo = dir.path().canonicalize().expect("real");
+        std::fs::create_dir_all(repo.join(".git")).expect("git");
+        std::fs::create_dir_all(repo.join("a/b")).expect("cwd");
+        let protected = protected_paths(&paths(), &repo.join("a/b"));
+        for root in [repo.join("a/b"), repo.join("a"), repo.clone()] {
+            assert!(protected.roots().contains(&root), "{}", root.display());
+        }
+        assert!(
+            !protected
+                .roots()
+                .contains(&dir.path().parent().expect("up").to_path_buf())
+        );
+    }
+
+    #[test]
     fn the_agent_files_are_secret_and_protected_and_deny_read_extends_the_list() {
         let config: UserConfig = serde_json::from_str(
             r#"{"permissions": {"deny_read": ["/srv/keys", "certs"]}, "settings": {"sandbox": {"hide_env_files": true}}}"#,
@@ -227,6 +253,11 @@ mod tests {
             assert!(secrets.reason_for(Path::new(path)).is_some(), "{path}");
         }
         assert!(secrets.hides_env_files());
+        assert!(
+            secrets
+                .reason_for(Path::new("/home/u/.local/state/tunacode/tunacode.log"))
+                .is_some()
+        );
         let protected = &policy.sandbox.protected;
         assert!(
             protected

@@ -73,7 +73,9 @@ pub fn expand_mentions(prompt: &str, workspace: &Workspace) -> ExpandedPrompt {
         let Ok(path) = workspace.resolve(raw) else {
             continue;
         };
-        if !path.is_file() {
+        // Never a secret (`.env`, the user's credentials), whoever wrote the mention: a custom
+        // command from the repository can carry one.
+        if !path.is_file() || workspace.secrets().reason_for(&path).is_some() {
             continue;
         }
         let shown = workspace.display(&path);
@@ -116,6 +118,17 @@ mod tests {
             "explain @src/main.rs and (@a.txt). Also @src/main.rs, @missing.rs, @src, me@host\n\n\
              <file path=\"src/main.rs\">\nfn main() {}\n</file>\n\n<file path=\"a.txt\">\nalpha\n</file>"
         );
+    }
+
+    #[test]
+    fn never_attaches_a_secrets_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "KEY=sk-secret").unwrap();
+        std::fs::write(dir.path().join(".env.example"), "KEY=").unwrap();
+        let ws = Workspace::new(dir.path());
+        let out = expand_mentions("see @.env and @.env.example", &ws);
+        assert_eq!(out.attached, vec![".env.example".to_string()]);
+        assert!(!out.text.contains("sk-secret"));
     }
 
     #[test]

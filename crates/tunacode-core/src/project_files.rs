@@ -72,6 +72,16 @@ pub fn resolve_inside(path: &Path, within: &Path) -> Result<Option<PathBuf>, Ski
             ),
         ));
     }
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned());
+    if name
+        .as_deref()
+        .is_some_and(tunacode_tools::is_secret_file_name)
+    {
+        return Err(Skipped::new(
+            path,
+            format!("it resolves to {}, a secrets file", real.display()),
+        ));
+    }
     if !real.starts_with(within) {
         return Err(Skipped::new(
             path,

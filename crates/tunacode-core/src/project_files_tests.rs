@@ -229,3 +229,15 @@ fn a_command_linked_to_a_key_file_is_skipped() {
         reasons(&skipped)
     );
 }
+
+#[test]
+fn an_agents_md_linked_to_the_repository_s_env_file_is_skipped() {
+    let l = layout();
+    write(&l.repo.join(".env"), "OPENAI_API_KEY=sk-dotenv-leak");
+    symlink(".env", l.repo.join("AGENTS.md")).expect("link");
+    let mut skipped = Vec::new();
+    let files = find_instructions(&l.home, &l.repo, "AGENTS.md", &mut skipped);
+    assert_eq!(files, Vec::new());
+    assert_eq!(skipped.len(), 1, "{}", reasons(&skipped));
+    assert!(skipped[0].reason.contains("secrets file"), "{}", skipped[0]);
+}

@@ -11,21 +11,75 @@ use std::path::{Component, Path, PathBuf};
 const PROTECTED_DIRS: [&str; 4] = [".tunacode", ".agents", ".claude", ".vscode"];
 /// Files protected by name, anywhere in the workspace.
 const PROTECTED_FILES: [&str; 4] = [".mcp.json", "AGENTS.md", "CLAUDE.md", ".envrc"];
-/// Inside `.git`: what runs code or redirects git.
-const GIT_PROTECTED: [&str; 3] = ["hooks", "config", "modules"];
+/// What git itself writes in `.git` in everyday work (objects, refs, the index, the state of a
+/// merge or rebase, messages). Everything else there (`config`, `hooks/`, `commondir`, `modules/`,
+/// `worktrees/`, names git may add later) decides what git runs or where it looks, and is protected.
+const GIT_WORK: [&str; 41] = [
+    "objects",
+    "refs",
+    "logs",
+    "index",
+    "HEAD",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_RR",
+    "AUTO_MERGE",
+    "REBASE_HEAD",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "BISECT_LOG",
+    "BISECT_START",
+    "BISECT_TERMS",
+    "BISECT_EXPECTED_REV",
+    "BISECT_ANCESTORS_OK",
+    "BISECT_NAMES",
+    "BISECT_RUN",
+    "BISECT_HEAD",
+    "COMMIT_EDITMSG",
+    "TAG_EDITMSG",
+    "SQUASH_MSG",
+    "NOTES_EDITMSG",
+    "NOTES_MERGE_PARTIAL",
+    "NOTES_MERGE_REF",
+    "packed-refs",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "rr-cache",
+    "lost-found",
+    "shallow",
+    "gc.pid",
+    "gc.log",
+    "description",
+    "branches",
+    "info",
+];
+
+/// Whether `name`, directly inside `.git`, is one git writes in everyday work (a lock file too,
+/// except the config's).
+pub fn is_git_work(name: &str) -> bool {
+    GIT_WORK.contains(&name) || (name.ends_with(".lock") && !name.starts_with("config"))
+}
 
 /// The protected paths of one workspace.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProtectedPaths {
-    /// The workspace roots (the working directory, the repository root).
+    /// The workspace roots (the working directory, the repository root, the folders between).
     roots: Vec<PathBuf>,
     /// The agent's own config file and data directory.
     agent: Vec<PathBuf>,
+    /// Where protected names that are symbolic links lead (`AGENTS.md -> docs/guide.md`): changing
+    /// the target changes what the name says.
+    linked: Vec<PathBuf>,
 }
 
 impl ProtectedPaths {
-    /// The protected paths of a workspace in `roots` (the working directory and the repository root
-    /// when they differ), plus the agent's own files (`agent`: its config file and data directory).
+    /// The protected paths of a workspace in `roots` (the working directory, the repository root and
+    /// the folders between), plus the agent's own files (`agent`: its config file, folder and data
+    /// directory). Reads which protected names are links, and where they lead.
     pub fn new(roots: Vec<PathBuf>, mut agent: Vec<PathBuf>) -> Self {
         // Canonical forms too: the file tools judge paths with their links resolved, so the agent's
         // files under a home reached through a link must match either way.
@@ -36,7 +90,22 @@ impl ProtectedPaths {
         agent.extend(real);
         agent.sort();
         agent.dedup();
-        ProtectedPaths { roots, agent }
+        let linked = roots
+            .iter()
+            .flat_map(|root| named_at(root))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        ProtectedPaths {
+            roots,
+            agent,
+            linked,
+        }
+    }
+
+    /// The workspace roots whose protected names the sandbox covers.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
     }
 
     /// Why changing `path` (absolute, as the workspace resolved it) needs the user's word, or `None`.
@@ -48,6 +117,13 @@ impl ProtectedPaths {
                 own.display()
             ));
         }
+        if let Some(target) = self.linked.iter().find(|t| path.starts_with(t)) {
+            return Some(format!(
+                "`{}` is where a protected name of the workspace leads (a symbolic link to {})",
+                path.display(),
+                target.display()
+            ));
+        }
         let names: Vec<String> = path
             .components()
             .filter_map(|c| match c {
@@ -55,51 +131,85 @@ impl ProtectedPaths {
                 _ => None,
             })
             .collect();
-        for (i, name) in names.iter().enumerate() {
-            let last = i + 1 == names.len();
-            if name == ".git" {
-                let next = names.get(i + 1).map(String::as_str);
-                if let Some(inner) = next.filter(|n| GIT_PROTECTED.contains(n)) {
-                    return Some(format!(
-                        "`.git/{inner}` decides what git runs (hooks, aliases, filters)"
-                    ));
-                }
-            }
-            if PROTECTED_DIRS.contains(&name.as_str()) && !last {
-                return Some(format!(
-                    "`{name}/` holds the project's agent settings, which decide what the agent runs \
-                     and trusts"
-                ));
-            }
-            if last
-                && (PROTECTED_FILES.contains(&name.as_str())
-                    || PROTECTED_DIRS.contains(&name.as_str()))
-            {
-                return Some(format!(
-                    "`{name}` decides what the agent (or the editor) runs and trusts"
-                ));
-            }
-        }
-        None
+        names
+            .iter()
+            .enumerate()
+            .find_map(|(i, name)| reason_at(name, names.get(i + 1).map(String::as_str)))
     }
 
     /// The paths the sandbox keeps commands from changing: each protected name under each root
-    /// (existing or not), and the agent's own files.
+    /// (existing or not), the protected entries of each root's `.git`, where protected links lead,
+    /// and the agent's own files.
     pub fn sandbox_targets(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
+        let mut out: Vec<PathBuf> = self.roots.iter().flat_map(|r| named_at(r)).collect();
         for root in &self.roots {
-            for name in PROTECTED_DIRS.iter().chain(PROTECTED_FILES.iter()) {
-                out.push(root.join(name));
-            }
-            for inner in GIT_PROTECTED {
-                out.push(root.join(".git").join(inner));
-            }
+            out.extend(git_entries(&root.join(".git")));
         }
+        out.extend(self.linked.iter().cloned());
         out.extend(self.agent.iter().cloned());
         out.sort();
         out.dedup();
         out
     }
+}
+
+/// Why the component `name` (followed by `next`, if any) makes a path protected.
+fn reason_at(name: &str, next: Option<&str>) -> Option<String> {
+    if name == ".git" {
+        return match next {
+            None => Some("`.git` is the repository (or a file naming where it is)".into()),
+            Some(inner) if !is_git_work(inner) => Some(format!(
+                "`.git/{inner}` decides what git runs or where it looks (hooks, config, aliases)"
+            )),
+            Some(_) => None,
+        };
+    }
+    if PROTECTED_DIRS.contains(&name) && next.is_some() {
+        return Some(format!(
+            "`{name}/` holds the project's agent settings, which decide what the agent runs and \
+             trusts"
+        ));
+    }
+    if next.is_none() && (PROTECTED_FILES.contains(&name) || PROTECTED_DIRS.contains(&name)) {
+        return Some(format!(
+            "`{name}` decides what the agent (or the editor) runs and trusts"
+        ));
+    }
+    None
+}
+
+/// The protected names directly under `root`.
+fn named_at(root: &Path) -> Vec<PathBuf> {
+    PROTECTED_DIRS
+        .iter()
+        .chain(PROTECTED_FILES.iter())
+        .map(|name| root.join(name))
+        .collect()
+}
+
+/// The protected entries of the repository directory `git` (what exists, and the names git reads
+/// that may not exist yet); a `.git` that is a file (a worktree's or submodule's pointer) is itself
+/// protected.
+fn git_entries(git: &Path) -> Vec<PathBuf> {
+    let Ok(meta) = std::fs::symlink_metadata(git) else {
+        return Vec::new();
+    };
+    if !meta.is_dir() {
+        return vec![git.to_path_buf()];
+    }
+    let mut out: Vec<PathBuf> = ["config", "config.worktree", "hooks", "commondir", "modules"]
+        .iter()
+        .map(|n| git.join(n))
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(git) {
+        out.extend(
+            entries
+                .flatten()
+                .filter(|e| !is_git_work(&e.file_name().to_string_lossy()))
+                .map(|e| e.path()),
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -119,6 +229,11 @@ mod tests {
         for path in [
             "/w/.git/hooks/pre-commit",
             "/w/.git/config",
+            "/w/.git/commondir",
+            "/w/.git/worktrees/x/gitdir",
+            "/w/.git/config.lock",
+            "/w/.git",
+            "/w/sub/.git",
             "/w/.tunacode/commands/x.md",
             "/w/.mcp.json",
             "/w/.agents/skills/a/SKILL.md",
@@ -134,6 +249,9 @@ mod tests {
         for path in [
             "/w/src/main.rs",
             "/w/.git/index",
+            "/w/.git/index.lock",
+            "/w/.git/refs/heads/main",
+            "/w/.git/COMMIT_EDITMSG",
             "/w/.git/info/exclude",
             "/w/.git/objects/ab/cd",
             "/w/.gitignore",
@@ -144,11 +262,55 @@ mod tests {
     }
 
     #[test]
-    fn sandbox_targets_name_each_root() {
-        let targets = paths().sandbox_targets();
-        assert!(targets.contains(&PathBuf::from("/w/.git/hooks")));
-        assert!(targets.contains(&PathBuf::from("/w/.mcp.json")));
-        assert!(targets.contains(&PathBuf::from("/home/u/.local/share/tunacode")));
+    fn sandbox_targets_name_each_root_every_protected_git_entry_and_where_links_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().canonicalize().unwrap();
+        for sub in [".git/hooks", ".git/objects", ".git/worktrees/x", "docs"] {
+            std::fs::create_dir_all(w.join(sub)).unwrap();
+        }
+        for file in [
+            ".git/config",
+            ".git/index",
+            ".git/HEAD",
+            ".git/odd",
+            "docs/guide.md",
+        ] {
+            std::fs::write(w.join(file), "").unwrap();
+        }
+        std::os::unix::fs::symlink("docs/guide.md", w.join("AGENTS.md")).unwrap();
+        let p = ProtectedPaths::new(vec![w.clone()], vec![PathBuf::from("/data/tunacode")]);
+        let targets = p.sandbox_targets();
+        for protected in [
+            ".git/hooks",
+            ".git/config",
+            ".git/commondir",
+            ".git/worktrees",
+            ".git/odd",
+            ".mcp.json",
+            "docs/guide.md",
+        ] {
+            assert!(
+                targets.contains(&w.join(protected)),
+                "{protected}: {targets:?}"
+            );
+        }
+        for work in [".git/objects", ".git/index", ".git/HEAD"] {
+            assert!(!targets.contains(&w.join(work)), "{work}");
+        }
+        assert!(targets.contains(&PathBuf::from("/data/tunacode")));
+        let why = p
+            .reason_for(&w.join("docs/guide.md"))
+            .expect("the link's target");
+        assert!(why.contains("symbolic link"), "{why}");
+    }
+
+    #[test]
+    fn a_git_file_pointing_elsewhere_is_itself_a_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().to_path_buf();
+        std::fs::write(w.join(".git"), "gitdir: ../elsewhere\n").unwrap();
+        let targets = ProtectedPaths::new(vec![w.clone()], Vec::new()).sandbox_targets();
+        assert!(targets.contains(&w.join(".git")), "{targets:?}");
     }
 
     #[test]

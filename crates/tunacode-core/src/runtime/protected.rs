@@ -77,7 +77,8 @@ pub(super) fn judge(
 
 /// Whether the allow rule `rule` (as written, e.g. `write_file(.git/hooks/*)`) names a protected
 /// path rather than allowing every file: its path pattern, each component with a wildcard taken as
-/// an ordinary name, is itself protected.
+/// an ordinary name, is itself protected — whichever name (`x`, or `objects`, which git writes in
+/// everyday work: so `.git/**` is not explicit).
 fn names_explicitly(rule: &str, protected: &ProtectedPaths, workspace: &Path) -> bool {
     let Some(pattern) = rule
         .split_once('(')
@@ -87,16 +88,18 @@ fn names_explicitly(rule: &str, protected: &ProtectedPaths, workspace: &Path) ->
     else {
         return false;
     };
-    let mut instance = if pattern.starts_with('/') {
-        PathBuf::from("/")
-    } else {
-        workspace.to_path_buf()
-    };
-    for part in pattern.split('/').filter(|p| !p.is_empty()) {
-        let wildcard = part.contains(['*', '?', '[', '{']);
-        instance.push(if wildcard { "x" } else { part });
-    }
-    protected.reason_for(&instance).is_some()
+    ["x", "objects"].iter().all(|placeholder| {
+        let mut instance = if pattern.starts_with('/') {
+            PathBuf::from("/")
+        } else {
+            workspace.to_path_buf()
+        };
+        for part in pattern.split('/').filter(|p| !p.is_empty()) {
+            let wildcard = part.contains(['*', '?', '[', '{']);
+            instance.push(if wildcard { placeholder } else { part });
+        }
+        protected.reason_for(&instance).is_some()
+    })
 }
 
 #[cfg(test)]

@@ -40,6 +40,9 @@ fn fingerprint(path: &Path) -> Option<Fingerprint> {
 pub(crate) struct ProtectedSnapshot {
     files: BTreeMap<PathBuf, Fingerprint>,
     targets: Vec<PathBuf>,
+    protected: ProtectedPaths,
+    /// The roots' `.git` that existed before (a new one is a repository the command created).
+    repos: Vec<PathBuf>,
 }
 
 impl ProtectedSnapshot {
@@ -50,13 +53,30 @@ impl ProtectedSnapshot {
         for target in &targets {
             record(target, &mut files);
         }
-        ProtectedSnapshot { files, targets }
+        let repos = protected
+            .roots()
+            .iter()
+            .map(|root| root.join(".git"))
+            .filter(|git| git.exists())
+            .collect();
+        ProtectedSnapshot {
+            files,
+            targets,
+            protected: protected.clone(),
+            repos,
+        }
     }
 
     /// Sets aside what the command created or changed; returns one line per path set aside.
     pub(crate) fn settle(&self) -> Vec<String> {
+        // The targets again: a new entry in `.git` (`commondir`) or a `.git` that became a file is
+        // one only now.
+        let mut targets = self.protected.sandbox_targets();
+        targets.extend(self.targets.iter().cloned());
+        targets.sort();
+        targets.dedup();
         let mut now = BTreeMap::new();
-        for target in &self.targets {
+        for target in &targets {
             record(target, &mut now);
         }
         let stamp = SystemTime::now()
@@ -74,11 +94,7 @@ impl ProtectedSnapshot {
             {
                 continue;
             }
-            let aside = aside_name(path, stamp);
-            match std::fs::rename(path, &aside) {
-                Ok(()) => lines.push(format!("{} → {}", path.display(), aside.display())),
-                Err(e) => lines.push(format!("{} (could not be set aside: {e})", path.display())),
-            }
+            lines.push(set_aside(path, stamp));
         }
         for path in self.files.keys().filter(|p| !now.contains_key(*p)) {
             if !self
@@ -104,14 +120,15 @@ impl ProtectedSnapshot {
     /// `.git/config` and the like in a repository the command created (`git init`): only hooks that
     /// would run are set aside there.
     fn fresh_repo(&self, path: &Path) -> bool {
+        // Strictly inside: a `.git` file that points elsewhere is never part of a new repository.
         let Some(git) = path
             .ancestors()
+            .skip(1)
             .find(|a| a.file_name().is_some_and(|n| n == ".git"))
         else {
             return false;
         };
-        let existed = self.files.keys().any(|p| p.starts_with(git));
-        if existed {
+        if self.repos.iter().any(|r| r == git) || self.files.keys().any(|p| p.starts_with(git)) {
             return false;
         }
         let is_hook = path.parent().is_some_and(|p| p.ends_with(".git/hooks"));
@@ -124,12 +141,33 @@ impl ProtectedSnapshot {
     }
 }
 
-fn aside_name(path: &Path, stamp: u64) -> PathBuf {
+/// Renames `path` to a name nothing reads, unguessable so the command cannot have taken it first;
+/// when that fails, removes it. Returns the line that says what happened.
+fn set_aside(path: &Path, stamp: u64) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!("{name}.tunacode-blocked-{stamp}"))
+    let aside = path.with_file_name(format!(
+        "{name}.tunacode-blocked-{stamp}-{:08x}",
+        fastrand::u32(..)
+    ));
+    if std::fs::symlink_metadata(&aside).is_err() && std::fs::rename(path, &aside).is_ok() {
+        return format!("{} → {}", path.display(), aside.display());
+    }
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    let removed = if is_dir {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    };
+    match removed {
+        Ok(()) => format!("{} (removed: it could not be renamed)", path.display()),
+        Err(e) => format!(
+            "{} (could not be set aside or removed: {e})",
+            path.display()
+        ),
+    }
 }
 
 fn record(path: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>) {
@@ -195,6 +233,40 @@ mod tests {
             lines.iter().all(|l| l.contains("tunacode-blocked-")),
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn git_redirections_are_set_aside_and_a_taken_aside_name_does_not_keep_them() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        std::fs::create_dir_all(w.join(".git/objects")).expect("git");
+        std::fs::create_dir_all(w.join("plain")).expect("plain");
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::write(w.join(".git/commondir"), "../evil\n").expect("commondir");
+        std::fs::write(w.join(".git/objects/ab"), "x").expect("object");
+        // Every name the check could have chosen with a one-second stamp is taken.
+        for suffix in ["", "-0", "-1"] {
+            std::fs::create_dir_all(w.join(format!("AGENTS.md.tunacode-blocked{suffix}/x")))
+                .expect("decoy");
+        }
+        std::fs::write(w.join("AGENTS.md"), "evil").expect("agents");
+        let lines = before.settle();
+        assert!(!w.join(".git/commondir").exists(), "{lines:?}");
+        assert!(!w.join("AGENTS.md").exists(), "{lines:?}");
+        assert!(w.join(".git/objects/ab").exists(), "git's own work stays");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+    }
+
+    #[test]
+    fn a_git_file_made_where_there_was_no_repository_is_set_aside() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::write(w.join(".git"), "gitdir: /tmp/evil\n").expect("gitfile");
+        let lines = before.settle();
+        assert!(!w.join(".git").exists(), "{lines:?}");
     }
 
     #[test]

@@ -226,11 +226,16 @@ async fn workspace_env_files_are_hidden_from_commands_only_when_asked() {
     namespaces();
     let ws = tempfile::tempdir().expect("ws");
     let w = ws.path();
-    std::fs::create_dir_all(w.join("app")).expect("dir");
+    for dir in ["app", "node_modules/x", "a/b/c/d"] {
+        std::fs::create_dir_all(w.join(dir)).expect("dir");
+    }
     std::fs::write(w.join(".env"), "TOKEN=root-secret").expect("env");
     std::fs::write(w.join("app/.env.local"), "TOKEN=nested-secret").expect("env");
+    std::fs::write(w.join("node_modules/x/.env"), "TOKEN=dep-secret").expect("env");
+    std::fs::write(w.join("a/b/c/d/.env"), "TOKEN=deep-secret").expect("env");
     std::fs::write(w.join(".env.example"), "TOKEN=").expect("example");
-    let read_all = "cat .env app/.env.local .env.example 2>/dev/null; echo";
+    let read_all = "cat .env app/.env.local node_modules/x/.env a/b/c/d/.env .env.example \
+                    2>/dev/null; echo";
     let shown = policy(w, SecretPaths::default());
     let (_, out, _) = run(&shown, w, read_all).await;
     assert!(
@@ -241,4 +246,32 @@ async fn workspace_env_files_are_hidden_from_commands_only_when_asked() {
     let (_, out, _) = run(&hidden, w, read_all).await;
     assert!(!out.contains("secret"), "{out}");
     assert!(out.contains("TOKEN="), "examples stay readable: {out}");
+}
+
+#[tokio::test]
+async fn the_repository_cannot_be_moved_away_and_linked_protected_names_hold() {
+    namespaces();
+    let ws = tempfile::tempdir().expect("ws");
+    let w = ws.path();
+    git(w, &["init", "-q"]);
+    std::fs::create_dir_all(w.join("docs")).expect("docs");
+    std::fs::write(w.join("docs/guide.md"), "be nice\n").expect("guide");
+    std::os::unix::fs::symlink("docs/guide.md", w.join("AGENTS.md")).expect("link");
+    let p = policy(w, SecretPaths::default());
+    for attack in [
+        "mv .git .git2",
+        "mv .git/../.git moved",
+        "echo evil >> docs/guide.md",
+    ] {
+        let (code, _, _) = run(&p, w, attack).await;
+        assert_ne!(code, 0, "{attack} succeeded");
+    }
+    assert!(
+        w.join(".git/HEAD").exists(),
+        "the repository is where it was"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.join("docs/guide.md")).expect("guide"),
+        "be nice\n"
+    );
 }

@@ -1,6 +1,7 @@
 //! The sandbox's seccomp filter: the second wall behind Landlock and the namespaces. Refused with
 //! EPERM: pushing input into a terminal (`TIOCSTI`, `TIOCLINUX`), Unix sockets (`socket(AF_UNIX)`:
-//! the way to a docker daemon, an ssh or gpg agent, the D-Bus session bus; `socketpair` stays),
+//! the way to a docker daemon, an ssh or gpg agent, the D-Bus session bus; `socketpair` stays) and
+//! vsock (a virtual machine's host),
 //! changing the mount tree (the read-only binds over protected paths must stay), io_uring (which
 //! could open files and sockets unseen), and without the network IPv4/IPv6 and packet sockets (with
 //! the egress proxy only UDP and raw ones: Landlock limits where TCP connects).
@@ -39,7 +40,11 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, SandboxError> 
 
 /// The `socket()` calls refused under `network`.
 fn socket_rules(network: Network) -> Result<Vec<SeccompRule>, SandboxError> {
-    let mut rules = vec![rule(vec![arg(0, SeccompCmpOp::Eq, libc::AF_UNIX as u64)?])?];
+    // Unix sockets reach local daemons; vsock reaches the host of a virtual machine.
+    let mut rules = vec![
+        rule(vec![arg(0, SeccompCmpOp::Eq, libc::AF_UNIX as u64)?])?,
+        rule(vec![arg(0, SeccompCmpOp::Eq, libc::AF_VSOCK as u64)?])?,
+    ];
     if network == Network::Open {
         return Ok(rules);
     }

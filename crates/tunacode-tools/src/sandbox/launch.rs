@@ -203,6 +203,13 @@ mod imp {
             )?;
             for step in &plan.steps {
                 match step {
+                    Mount::Pin { path } => mount(
+                        path.as_ptr(),
+                        path.as_ptr(),
+                        null,
+                        libc::MS_BIND | libc::MS_REC,
+                        null,
+                    )?,
                     Mount::ReadOnly { path, locked } => {
                         read_only(path.as_ptr(), path.as_ptr(), *locked)?
                     }

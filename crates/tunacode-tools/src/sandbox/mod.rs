@@ -133,7 +133,7 @@ impl SandboxPolicy {
         };
         launch.filter = Some(filter::build(network)?);
         if support.namespaces {
-            let plan = mounts::MountPlan::for_policy(self);
+            let plan = mounts::MountPlan::for_policy(self)?;
             launch.namespaces = Some(launch::Namespaces::new(plan));
         }
         let snapshot = (self.mode == SandboxMode::WorkspaceWrite)

@@ -14,6 +14,9 @@ use super::SandboxPolicy;
 /// One step of the plan.
 #[derive(Debug, Clone)]
 pub(super) enum Mount {
+    /// Bind `path` onto itself, writable: a mount point cannot be renamed or removed, so a
+    /// repository's `.git` stays where the read-only binds inside it are.
+    Pin { path: CString },
     /// Bind `path` onto itself and make it read-only, keeping `locked` (flags the kernel will not
     /// let a namespace drop: nosuid, nodev, noexec, atime).
     ReadOnly {
@@ -32,20 +35,10 @@ pub(super) struct MountPlan {
     pub steps: Vec<Mount>,
 }
 
-/// Directories not searched for `.env*` files to hide.
-const SKIPPED_DIRS: [&str; 9] = [
-    ".git",
-    "node_modules",
-    "target",
-    ".venv",
-    "venv",
-    "__pycache__",
-    "dist",
-    "build",
-    ".tox",
-];
-/// How deep the workspace is searched for `.env*` files to hide.
-const ENV_SEARCH_DEPTH: usize = 3;
+/// At most this many entries are looked at when searching the workspace for `.env*` files to hide;
+/// a larger workspace cannot have them hidden (the command is refused rather than run with them
+/// readable).
+const ENV_SEARCH_BUDGET: usize = 200_000;
 
 fn c_path(path: &Path) -> Option<CString> {
     CString::new(path.as_os_str().as_bytes()).ok()
@@ -74,8 +67,15 @@ fn locked_flags(path: &Path) -> libc::c_ulong {
 impl MountPlan {
     /// The plan for `policy`: protected paths read-only (workspace-write only: read-only mode writes
     /// nothing anyway), secrets masked, and the workspace's `.env*` files when the user hides them.
-    pub(super) fn for_policy(policy: &SandboxPolicy) -> Self {
+    pub(super) fn for_policy(policy: &SandboxPolicy) -> Result<Self, super::SandboxError> {
         let mut steps = Vec::new();
+        for root in policy.protected.roots() {
+            let git = root.join(".git");
+            let is_dir = std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir());
+            if let (true, Some(path)) = (is_dir, c_path(&git)) {
+                steps.push(Mount::Pin { path });
+            }
+        }
         for path in policy.protected.sandbox_targets() {
             // A bind follows links, and a link's target may be anywhere: a protected name that is a
             // symlink is left to the check after the command (`aftercheck`).
@@ -96,12 +96,20 @@ impl MountPlan {
         if let Some(root) = policy.writable_roots.first()
             && policy.secrets.hides_env_files()
         {
-            env_files(root, 0, &mut secrets);
+            let mut budget = ENV_SEARCH_BUDGET;
+            env_files(root, &mut secrets, &mut budget);
+            if budget == 0 {
+                return Err(super::SandboxError::Setup(format!(
+                    "{} has more than {ENV_SEARCH_BUDGET} entries, too many to find every .env file \
+                     to hide (settings.sandbox.hide_env_files)",
+                    root.display()
+                )));
+            }
         }
         for path in secrets {
             steps.extend(mask(&path));
         }
-        MountPlan { steps }
+        Ok(MountPlan { steps })
     }
 }
 
@@ -117,11 +125,16 @@ fn mask(path: &Path) -> Option<Mount> {
     }
 }
 
-fn env_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+/// Every `.env*` file below `dir` (links not followed, `.git` not searched).
+fn env_files(dir: &Path, out: &mut Vec<PathBuf>, budget: &mut usize) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let Ok(kind) = entry.file_type() else {
@@ -129,11 +142,8 @@ fn env_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         };
         if kind.is_file() && crate::secrets::is_secret_file_name(&name) {
             out.push(entry.path());
-        } else if kind.is_dir()
-            && depth < ENV_SEARCH_DEPTH
-            && !SKIPPED_DIRS.contains(&name.as_ref())
-        {
-            env_files(&entry.path(), depth + 1, out);
+        } else if kind.is_dir() && name != ".git" {
+            env_files(&entry.path(), out, budget);
         }
     }
 }
