@@ -146,3 +146,31 @@ fn links_protected_paths_and_secrets_hold_headless_with_yes() {
         );
     }
 }
+
+#[test]
+fn a_read_file_deny_rule_also_keeps_the_file_out_of_searches() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    std::fs::write(ws.join("secret.txt"), "SECRET-DENIED-42\n").unwrap();
+    std::fs::write(ws.join("public.txt"), "SECRET-PUBLIC\n").unwrap();
+    std::fs::write(
+        env.config_file(),
+        json!({"permissions": {"deny": ["read_file(secret.txt)"]}}).to_string(),
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![
+        call("g1", "grep", json!({"pattern": "SECRET"})),
+        call("g2", "grep", json!({"pattern": "SECRET", "path": "."})),
+        Turn::text("done"),
+    ]);
+    let run = run(&env, &fake, &["--yes", "search"]);
+    assert_eq!(run.result()["status"], "answered", "{}", run.stderr);
+    for id in ["g1", "g2"] {
+        let out = answer(&fake, id);
+        assert!(out.contains("SECRET-PUBLIC"), "{id}: {out}");
+        assert!(!out.contains("SECRET-DENIED"), "{id}: {out}");
+    }
+    for request in fake.requests() {
+        assert!(!request.body.to_string().contains("SECRET-DENIED-42"));
+    }
+}

@@ -73,6 +73,7 @@ pub fn secret_paths(paths: &Paths, config: &UserConfig, cwd: &Path) -> SecretPat
     ];
     SecretPaths::new(home.as_deref(), &agent, &extra)
         .hiding_env_files(config.settings.sandbox.hide_env_files)
+        .with_deny_rules(cwd, &config.permissions.deny)
 }
 
 /// The protected paths of a session in `cwd`: under the working directory and the repository root,

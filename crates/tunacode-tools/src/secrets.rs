@@ -54,7 +54,25 @@ pub fn is_secret_file_name(name: &str) -> bool {
 pub struct SecretPaths {
     denied: Vec<PathBuf>,
     hide_env_files: bool,
+    rules: Option<DenyRules>,
 }
+
+/// The user's `read_file(…)` deny rules, so the file tools that search (grep, glob, list_dir) skip
+/// the files they name as they skip secrets.
+#[derive(Debug, Clone)]
+struct DenyRules {
+    root: PathBuf,
+    texts: Vec<String>,
+    set: globset::GlobSet,
+}
+
+impl PartialEq for DenyRules {
+    fn eq(&self, other: &Self) -> bool {
+        self.root == other.root && self.texts == other.texts
+    }
+}
+
+impl Eq for DenyRules {}
 
 impl SecretPaths {
     /// The default list for a user whose home is `home`, plus the agent's own config file and data
@@ -77,7 +95,41 @@ impl SecretPaths {
         SecretPaths {
             denied,
             hide_env_files: false,
+            rules: None,
         }
+    }
+
+    /// The same paths, and the files that `read_file` deny rules name (`rules`: the rules as
+    /// written, e.g. `read_file(secrets/**)`; their patterns are relative to `root`, the workspace).
+    /// A rule that is not a `read_file` path rule is ignored here.
+    pub fn with_deny_rules(mut self, root: &Path, rules: &[String]) -> Self {
+        let mut builder = globset::GlobSetBuilder::new();
+        let mut texts = Vec::new();
+        for rule in rules {
+            let Some(pattern) = ["read_file(", "Read("]
+                .iter()
+                .find_map(|p| rule.trim().strip_prefix(p))
+                .and_then(|rest| rest.strip_suffix(')'))
+                .map(|p| p.trim().trim_start_matches("./"))
+                .filter(|p| !p.is_empty())
+            else {
+                continue;
+            };
+            if let Ok(glob) = globset::Glob::new(pattern) {
+                builder.add(glob);
+                texts.push(rule.clone());
+            }
+        }
+        self.rules = builder
+            .build()
+            .ok()
+            .filter(|_| !texts.is_empty())
+            .map(|set| DenyRules {
+                root: root.to_path_buf(),
+                texts,
+                set,
+            });
+        self
     }
 
     /// The same paths, the workspace's `.env*` files also hidden from sandboxed commands.
@@ -112,6 +164,16 @@ impl SecretPaths {
             return Some(format!(
                 "`{}` exposes a process's environment or memory; it is never read",
                 path.display()
+            ));
+        }
+        if let Some(rules) = &self.rules
+            && let Ok(relative) = path.strip_prefix(&rules.root)
+            && let Some(index) = rules.set.matches(relative).first()
+        {
+            return Some(format!(
+                "`{}` is refused by the permission rule `{}` in the user's config",
+                relative.display(),
+                rules.texts[*index]
             ));
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -167,6 +229,23 @@ mod tests {
             "env",
         ] {
             assert!(!is_secret_file_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn files_named_by_read_file_deny_rules_are_refused_too() {
+        let rules = [
+            "read_file(secret.txt)".to_string(),
+            "Read(keys/**)".to_string(),
+            "bash(curl:*)".to_string(),
+        ];
+        let secrets = SecretPaths::default().with_deny_rules(Path::new("/nonexistent/w"), &rules);
+        for path in ["/nonexistent/w/secret.txt", "/nonexistent/w/keys/a/b.pem"] {
+            let why = secrets.reason_for(Path::new(path)).expect(path);
+            assert!(why.contains("permission rule"), "{why}");
+        }
+        for path in ["/nonexistent/w/public.txt", "/elsewhere/secret.txt"] {
+            assert!(secrets.reason_for(Path::new(path)).is_none(), "{path}");
         }
     }
 
