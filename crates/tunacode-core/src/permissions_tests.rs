@@ -278,3 +278,55 @@ fn write_rules_cover_every_file_of_a_patch() {
         Verdict::Allow("write_file(src/**)".into())
     );
 }
+
+#[test]
+fn command_rules_see_git_without_its_global_options() {
+    let p = rules(
+        &[],
+        &["bash(git push:*)"],
+        &[
+            "bash(git clean:*)",
+            "bash(git status:*)",
+            "bash(git -C sub log:*)",
+        ],
+    );
+    let ws = Path::new(WS);
+    let asked = Verdict::Ask("bash(git push:*)".into());
+    for line in [
+        "git -C . push origin main",
+        "git --git-dir=.git --work-tree=. push",
+        "git --git-dir .git -P push",
+        "/usr/bin/git --no-pager push",
+        "env git -c user.name=x push",
+        "sh -c 'git --namespace n push'",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), asked, "{line}");
+    }
+    for (line, rule) in [
+        ("git -C . clean -n", "bash(git clean:*)"),
+        ("git -c core.quotepath=off clean -n", "bash(git clean:*)"),
+        ("git --no-pager status --short", "bash(git status:*)"),
+        ("git --no-optional-locks -p status", "bash(git status:*)"),
+        ("git --config-env=color.ui=C status", "bash(git status:*)"),
+        (
+            "git --literal-pathspecs --bare status",
+            "bash(git status:*)",
+        ),
+        ("git -C sub log -1", "bash(git -C sub log:*)"),
+    ] {
+        assert_eq!(
+            p.check("bash", &bash(line), ws),
+            Verdict::Deny(rule.into()),
+            "{line}"
+        );
+    }
+    let call = json!({"command": "git", "args": ["-C", ".", "push"]});
+    assert_eq!(p.check("run_command", &call, ws), asked);
+    for line in [
+        "git -C push log",
+        "git log --grep push",
+        "git -c x=push log",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
+}

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_options::without_global_options;
 use super::walk::Walker;
 
 /// One word of a command after expansion, as far as the line itself tells.
@@ -132,22 +133,22 @@ impl Analysis {
     }
 
     /// Each command as text, for permission rules: its words joined with spaces, and again with the
-    /// program's directory dropped (`/usr/bin/curl x` → `curl x`).
+    /// program's directory dropped (`/usr/bin/curl x` → `curl x`); for `git`, each of these again
+    /// without git's global options (`git -C . push` → `git push`), so that a rule about a git
+    /// subcommand sees it however it is called.
     pub fn command_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for inv in &self.invocations {
             let words: Vec<&str> = inv.argv.iter().map(|a| a.text.as_str()).collect();
-            lines.push(words.join(" "));
-            if let Some((program, rest)) = words.split_first() {
-                let base = base_name(program);
-                if base != *program {
-                    let mut short = vec![base];
-                    short.extend(rest);
-                    lines.push(short.join(" "));
-                }
+            push_spellings(&mut lines, &words);
+            if inv.name() == "git"
+                && let Some(words) = without_global_options(&inv.argv)
+            {
+                push_spellings(&mut lines, &words);
             }
         }
-        lines.dedup();
+        let mut seen = std::collections::HashSet::new();
+        lines.retain(|line| seen.insert(line.clone()));
         lines
     }
 
@@ -175,6 +176,19 @@ impl Analysis {
         paths.sort();
         paths.dedup();
         paths
+    }
+}
+
+/// Adds `words` joined with spaces, and again with the program's directory dropped.
+fn push_spellings(lines: &mut Vec<String>, words: &[&str]) {
+    lines.push(words.join(" "));
+    if let Some((program, rest)) = words.split_first() {
+        let base = base_name(program);
+        if base != *program {
+            let mut short = vec![base];
+            short.extend(rest);
+            lines.push(short.join(" "));
+        }
     }
 }
 

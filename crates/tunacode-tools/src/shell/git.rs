@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::analysis::{Arg, Invocation};
+use super::git_options::{is_valued, subcommand_index};
 use super::paths::is_whole_workspace;
 
 /// Configuration sections whose every key runs or defines commands.
@@ -65,34 +66,26 @@ fn config_danger(setting: &Arg) -> Option<String> {
 /// Why `git` with `args` (run from `dirs`) is dangerous, if it is.
 pub(super) fn dangerous_git(inv: &Invocation, workspace: &Path) -> Option<String> {
     let args = inv.args();
+    let at = subcommand_index(args);
     let mut i = 0;
-    while let Some(arg) = args.get(i) {
+    while let Some(arg) = args[..at].get(i) {
         let text = arg.text.as_str();
-        match text {
-            "-c" | "--config-env" => {
-                if let Some(why) = args.get(i + 1).and_then(config_danger) {
-                    return Some(why);
-                }
-                i += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+        let why = match text {
+            "-c" | "--config-env" => args.get(i + 1).and_then(config_danger),
             _ if text.starts_with("--config-env=") => {
-                let setting = Arg::known(text.trim_start_matches("--config-env="));
-                if let Some(why) = config_danger(&setting) {
-                    return Some(why);
-                }
-                i += 1;
+                config_danger(&Arg::known(text.trim_start_matches("--config-env=")))
             }
             _ if text.starts_with("--exec-path=") => {
-                return Some(
-                    "`git --exec-path=…` runs git's commands from another directory".into(),
-                );
+                Some("`git --exec-path=…` runs git's commands from another directory".into())
             }
-            _ if text.starts_with('-') => i += 1,
-            _ => break,
+            _ => None,
+        };
+        if why.is_some() {
+            return why;
         }
+        i += if is_valued(text) { 2 } else { 1 };
     }
-    let (sub, opts) = args.get(i..)?.split_first()?;
+    let (sub, opts) = args.get(at..)?.split_first()?;
     if sub.unknown {
         return Some("the git command is only known when the line runs".into());
     }

@@ -12,6 +12,7 @@ mod dangerous;
 mod find;
 mod follow;
 mod git;
+mod git_options;
 mod paths;
 mod runners;
 mod secret_names;
