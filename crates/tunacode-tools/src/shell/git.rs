@@ -9,61 +9,9 @@
 use std::path::Path;
 
 use super::analysis::{Arg, Invocation};
+use super::git_config::{env_option_danger, option_danger, write_danger};
 use super::git_options::{is_valued, subcommand_index};
 use super::paths::is_whole_workspace;
-
-/// Configuration sections whose every key runs or defines commands.
-const RUNNING_SECTIONS: &[&str] = &[
-    "alias.",
-    "filter.",
-    "difftool.",
-    "mergetool.",
-    "pager.",
-    "include.",
-    "includeif.",
-    "credential.",
-];
-
-/// Configuration keys (by their last part) that name a program to run or change where git looks.
-const RUNNING_KEYS: &[&str] = &[
-    ".textconv",
-    ".command",
-    ".cmd",
-    ".driver",
-    ".helper",
-    ".program",
-    ".hookspath",
-    ".sshcommand",
-    ".pager",
-    ".editor",
-    ".fsmonitor",
-    ".gitproxy",
-    ".askpass",
-    ".uploadpack",
-    ".receivepack",
-    ".packobjectshook",
-    ".insteadof",
-    ".allow",
-    ".external",
-    ".worktree",
-];
-
-/// Why a `-c KEY=value` is dangerous, if it is.
-fn config_danger(setting: &Arg) -> Option<String> {
-    if setting.unknown {
-        return Some("`git -c` sets configuration only known when the line runs".into());
-    }
-    let key = setting.text.split('=').next().unwrap_or("").to_lowercase();
-    let runs = RUNNING_SECTIONS.iter().any(|s| key.starts_with(s))
-        || RUNNING_KEYS.iter().any(|k| key.ends_with(k));
-    runs.then(|| {
-        if key.starts_with("alias.") {
-            format!("`git -c {key}=…` defines a git command on the fly (it may push, rewrite or run anything)")
-        } else {
-            format!("`git -c {key}=…` makes git run a program of the command line's choosing")
-        }
-    })
-}
 
 /// Why `git` with `args` (run from `dirs`) is dangerous, if it is.
 pub(super) fn dangerous_git(inv: &Invocation, workspace: &Path) -> Option<String> {
@@ -73,10 +21,12 @@ pub(super) fn dangerous_git(inv: &Invocation, workspace: &Path) -> Option<String
     while let Some(arg) = args[..at].get(i) {
         let text = arg.text.as_str();
         let why = match text {
-            "-c" | "--config-env" => args.get(i + 1).and_then(config_danger),
-            _ if text.starts_with("--config-env=") => {
-                config_danger(&Arg::known(text.trim_start_matches("--config-env=")))
-            }
+            "-c" => args.get(i + 1).and_then(option_danger),
+            "--config-env" => args.get(i + 1).and_then(env_option_danger),
+            _ if text.starts_with("--config-env=") => env_option_danger(&Arg {
+                text: text.trim_start_matches("--config-env=").to_string(),
+                ..arg.clone()
+            }),
             _ if text.starts_with("--exec-path=") => {
                 Some("`git --exec-path=…` runs git's commands from another directory".into())
             }
@@ -242,9 +192,13 @@ fn subcommand_danger(
             .iter()
             .any(|s| (s.unknown && explicit) || whole_tree(s, inv, workspace))
     };
+    if let Some(why) = remote_program_danger(sub, opts) {
+        return Some(why);
+    }
     let why = match sub {
         "push" => push_danger(opts)?,
-        "config" => return config_write_danger(opts),
+        "config" => return write_danger(opts),
+        "init" | "clone" => return new_repository_danger(sub, opts),
         "reset" if has(opts, &["--hard"], "") => {
             "`git reset --hard` throws away uncommitted changes"
         }
@@ -270,28 +224,70 @@ fn subcommand_danger(
     Some(why.to_string())
 }
 
-/// `git config KEY VALUE` (or `git config set KEY VALUE`) storing a key that runs programs: the
-/// next `git` would run it (`git config alias.fp 'push --force'; git fp`).
-fn config_write_danger(opts: &[Arg]) -> Option<String> {
-    const VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
-    let mut operands = Vec::new();
+/// `git init`/`git clone` given a template directory (its hooks would run in the new repository)
+/// or, for `clone`, configuration (`-c key=value`, `--config key=value`) as `git -c` is judged.
+fn new_repository_danger(sub: &str, opts: &[Arg]) -> Option<String> {
+    if has(opts, &["--template"], "") {
+        return Some(format!(
+            "`git {sub} --template` copies hooks of the command line's choosing into the repository"
+        ));
+    }
+    if sub != "clone" {
+        return None;
+    }
     let mut i = 0;
     while let Some(opt) = opts.get(i) {
-        if VALUED.contains(&opt.text.as_str()) {
-            i += 2;
-            continue;
-        }
-        if !opt.text.starts_with('-') || opt.unknown {
-            operands.push(opt);
-        }
         i += 1;
+        let text = opt.text.as_str();
+        let with = |value: &str| Arg {
+            text: value.to_string(),
+            ..opt.clone()
+        };
+        let setting = if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = long.split_once('=').unwrap_or((long, ""));
+            let config = !name.is_empty() && "config".starts_with(name);
+            match (config, long.contains('=')) {
+                (true, true) => Some(with(value)),
+                (true, false) => opts.get(i).cloned(),
+                _ => None,
+            }
+        } else {
+            // Short options: `-o`, `-b`, `-u`, `-c`, `-j` take the rest of the word or the next.
+            let cluster = text.strip_prefix('-').unwrap_or("");
+            let at = cluster.find(|c| "obucj".contains(c));
+            match at.map(|at| (&cluster[at..at + 1], &cluster[at + 1..])) {
+                Some(("c", "")) => opts.get(i).cloned(),
+                Some(("c", value)) => Some(with(value)),
+                _ => None,
+            }
+        };
+        if let Some(why) = setting.as_ref().and_then(option_danger) {
+            return Some(why.replace("`git -c ", "`git clone -c "));
+        }
     }
-    let key = match operands.as_slice() {
-        [set, key, _, ..] if set.text == "set" => key,
-        [key, _, ..] => key,
+    None
+}
+
+/// Options that make git run a program of the line's choosing to talk to a remote
+/// (`--upload-pack`, `--receive-pack`, `push --exec`, `clone -u`, `ls-remote -u`, `archive --exec`).
+fn remote_program_danger(sub: &str, opts: &[Arg]) -> Option<String> {
+    let short = if matches!(sub, "clone" | "ls-remote") {
+        "u"
+    } else {
+        ""
+    };
+    let long: &[&str] = match sub {
+        "fetch" | "pull" | "clone" | "ls-remote" | "submodule" => &["--upload-pack"],
+        "push" | "send-pack" => &["--receive-pack", "--exec"],
+        "archive" => &["--exec"],
+        "fetch-pack" => &["--upload-pack", "--exec"],
         _ => return None,
     };
-    config_danger(key).map(|why| why.replace("`git -c ", "`git config ").replace("=…", " …"))
+    has(opts, long, short).then(|| {
+        format!(
+            "`git {sub}` is told which program to run for the remote (`--upload-pack`, `--exec`, …)"
+        )
+    })
 }
 
 /// `git push --force` (or `+ref`), `--mirror`, `--delete` (or `:ref`), `--prune`.

@@ -19,6 +19,7 @@ const LOADS_CODE: &[&str] = &[
     "DYLD_INSERT_LIBRARIES",
     "BASH_ENV",
     "ENV",
+    "GIT_CONFIG",
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
     "GIT_EXEC_PATH",
