@@ -330,3 +330,68 @@ fn command_rules_see_git_without_its_global_options() {
         assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
     }
 }
+
+#[test]
+fn read_rules_cover_globs_that_may_name_the_file_and_git_revision_paths() {
+    let p = rules(&[], &[], &["read_file(secret.txt)"]);
+    let ws = Path::new(WS);
+    let denied = Verdict::Deny("read_file(secret.txt)".into());
+    for line in [
+        "cat secret.txt",
+        "cat secr*",
+        "cat secret.tx?",
+        "cat s[a-f]cret.txt",
+        "cat *",
+        "cat ./*.txt",
+        "cd sub && cat ../secr*",
+        "git show :secret.txt",
+        "git show HEAD:secret.txt",
+        "git show HEAD:./secret.txt",
+        "git cat-file -p main:secret.txt",
+        "git diff HEAD:secret.txt HEAD~1:secret.txt",
+        "git archive HEAD secret.txt",
+        "git show :0:secret.txt",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), denied, "{line}");
+    }
+    for line in [
+        "cat *.md",
+        "cat src/*",
+        "cat .s*",
+        "cat secret.txt?",
+        "cat s*/x",
+        "git show HEAD:README.md",
+        "git show HEAD",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
+
+    let p = rules(&[], &["read_file(**/.env)", "read_file(keys/**)"], &[]);
+    let env = Verdict::Ask("read_file(**/.env)".into());
+    let keys = Verdict::Ask("read_file(keys/**)".into());
+    for (line, verdict) in [
+        ("cat .e*", &env),
+        ("cat .*", &env),
+        ("cat sub/.e?v", &env),
+        ("cat */.env", &env),
+        ("cat */*/.[a-z]nv", &env),
+        ("cat k*/id", &keys),
+        ("cat k*", &keys),
+        // It may name the directory, and a command given a directory may read all of it.
+        ("cat *", &keys),
+        ("cat keys/*", &keys),
+        ("cat */id_rsa", &keys),
+        ("git show HEAD:keys/id_rsa", &keys),
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), *verdict, "{line}");
+    }
+    for line in [
+        "cat *.env",
+        "cat src/*",
+        "cat doc/*.md",
+        "cat l*",
+        "cat .[a-d]*",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
+}

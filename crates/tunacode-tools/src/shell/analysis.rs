@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::git_options::without_global_options;
+use super::git_options::{revision_paths, without_global_options};
 use super::walk::Walker;
 
 /// One word of a command after expansion, as far as the line itself tells.
@@ -154,11 +154,26 @@ impl Analysis {
 
     /// The paths the commands' operands and redirections name, resolved as the file tools resolve
     /// paths against the directories they run in (`workspace` when that is unknown): the files a
-    /// command may read.
+    /// command may read. A glob is there as written (`src/*.rs`; see [`Analysis::glob_operand_paths`]);
+    /// the path of a git `<rev>:<path>` word (`git show HEAD:secret.txt`) is resolved against the
+    /// workspace too, as the top of the repository.
     pub fn operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
+        self.operands(workspace, false)
+    }
+
+    /// The operands of [`Analysis::operand_paths`] that are globs the shell expands (`secr*`,
+    /// `*/.env`), resolved the same way: what they name is only known when the line runs.
+    pub fn glob_operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
+        self.operands(workspace, true)
+    }
+
+    fn operands(&self, workspace: &Path, only_globs: bool) -> Vec<PathBuf> {
         let mut paths = Vec::new();
-        let mut add = |arg: &Arg, dirs: &[Option<PathBuf>]| {
-            for text in operand_texts(&arg.text) {
+        let mut add = |arg: &Arg, texts: Vec<&str>, dirs: &[Option<PathBuf>]| {
+            if only_globs && !arg.glob {
+                return;
+            }
+            for text in texts {
                 for dir in dirs {
                     let dir = dir.as_deref().unwrap_or(workspace);
                     paths.extend(crate::workspace::resolve_lexically(dir, text));
@@ -167,11 +182,22 @@ impl Analysis {
         };
         for inv in &self.invocations {
             for arg in inv.args() {
-                add(arg, &inv.dirs);
+                add(arg, operand_texts(&arg.text), &inv.dirs);
+            }
+            if inv.name() == "git" && !only_globs {
+                let mut dirs = inv.dirs.clone();
+                dirs.push(Some(workspace.to_path_buf()));
+                for path in revision_paths(inv.args()) {
+                    add(&Arg::known(path), vec![path], &dirs);
+                }
             }
         }
         for redirect in &self.redirects {
-            add(&redirect.target, &redirect.dirs);
+            add(
+                &redirect.target,
+                operand_texts(&redirect.target.text),
+                &redirect.dirs,
+            );
         }
         paths.sort();
         paths.dedup();

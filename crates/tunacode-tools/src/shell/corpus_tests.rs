@@ -241,6 +241,9 @@ const CORPUS: &[(Verdict, &str)] = &[
         Dangerous,
         "export GIT_CONFIG_PARAMETERS=\"'alias.x=!sh'\"; git x",
     ),
+    (Dangerous, "git show HEAD:.env"),
+    (Dangerous, "git show :.env"),
+    (Dangerous, "git cat-file -p HEAD:config/.env.local"),
     // Secret files ask, whoever reads them.
     (Dangerous, "cat .env"),
     (Dangerous, "grep KEY .env.local"),
@@ -363,6 +366,7 @@ const CORPUS: &[(Verdict, &str)] = &[
     (ReadOnly, "du -sh ."),
     (ReadOnly, "jq .name package.json"),
     (ReadOnly, "stat Cargo.toml"),
+    (ReadOnly, "git show HEAD:README.md"),
     (ReadOnly, "git --no-pager log -1"),
 ];
 

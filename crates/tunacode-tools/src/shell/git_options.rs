@@ -1,6 +1,7 @@
 //! How `git` reads its own command line: the global options before the subcommand (`-C <path>`,
 //! `-c <key=value>`, `--git-dir[=]<path>`, `--no-pager`, …), so that permission rules see
-//! `git -C . push` as `git push`.
+//! `git -C . push` as `git push`; and the `<rev>:<path>` words of subcommands that print a file
+//! of a revision (`git show HEAD:secret.txt`, `git show :secret.txt`), which name that file.
 
 use super::analysis::Arg;
 
@@ -49,6 +50,34 @@ pub(super) fn without_global_options(argv: &[Arg]) -> Option<Vec<&str>> {
     })
 }
 
+/// The paths named by `<rev>:<path>` words among a git invocation's arguments (`HEAD:a/b`,
+/// `:a/b` in the index, `:2:a/b` of a merge stage): `git show`, `cat-file`, `diff`, `archive`,
+/// `grep`, … print such a file. Every git word with a `:` counts (conservative: a refspec such as
+/// `HEAD:main` then also "names" `main`, which only makes a read rule about `main` look at it).
+/// Such a path is relative to the top of the repository, or, starting with `./` or `../`, to the
+/// directory git runs in.
+pub(super) fn revision_paths(args: &[Arg]) -> Vec<&str> {
+    args.iter()
+        .skip(subcommand_index(args))
+        .filter_map(|arg| revision_path(&arg.text))
+        .collect()
+}
+
+/// The path of one `<rev>:<path>` word, option values too (`--src-prefix=…` are not paths, but
+/// taking them as paths only widens what read rules look at).
+fn revision_path(word: &str) -> Option<&str> {
+    let (_, path) = word.split_once(':')?;
+    // `:0:path` … `:3:path`: a stage of the index.
+    let path = match path.split_once(':') {
+        Some((stage, rest)) if word.starts_with(':') && matches!(stage, "0" | "1" | "2" | "3") => {
+            rest
+        }
+        _ => path,
+    };
+    // `:/text` searches commit messages; taking `/text` as a path does no harm.
+    (!path.is_empty()).then_some(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +110,24 @@ mod tests {
             Some(vec!["/usr/bin/git", "push", "o"])
         );
         assert_eq!(without_global_options(&args(&["git", "push"])), None);
+    }
+
+    #[test]
+    fn revision_words_name_their_paths() {
+        let words = args(&[
+            "-C",
+            "x:y",
+            "show",
+            "HEAD:a.txt",
+            ":b.txt",
+            ":2:c.txt",
+            "main~1:./d/e",
+            "HEAD",
+            "HEAD:",
+        ]);
+        assert_eq!(
+            revision_paths(&words),
+            vec!["a.txt", "b.txt", "c.txt", "./d/e"]
+        );
     }
 }
