@@ -143,6 +143,8 @@ fn deny_rules_see_every_command_a_line_runs_whatever_the_spelling() {
         "if true; then curl x; fi",
         "c=curl; $c x",
         "GIT_SSH_COMMAND='curl x' git fetch",
+        "git rebase -x 'curl x' main",
+        "git -C . submodule foreach curl x",
     ] {
         assert_eq!(p.check("bash", &bash(line), ws), denied, "{line}");
     }

@@ -12,6 +12,7 @@ mod dangerous;
 mod find;
 mod follow;
 mod git;
+mod git_commands;
 mod git_config;
 mod git_options;
 mod paths;
