@@ -353,6 +353,15 @@ const CORPUS: &[(Verdict, &str)] = &[
     (Approval, "git config --get remote.origin.url"),
     (Approval, "git config --unset alias.st"),
     (Approval, "git config -l"),
+    (Approval, "git config pull.rebase false"),
+    (
+        Approval,
+        "git config --global core.excludesFile ~/.gitignore_global",
+    ),
+    (
+        Dangerous,
+        "git config credential.helper '!f() { touch PWN; }; f'",
+    ),
     (Approval, "git init"),
     (Approval, "git clone https://x.example/r.git"),
     (

@@ -10,6 +10,7 @@ use super::analysis::Arg;
 
 /// Keys (section and name in lower case) that neither name a program nor a place git loads code
 /// or configuration from, whatever their value: identity, line endings, formatting, defaults.
+/// (`pull.rebase=interactive` opens the user's own sequence editor, not one the line names.)
 const HARMLESS: &[&str] = &[
     "user.name",
     "user.email",
@@ -24,6 +25,10 @@ const HARMLESS: &[&str] = &[
     "core.filemode",
     "core.ignorecase",
     "core.abbrev",
+    "core.longpaths",
+    "core.excludesfile",
+    "user.signingkey",
+    "http.postbuffer",
     "init.defaultbranch",
     "log.date",
     "log.decorate",
@@ -44,6 +49,13 @@ const HARMLESS: &[&str] = &[
     "status.relativepaths",
     "merge.conflictstyle",
     "push.default",
+    "pull.rebase",
+    "pull.ff",
+    "merge.ff",
+    "fetch.prune",
+    "rebase.autostash",
+    "rebase.autosquash",
+    "rerere.enabled",
     "push.autosetupremote",
     "commit.verbose",
     "commit.cleanup",
