@@ -5,6 +5,7 @@
 //! Claude Code's `Bash`, `Read`, `Write` and `Edit` name our `bash`, `read_file`, `write_file` and
 //! `update_file`.
 
+mod overlap;
 mod subject;
 
 use std::path::Path;
@@ -183,7 +184,8 @@ fn literal_base(glob: &str) -> String {
     literal.join("/")
 }
 
-/// Tools that read or list files, which deny and ask rules on `read_file` paths also cover.
+/// Tools that read or list files, which deny and ask rules on `read_file` paths also cover (and
+/// commands: the files their operands name, and the globs among them that may name a file).
 const READERS: &[&str] = &["grep", "glob", "list_dir", "apply_patch"];
 
 impl Rule {
@@ -235,7 +237,17 @@ impl Rule {
         base: &str,
     ) -> bool {
         let paths = match (self.tool_name.as_str(), tool) {
-            ("read_file", t) if is_command_tool(t) => &subject.operands,
+            ("read_file", t) if is_command_tool(t) => {
+                let rule = glob.glob().glob();
+                if subject
+                    .operand_globs
+                    .iter()
+                    .any(|g| overlap::may_name(g, rule))
+                {
+                    return true;
+                }
+                &subject.operands
+            }
             ("read_file", t) if READERS.contains(&t) => &subject.paths,
             ("write_file" | "update_file", "apply_patch") => &subject.paths,
             _ => return false,

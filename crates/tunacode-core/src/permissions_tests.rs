@@ -143,6 +143,8 @@ fn deny_rules_see_every_command_a_line_runs_whatever_the_spelling() {
         "if true; then curl x; fi",
         "c=curl; $c x",
         "GIT_SSH_COMMAND='curl x' git fetch",
+        "git rebase -x 'curl x' main",
+        "git -C . submodule foreach curl x",
     ] {
         assert_eq!(p.check("bash", &bash(line), ws), denied, "{line}");
     }
@@ -277,4 +279,121 @@ fn write_rules_cover_every_file_of_a_patch() {
         p.check("write_file", &json!({"file_path": "src/a.rs "}), ws),
         Verdict::Allow("write_file(src/**)".into())
     );
+}
+
+#[test]
+fn command_rules_see_git_without_its_global_options() {
+    let p = rules(
+        &[],
+        &["bash(git push:*)"],
+        &[
+            "bash(git clean:*)",
+            "bash(git status:*)",
+            "bash(git -C sub log:*)",
+        ],
+    );
+    let ws = Path::new(WS);
+    let asked = Verdict::Ask("bash(git push:*)".into());
+    for line in [
+        "git -C . push origin main",
+        "git --git-dir=.git --work-tree=. push",
+        "git --git-dir .git -P push",
+        "/usr/bin/git --no-pager push",
+        "env git -c user.name=x push",
+        "sh -c 'git --namespace n push'",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), asked, "{line}");
+    }
+    for (line, rule) in [
+        ("git -C . clean -n", "bash(git clean:*)"),
+        ("git -c core.quotepath=off clean -n", "bash(git clean:*)"),
+        ("git --no-pager status --short", "bash(git status:*)"),
+        ("git --no-optional-locks -p status", "bash(git status:*)"),
+        ("git --config-env=color.ui=C status", "bash(git status:*)"),
+        (
+            "git --literal-pathspecs --bare status",
+            "bash(git status:*)",
+        ),
+        ("git -C sub log -1", "bash(git -C sub log:*)"),
+    ] {
+        assert_eq!(
+            p.check("bash", &bash(line), ws),
+            Verdict::Deny(rule.into()),
+            "{line}"
+        );
+    }
+    let call = json!({"command": "git", "args": ["-C", ".", "push"]});
+    assert_eq!(p.check("run_command", &call, ws), asked);
+    for line in [
+        "git -C push log",
+        "git log --grep push",
+        "git -c x=push log",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
+}
+
+#[test]
+fn read_rules_cover_globs_that_may_name_the_file_and_git_revision_paths() {
+    let p = rules(&[], &[], &["read_file(secret.txt)"]);
+    let ws = Path::new(WS);
+    let denied = Verdict::Deny("read_file(secret.txt)".into());
+    for line in [
+        "cat secret.txt",
+        "cat secr*",
+        "cat secret.tx?",
+        "cat s[a-f]cret.txt",
+        "cat *",
+        "cat ./*.txt",
+        "cd sub && cat ../secr*",
+        "git show :secret.txt",
+        "git show HEAD:secret.txt",
+        "git show HEAD:./secret.txt",
+        "git cat-file -p main:secret.txt",
+        "git diff HEAD:secret.txt HEAD~1:secret.txt",
+        "git archive HEAD secret.txt",
+        "git show :0:secret.txt",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), denied, "{line}");
+    }
+    for line in [
+        "cat *.md",
+        "cat src/*",
+        "cat .s*",
+        "cat secret.txt?",
+        "cat s*/x",
+        "git show HEAD:README.md",
+        "git show HEAD",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
+
+    let p = rules(&[], &["read_file(**/.env)", "read_file(keys/**)"], &[]);
+    let env = Verdict::Ask("read_file(**/.env)".into());
+    let keys = Verdict::Ask("read_file(keys/**)".into());
+    for (line, verdict) in [
+        ("cat .e*", &env),
+        ("cat .*", &env),
+        ("cat sub/.e?v", &env),
+        ("cat */.env", &env),
+        ("cat */*/.[a-z]nv", &env),
+        ("cat k*/id", &keys),
+        ("cat k*", &keys),
+        // It may name the directory, and a command given a directory may read all of it.
+        ("cat *", &keys),
+        ("cat keys/*", &keys),
+        ("cat */id_rsa", &keys),
+        ("git show HEAD:keys/id_rsa", &keys),
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), *verdict, "{line}");
+    }
+    for line in [
+        "cat *.env",
+        "cat src/*",
+        "cat doc/*.md",
+        "cat l*",
+        "cat .[a-d]*",
+    ] {
+        assert_eq!(p.check("bash", &bash(line), ws), Verdict::None, "{line}");
+    }
 }

@@ -21,6 +21,9 @@ pub(super) struct Subject {
     pub paths: Vec<String>,
     /// The files the commands' operands and redirections name (read-file rules cover them).
     pub operands: Vec<String>,
+    /// The operands among them that are globs the shell expands (`secr*`): read-file rules cover
+    /// them when they may name a file the rule matches.
+    pub operand_globs: Vec<String>,
 }
 
 impl Subject {
@@ -42,8 +45,8 @@ impl Subject {
                 Subject {
                     commands: analysis.command_lines(),
                     simple: vec![argv.join(" ")],
-                    paths: Vec::new(),
                     operands: ws.relative_all(analysis.operand_paths(workspace)),
+                    ..Subject::default()
                 }
             }
             // One path of a patch (`file_path`: the protected-path check asks about each alone).
@@ -101,6 +104,11 @@ impl Subject {
             simple,
             paths: Vec::new(),
             operands: ws.relative_all(analysis.operand_paths(workspace)),
+            operand_globs: analysis
+                .glob_operand_paths(workspace)
+                .iter()
+                .map(|p| ws.relative(p))
+                .collect(),
         }
     }
 }

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::git_options::{revision_paths, without_global_options};
 use super::walk::Walker;
 
 /// One word of a command after expansion, as far as the line itself tells.
@@ -132,32 +133,47 @@ impl Analysis {
     }
 
     /// Each command as text, for permission rules: its words joined with spaces, and again with the
-    /// program's directory dropped (`/usr/bin/curl x` → `curl x`).
+    /// program's directory dropped (`/usr/bin/curl x` → `curl x`); for `git`, each of these again
+    /// without git's global options (`git -C . push` → `git push`), so that a rule about a git
+    /// subcommand sees it however it is called.
     pub fn command_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         for inv in &self.invocations {
             let words: Vec<&str> = inv.argv.iter().map(|a| a.text.as_str()).collect();
-            lines.push(words.join(" "));
-            if let Some((program, rest)) = words.split_first() {
-                let base = base_name(program);
-                if base != *program {
-                    let mut short = vec![base];
-                    short.extend(rest);
-                    lines.push(short.join(" "));
-                }
+            push_spellings(&mut lines, &words);
+            if inv.name() == "git"
+                && let Some(words) = without_global_options(&inv.argv)
+            {
+                push_spellings(&mut lines, &words);
             }
         }
-        lines.dedup();
+        let mut seen = std::collections::HashSet::new();
+        lines.retain(|line| seen.insert(line.clone()));
         lines
     }
 
     /// The paths the commands' operands and redirections name, resolved as the file tools resolve
     /// paths against the directories they run in (`workspace` when that is unknown): the files a
-    /// command may read.
+    /// command may read. A glob is there as written (`src/*.rs`; see [`Analysis::glob_operand_paths`]);
+    /// the path of a git `<rev>:<path>` word (`git show HEAD:secret.txt`) is resolved against the
+    /// workspace too, as the top of the repository.
     pub fn operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
+        self.operands(workspace, false)
+    }
+
+    /// The operands of [`Analysis::operand_paths`] that are globs the shell expands (`secr*`,
+    /// `*/.env`), resolved the same way: what they name is only known when the line runs.
+    pub fn glob_operand_paths(&self, workspace: &Path) -> Vec<PathBuf> {
+        self.operands(workspace, true)
+    }
+
+    fn operands(&self, workspace: &Path, only_globs: bool) -> Vec<PathBuf> {
         let mut paths = Vec::new();
-        let mut add = |arg: &Arg, dirs: &[Option<PathBuf>]| {
-            for text in operand_texts(&arg.text) {
+        let mut add = |arg: &Arg, texts: Vec<&str>, dirs: &[Option<PathBuf>]| {
+            if only_globs && !arg.glob {
+                return;
+            }
+            for text in texts {
                 for dir in dirs {
                     let dir = dir.as_deref().unwrap_or(workspace);
                     paths.extend(crate::workspace::resolve_lexically(dir, text));
@@ -166,15 +182,39 @@ impl Analysis {
         };
         for inv in &self.invocations {
             for arg in inv.args() {
-                add(arg, &inv.dirs);
+                add(arg, operand_texts(&arg.text), &inv.dirs);
+            }
+            if inv.name() == "git" && !only_globs {
+                let mut dirs = inv.dirs.clone();
+                dirs.push(Some(workspace.to_path_buf()));
+                for path in revision_paths(inv.args()) {
+                    add(&Arg::known(path), vec![path], &dirs);
+                }
             }
         }
         for redirect in &self.redirects {
-            add(&redirect.target, &redirect.dirs);
+            add(
+                &redirect.target,
+                operand_texts(&redirect.target.text),
+                &redirect.dirs,
+            );
         }
         paths.sort();
         paths.dedup();
         paths
+    }
+}
+
+/// Adds `words` joined with spaces, and again with the program's directory dropped.
+fn push_spellings(lines: &mut Vec<String>, words: &[&str]) {
+    lines.push(words.join(" "));
+    if let Some((program, rest)) = words.split_first() {
+        let base = base_name(program);
+        if base != *program {
+            let mut short = vec![base];
+            short.extend(rest);
+            lines.push(short.join(" "));
+        }
     }
 }
 

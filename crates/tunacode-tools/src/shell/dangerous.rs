@@ -15,6 +15,7 @@ use std::path::Path;
 use super::analysis::{Analysis, Arg, Invocation, operand_texts};
 use super::find::Find;
 use super::git::dangerous_git;
+use super::git_options::revision_paths;
 use super::paths::target_danger;
 use super::runners::runner_danger;
 use super::secret_names::{glob_may_name_secret, names_secret_file};
@@ -61,16 +62,26 @@ pub(super) fn secret_named(analysis: &Analysis) -> Option<String> {
         .iter()
         .flat_map(|inv| inv.argv.iter())
         .chain(analysis.redirects.iter().map(|r| &r.target));
+    // `git show HEAD:.env` prints the committed `.env`.
+    let revisions = analysis
+        .invocations
+        .iter()
+        .filter(|inv| inv.name() == "git")
+        .flat_map(|inv| revision_paths(inv.args()));
+    let named = |text: &str| {
+        format!("it names the secret file `{text}`, whose contents only the user may share")
+    };
     for word in words {
         for text in operand_texts(&word.text) {
             if names_secret_file(text) || (word.glob && glob_may_name_secret(text)) {
-                return Some(format!(
-                    "it names the secret file `{text}`, whose contents only the user may share"
-                ));
+                return Some(named(text));
             }
         }
     }
-    None
+    revisions
+        .into_iter()
+        .find(|p| names_secret_file(p))
+        .map(named)
 }
 
 /// Why one command is dangerous, if it is.

@@ -1,12 +1,13 @@
 //! What a command makes run besides itself: wrappers run the rest of their words as a command
 //! (`env`, `nice`, `nohup`, `timeout`, `stdbuf`, `time`, `command`, `builtin`, `exec`, `sudo`,
 //! `doas`, `xargs`, `flock`, `chroot`, `busybox`, …), code runners run a string as shell code (`sh
-//! -c`, `eval`, `trap`, `alias`, `watch`, `su -c`, `script -c`, a shell fed a here-document), and
-//! `find -exec`/`fd -x` run a command per file found.
+//! -c`, `eval`, `trap`, `alias`, `watch`, `su -c`, `script -c`, a shell fed a here-document, `git
+//! rebase -x` and friends), and `find -exec`/`fd -x` run a command per file found.
 
 use super::analysis::{Arg, Input};
 use super::builtins::is_name;
 use super::find::find_exec_commands;
+use super::git_commands::git_steps;
 use super::runners::{ShellRun, is_shell, shell_run};
 
 /// One thing a command makes run.
@@ -163,6 +164,7 @@ pub(super) fn steps(argv: &[Arg], stdin: &Input) -> Vec<Step> {
             .flat_map(|argv| command(argv, false))
             .collect(),
         "fd" | "fdfind" => fd_exec(args),
+        "git" => git_steps(args),
         "watch" => watch(args),
         "su" | "script" => flag_code(name, args, "-c", "--command"),
         "flock" if args.iter().any(|a| a.text == "-c" || a.text == "--command") => {

@@ -1,111 +1,167 @@
 //! Dangerous `git` invocations: configuration given on the command line that makes git run a
 //! program of the line's choosing (`-c alias.x=…`, `-c core.hooksPath=…`, `-c core.sshCommand=…`,
-//! …), and subcommands that throw work away for good (`push --force`, `push --delete`, `reset
-//! --hard`, `clean -f`, `checkout -- .`, `checkout -f`, `restore .`, `switch --discard-changes`,
-//! `stash clear`, `filter-branch`).
+//! …), and subcommands that throw work or history away for good (`push --force`, `push --delete`,
+//! `reset --hard`, `clean` but `clean -n`, `checkout -- .`, `checkout -f`, `restore .`, `switch
+//! --discard-changes`, `read-tree -u`, `checkout-index -f`/`-a`, `update-ref -d`, `branch -D`,
+//! `reflog expire`/`delete`, `gc --prune=…`, `prune`, `stash drop`/`clear`, `rm -f`, `worktree
+//! remove --force`, `filter-branch`).
 
 use std::path::Path;
 
 use super::analysis::{Arg, Invocation};
+use super::git_config::{env_option_danger, option_danger, write_danger};
+use super::git_options::{is_valued, subcommand_index};
 use super::paths::is_whole_workspace;
-
-/// Configuration sections whose every key runs or defines commands.
-const RUNNING_SECTIONS: &[&str] = &[
-    "alias.",
-    "filter.",
-    "difftool.",
-    "mergetool.",
-    "pager.",
-    "include.",
-    "includeif.",
-    "credential.",
-];
-
-/// Configuration keys (by their last part) that name a program to run or change where git looks.
-const RUNNING_KEYS: &[&str] = &[
-    ".textconv",
-    ".command",
-    ".cmd",
-    ".driver",
-    ".helper",
-    ".program",
-    ".hookspath",
-    ".sshcommand",
-    ".pager",
-    ".editor",
-    ".fsmonitor",
-    ".gitproxy",
-    ".askpass",
-    ".uploadpack",
-    ".receivepack",
-    ".packobjectshook",
-    ".insteadof",
-    ".allow",
-    ".external",
-    ".worktree",
-];
-
-/// Why a `-c KEY=value` is dangerous, if it is.
-fn config_danger(setting: &Arg) -> Option<String> {
-    if setting.unknown {
-        return Some("`git -c` sets configuration only known when the line runs".into());
-    }
-    let key = setting.text.split('=').next().unwrap_or("").to_lowercase();
-    let runs = RUNNING_SECTIONS.iter().any(|s| key.starts_with(s))
-        || RUNNING_KEYS.iter().any(|k| key.ends_with(k));
-    runs.then(|| {
-        if key.starts_with("alias.") {
-            format!("`git -c {key}=…` defines a git command on the fly (it may push, rewrite or run anything)")
-        } else {
-            format!("`git -c {key}=…` makes git run a program of the command line's choosing")
-        }
-    })
-}
 
 /// Why `git` with `args` (run from `dirs`) is dangerous, if it is.
 pub(super) fn dangerous_git(inv: &Invocation, workspace: &Path) -> Option<String> {
     let args = inv.args();
+    let at = subcommand_index(args);
     let mut i = 0;
-    while let Some(arg) = args.get(i) {
+    while let Some(arg) = args[..at].get(i) {
         let text = arg.text.as_str();
-        match text {
-            "-c" | "--config-env" => {
-                if let Some(why) = args.get(i + 1).and_then(config_danger) {
-                    return Some(why);
-                }
-                i += 2;
-            }
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
-            _ if text.starts_with("--config-env=") => {
-                let setting = Arg::known(text.trim_start_matches("--config-env="));
-                if let Some(why) = config_danger(&setting) {
-                    return Some(why);
-                }
-                i += 1;
-            }
+        let why = match text {
+            "-c" => args.get(i + 1).and_then(option_danger),
+            "--config-env" => args.get(i + 1).and_then(env_option_danger),
+            _ if text.starts_with("--config-env=") => env_option_danger(&Arg {
+                text: text.trim_start_matches("--config-env=").to_string(),
+                ..arg.clone()
+            }),
             _ if text.starts_with("--exec-path=") => {
-                return Some(
-                    "`git --exec-path=…` runs git's commands from another directory".into(),
-                );
+                Some("`git --exec-path=…` runs git's commands from another directory".into())
             }
-            _ if text.starts_with('-') => i += 1,
-            _ => break,
+            _ => None,
+        };
+        if why.is_some() {
+            return why;
         }
+        i += if is_valued(text) { 2 } else { 1 };
     }
-    let (sub, opts) = args.get(i..)?.split_first()?;
+    let (sub, opts) = args.get(at..)?.split_first()?;
     if sub.unknown {
         return Some("the git command is only known when the line runs".into());
     }
     subcommand_danger(&sub.text, opts, inv, workspace)
 }
 
-fn has(opts: &[Arg], long: &[&str], short: char) -> bool {
-    opts.iter().any(|o| {
+/// Whether `opts` (before any `--`) hold one of the long options `long` (with or without a value,
+/// or abbreviated as git's option parser accepts: `--forc` for `--force`) or one of the letters
+/// `short` in a cluster of short options (conservative: a letter inside an option's attached value
+/// counts too).
+fn has(opts: &[Arg], long: &[&str], short: &str) -> bool {
+    opts.iter().take_while(|o| o.text != "--").any(|o| {
         let t = o.text.as_str();
-        long.iter()
-            .any(|l| t == *l || t.starts_with(&format!("{l}=")))
-            || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(short))
+        match t.strip_prefix("--") {
+            Some(name) => {
+                let name = name.split('=').next().unwrap_or(name);
+                !name.is_empty()
+                    && long
+                        .iter()
+                        .any(|l| l.trim_start_matches('-').starts_with(name))
+            }
+            None => t.len() > 1 && t.starts_with('-') && t[1..].contains(|c| short.contains(c)),
+        }
     })
+}
+
+/// Whether the first word of `opts` that is not an option (a subcommand's own subcommand: `stash
+/// drop`) is one of `words`, or only known when the line runs.
+fn first_operand_is(opts: &[Arg], words: &[&str]) -> bool {
+    opts.iter()
+        .find(|o| o.unknown || !o.text.starts_with('-'))
+        .is_some_and(|o| o.unknown || words.contains(&o.text.as_str()))
+}
+
+/// Whether `git clean` with `opts` only reports what it would delete (`-n`, `--dry-run`), read as
+/// git reads it: a cluster of short options up to `-e` (whose value is the rest of the word or the
+/// next one), `--exclude` with its value, and any `--no-…` as a `--no-dry-run` that undoes it. An
+/// unknown word may be any option, so it makes the run a real one.
+fn clean_dry_run(opts: &[Arg]) -> bool {
+    let mut dry = false;
+    let mut i = 0;
+    while let Some(opt) = opts.get(i) {
+        let text = opt.text.as_str();
+        i += 1;
+        if opt.unknown {
+            return false;
+        }
+        if text == "--" {
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or(long);
+            if name.starts_with("no-") {
+                dry = false;
+            } else if !name.is_empty() && "dry-run".starts_with(name) {
+                dry = true;
+            } else if !name.is_empty() && "exclude".starts_with(name) && !long.contains('=') {
+                i += 1;
+            }
+        } else if let Some(cluster) = text.strip_prefix('-') {
+            for (at, c) in cluster.char_indices() {
+                match c {
+                    'n' => dry = true,
+                    'e' => {
+                        i += usize::from(at + 1 == cluster.len());
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    dry
+}
+
+/// Subcommands that throw away work or history for good (besides `checkout`, `restore`, `switch`
+/// and `reset --hard`, which depend on their pathspecs or the tree).
+fn discard_danger(sub: &str, opts: &[Arg]) -> Option<&'static str> {
+    let operand = |words: &[&str]| first_operand_is(opts, words);
+    Some(match sub {
+        "clean" if !clean_dry_run(opts) => {
+            "`git clean` (without `-n`) deletes untracked files for good"
+        }
+        "read-tree" if has(opts, &[], "u") => {
+            "`git read-tree -u` overwrites the work tree, throwing away uncommitted changes"
+        }
+        "checkout-index" if has(opts, &["--force", "--all"], "fa") => {
+            "`git checkout-index -f`/`-a` overwrites files of the work tree"
+        }
+        "update-ref" if has(opts, &["--stdin"], "d") => {
+            "`git update-ref -d` (or `--stdin`) deletes or moves references"
+        }
+        "branch"
+            if has(opts, &[], "D")
+                || (has(opts, &["--delete"], "d") && has(opts, &["--force"], "f")) =>
+        {
+            "`git branch -D` deletes a branch even when its commits are merged nowhere"
+        }
+        "reflog" if operand(&["expire", "delete"]) => {
+            "`git reflog expire`/`delete` removes the history that recovers lost commits"
+        }
+        "gc" if opts.iter().any(|o| prune_now(&o.text)) => {
+            "`git gc --prune=…` deletes unreachable commits, which could still be recovered"
+        }
+        "prune" => "`git prune` deletes unreachable commits, which could still be recovered",
+        "stash" if operand(&["drop", "clear"]) => {
+            "`git stash drop`/`clear` deletes stashed changes for good"
+        }
+        "rm" if has(opts, &["--force"], "f") && !has(opts, &["--cached"], "") => {
+            "`git rm -f` deletes files together with their uncommitted changes"
+        }
+        "worktree" if operand(&["remove"]) && has(opts, &["--force"], "f") => {
+            "`git worktree remove --force` deletes a work tree with its uncommitted changes"
+        }
+        "filter-branch" => "`git filter-branch` rewrites the repository's history",
+        _ => return None,
+    })
+}
+
+/// Whether `word` is `gc`'s `--prune=<date>` (abbreviated too): an explicit date, such as `now`.
+fn prune_now(word: &str) -> bool {
+    word.strip_prefix("--")
+        .and_then(|w| w.split_once('='))
+        .is_some_and(|(name, _)| !name.is_empty() && "prune".starts_with(name))
 }
 
 /// The pathspecs of `checkout`/`restore`: after `--`, or (without one) the operands.
@@ -136,16 +192,17 @@ fn subcommand_danger(
             .iter()
             .any(|s| (s.unknown && explicit) || whole_tree(s, inv, workspace))
     };
+    if let Some(why) = remote_program_danger(sub, opts) {
+        return Some(why);
+    }
     let why = match sub {
         "push" => push_danger(opts)?,
-        "config" => return config_write_danger(opts),
-        "reset" if opts.iter().any(|o| o.text == "--hard") => {
+        "config" => return write_danger(opts),
+        "init" | "clone" => return new_repository_danger(sub, opts),
+        "reset" if has(opts, &["--hard"], "") => {
             "`git reset --hard` throws away uncommitted changes"
         }
-        "clean" if has(opts, &["--force"], 'f') => {
-            "`git clean -f` deletes untracked files for good"
-        }
-        "checkout" if has(opts, &["--force"], 'f') => {
+        "checkout" if has(opts, &["--force"], "f") => {
             "`git checkout -f` throws away uncommitted changes"
         }
         "checkout" if explicit && broad() => {
@@ -155,44 +212,82 @@ fn subcommand_danger(
             "`git checkout .` throws away the uncommitted changes of the whole tree"
         }
         "restore"
-            if (!has(opts, &["--staged"], 'S') || has(opts, &["--worktree"], 'W')) && broad() =>
+            if (!has(opts, &["--staged"], "S") || has(opts, &["--worktree"], "W")) && broad() =>
         {
             "`git restore .` throws away the uncommitted changes of the whole tree"
         }
-        "switch" if has(opts, &["--discard-changes", "--force"], 'f') => {
+        "switch" if has(opts, &["--discard-changes", "--force"], "f") => {
             "`git switch --discard-changes` throws away uncommitted changes"
         }
-        "stash" if opts.first().is_some_and(|o| o.text == "clear") => {
-            "`git stash clear` deletes every stash for good"
-        }
-        "filter-branch" => "`git filter-branch` rewrites the repository's history",
-        _ => return None,
+        _ => discard_danger(sub, opts)?,
     };
     Some(why.to_string())
 }
 
-/// `git config KEY VALUE` (or `git config set KEY VALUE`) storing a key that runs programs: the
-/// next `git` would run it (`git config alias.fp 'push --force'; git fp`).
-fn config_write_danger(opts: &[Arg]) -> Option<String> {
-    const VALUED: &[&str] = &["-f", "--file", "--blob", "--type", "--default", "--comment"];
-    let mut operands = Vec::new();
+/// `git init`/`git clone` given a template directory (its hooks would run in the new repository)
+/// or, for `clone`, configuration (`-c key=value`, `--config key=value`) as `git -c` is judged.
+fn new_repository_danger(sub: &str, opts: &[Arg]) -> Option<String> {
+    if has(opts, &["--template"], "") {
+        return Some(format!(
+            "`git {sub} --template` copies hooks of the command line's choosing into the repository"
+        ));
+    }
+    if sub != "clone" {
+        return None;
+    }
     let mut i = 0;
     while let Some(opt) = opts.get(i) {
-        if VALUED.contains(&opt.text.as_str()) {
-            i += 2;
-            continue;
-        }
-        if !opt.text.starts_with('-') || opt.unknown {
-            operands.push(opt);
-        }
         i += 1;
+        let text = opt.text.as_str();
+        let with = |value: &str| Arg {
+            text: value.to_string(),
+            ..opt.clone()
+        };
+        let setting = if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = long.split_once('=').unwrap_or((long, ""));
+            let config = !name.is_empty() && "config".starts_with(name);
+            match (config, long.contains('=')) {
+                (true, true) => Some(with(value)),
+                (true, false) => opts.get(i).cloned(),
+                _ => None,
+            }
+        } else {
+            // Short options: `-o`, `-b`, `-u`, `-c`, `-j` take the rest of the word or the next.
+            let cluster = text.strip_prefix('-').unwrap_or("");
+            let at = cluster.find(|c| "obucj".contains(c));
+            match at.map(|at| (&cluster[at..at + 1], &cluster[at + 1..])) {
+                Some(("c", "")) => opts.get(i).cloned(),
+                Some(("c", value)) => Some(with(value)),
+                _ => None,
+            }
+        };
+        if let Some(why) = setting.as_ref().and_then(option_danger) {
+            return Some(why.replace("`git -c ", "`git clone -c "));
+        }
     }
-    let key = match operands.as_slice() {
-        [set, key, _, ..] if set.text == "set" => key,
-        [key, _, ..] => key,
+    None
+}
+
+/// Options that make git run a program of the line's choosing to talk to a remote
+/// (`--upload-pack`, `--receive-pack`, `push --exec`, `clone -u`, `ls-remote -u`, `archive --exec`).
+fn remote_program_danger(sub: &str, opts: &[Arg]) -> Option<String> {
+    let short = if matches!(sub, "clone" | "ls-remote") {
+        "u"
+    } else {
+        ""
+    };
+    let long: &[&str] = match sub {
+        "fetch" | "pull" | "clone" | "ls-remote" | "submodule" => &["--upload-pack"],
+        "push" | "send-pack" => &["--receive-pack", "--exec"],
+        "archive" => &["--exec"],
+        "fetch-pack" => &["--upload-pack", "--exec"],
         _ => return None,
     };
-    config_danger(key).map(|why| why.replace("`git -c ", "`git config ").replace("=…", " …"))
+    has(opts, long, short).then(|| {
+        format!(
+            "`git {sub}` is told which program to run for the remote (`--upload-pack`, `--exec`, …)"
+        )
+    })
 }
 
 /// `git push --force` (or `+ref`), `--mirror`, `--delete` (or `:ref`), `--prune`.
@@ -203,9 +298,9 @@ fn push_danger(opts: &[Arg]) -> Option<&'static str> {
         "--mirror",
         "--force-if-includes",
     ];
-    if has(opts, &force, 'f') || opts.iter().any(|o| o.text.starts_with('+')) {
+    if has(opts, &force, "f") || opts.iter().any(|o| o.text.starts_with('+')) {
         return Some("`git push --force` rewrites history on the remote");
     }
-    (has(opts, &["--delete", "--prune"], 'd') || opts.iter().any(|o| o.text.starts_with(':')))
+    (has(opts, &["--delete", "--prune"], "d") || opts.iter().any(|o| o.text.starts_with(':')))
         .then_some("`git push --delete` deletes branches on the remote")
 }
