@@ -90,12 +90,19 @@ impl ProtectedPaths {
         agent.extend(real);
         agent.sort();
         agent.dedup();
-        let linked = roots
-            .iter()
-            .flat_map(|root| named_at(root))
-            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .collect();
+        let mut linked = Vec::new();
+        for root in &roots {
+            for name in named_at(root)
+                .into_iter()
+                .chain(["hooks", "config"].map(|n| root.join(".git").join(n)))
+                .chain(std::iter::once(root.join(".git")))
+            {
+                follow_links(root, &name, &mut linked);
+            }
+            linked.extend(hooks_path(root));
+        }
+        linked.sort();
+        linked.dedup();
         ProtectedPaths {
             roots,
             agent,
@@ -176,6 +183,55 @@ fn reason_at(name: &str, next: Option<&str>) -> Option<String> {
         ));
     }
     None
+}
+
+/// Every link on the way from `start` (a protected name) to what it finally names, the folders on the
+/// way that are links, and the end: changing any of them changes what the protected name says.
+fn follow_links(root: &Path, start: &Path, out: &mut Vec<PathBuf>) {
+    let mut current = start.to_path_buf();
+    for _ in 0..40 {
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        let next = crate::resolve::normalize(
+            &current
+                .parent()
+                .map_or_else(|| target.clone(), |dir| dir.join(&target)),
+        );
+        out.extend(
+            next.ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(root) && *dir != root)
+                .filter(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_symlink()))
+                .map(Path::to_path_buf),
+        );
+        out.push(next.clone());
+        current = next;
+    }
+    if current != start
+        && let Ok(real) = std::fs::canonicalize(&current)
+    {
+        out.push(real);
+    }
+}
+
+/// Where `core.hooksPath` in the repository's config sends git for hooks (husky's `.husky/`): the
+/// hooks there run like `.git/hooks`.
+fn hooks_path(root: &Path) -> Option<PathBuf> {
+    let config = std::fs::read_to_string(root.join(".git/config")).ok()?;
+    let value = config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("hookspath")
+            .then(|| value.trim().trim_matches('"').to_string())
+    })?;
+    let path = Path::new(&value);
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    Some(std::fs::canonicalize(&path).unwrap_or_else(|_| crate::resolve::normalize(&path)))
 }
 
 /// The protected names directly under `root`.
@@ -302,6 +358,30 @@ mod tests {
             .reason_for(&w.join("docs/guide.md"))
             .expect("the link's target");
         assert!(why.contains("symbolic link"), "{why}");
+    }
+
+    #[test]
+    fn every_link_of_a_chain_a_linked_hooks_folder_and_the_hooks_path_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().canonicalize().unwrap();
+        for sub in [".git", ".githooks", ".husky", "docs"] {
+            std::fs::create_dir_all(w.join(sub)).unwrap();
+        }
+        std::fs::write(w.join("docs/guide.md"), "be nice").unwrap();
+        std::os::unix::fs::symlink("guide.md", w.join("docs/mid.md")).unwrap();
+        std::os::unix::fs::symlink("docs/mid.md", w.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("../.githooks", w.join(".git/hooks")).unwrap();
+        std::fs::write(w.join(".git/config"), "[core]\n\thooksPath = .husky\n").unwrap();
+        let p = ProtectedPaths::new(vec![w.clone()], Vec::new());
+        for path in [
+            "docs/mid.md",
+            "docs/guide.md",
+            ".githooks/pre-commit",
+            ".husky/pre-commit",
+        ] {
+            assert!(p.reason_for(&w.join(path)).is_some(), "{path}");
+        }
+        assert!(p.reason_for(&w.join("docs/other.md")).is_none());
     }
 
     #[test]

@@ -10,8 +10,9 @@ use std::time::SystemTime;
 
 use crate::ProtectedPaths;
 
-/// At most this many entries are remembered under one protected directory.
-const MAX_ENTRIES: usize = 500;
+/// At most this many entries are remembered under one protected directory; a directory with more
+/// (before or after) is judged whole: changed at all, it is set aside.
+const MAX_ENTRIES: usize = 5_000;
 
 /// What a file looked like: its type, size, change time and inode, or a link's target.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,8 @@ pub(crate) struct ProtectedSnapshot {
     protected: ProtectedPaths,
     /// The roots' `.git` that existed before (a new one is a repository the command created).
     repos: Vec<PathBuf>,
+    /// Protected directories too big to remember entry by entry.
+    partial: Vec<PathBuf>,
 }
 
 impl ProtectedSnapshot {
@@ -50,8 +53,9 @@ impl ProtectedSnapshot {
     pub(crate) fn take(protected: &ProtectedPaths) -> Self {
         let targets = protected.sandbox_targets();
         let mut files = BTreeMap::new();
+        let mut partial = Vec::new();
         for target in &targets {
-            record(target, &mut files);
+            record(target, &mut files, &mut partial);
         }
         let repos = protected
             .roots()
@@ -64,6 +68,7 @@ impl ProtectedSnapshot {
             targets,
             protected: protected.clone(),
             repos,
+            partial,
         }
     }
 
@@ -76,8 +81,9 @@ impl ProtectedSnapshot {
         targets.sort();
         targets.dedup();
         let mut now = BTreeMap::new();
+        let mut partial = self.partial.clone();
         for target in &targets {
-            record(target, &mut now);
+            record(target, &mut now, &mut partial);
         }
         let stamp = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -85,8 +91,9 @@ impl ProtectedSnapshot {
         let mut lines = Vec::new();
         for (path, print) in &now {
             let before = self.files.get(path);
-            let kept_dir =
-                print.kind == libc::S_IFDIR && before.is_some_and(|b| b.kind == libc::S_IFDIR);
+            let kept_dir = print.kind == libc::S_IFDIR
+                && before.is_some_and(|b| b.kind == libc::S_IFDIR)
+                && !(partial.contains(path) && before != Some(print));
             if kept_dir
                 || before == Some(print)
                 || self.covered(path, &now)
@@ -128,7 +135,8 @@ impl ProtectedSnapshot {
         else {
             return false;
         };
-        if self.repos.iter().any(|r| r == git) || self.files.keys().any(|p| p.starts_with(git)) {
+        // Inside an existing repository a new `.git` takes it over for that folder: not fresh.
+        if !self.repos.is_empty() || self.files.keys().any(|p| p.starts_with(git)) {
             return false;
         }
         let is_hook = path.parent().is_some_and(|p| p.ends_with(".git/hooks"));
@@ -152,8 +160,15 @@ fn set_aside(path: &Path, stamp: u64) -> String {
         "{name}.tunacode-blocked-{stamp}-{:08x}",
         fastrand::u32(..)
     ));
+    // A parent the command made read-only is made writable again for the user first.
+    if let Some(parent) = path.parent() {
+        let _ = make_writable(parent);
+    }
     if std::fs::symlink_metadata(&aside).is_err() && std::fs::rename(path, &aside).is_ok() {
         return format!("{} → {}", path.display(), aside.display());
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        writable_tree(path);
     }
     let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
     let removed = if is_dir {
@@ -170,7 +185,44 @@ fn set_aside(path: &Path, stamp: u64) -> String {
     }
 }
 
-fn record(path: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>) {
+/// Records `path` and (a directory) what is under it; a directory too big to walk whole goes in
+/// `partial`.
+/// Adds the owner's write and search bits to `dir` (a link is left alone).
+fn make_writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Ok(());
+    }
+    let mode = meta.permissions().mode();
+    if mode & 0o300 != 0o300 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o700))?;
+    }
+    Ok(())
+}
+
+/// Makes every directory under `dir` removable (bounded by the walk budget).
+fn writable_tree(dir: &Path) {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut budget = MAX_ENTRIES;
+    while let Some(next) = stack.pop() {
+        let _ = make_writable(&next);
+        let Ok(entries) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return;
+            }
+            budget -= 1;
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(entry.path());
+            }
+        }
+    }
+}
+
+fn record(path: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>, partial: &mut Vec<PathBuf>) {
     let Some(print) = fingerprint(path) else {
         return;
     };
@@ -179,6 +231,9 @@ fn record(path: &Path, out: &mut BTreeMap<PathBuf, Fingerprint>) {
     if is_dir {
         let mut budget = MAX_ENTRIES;
         walk(path, out, &mut budget);
+        if budget == 0 && !partial.iter().any(|p| p == path) {
+            partial.push(path.to_path_buf());
+        }
     }
 }
 
@@ -267,6 +322,52 @@ mod tests {
         std::fs::write(w.join(".git"), "gitdir: /tmp/evil\n").expect("gitfile");
         let lines = before.settle();
         assert!(!w.join(".git").exists(), "{lines:?}");
+    }
+
+    #[test]
+    fn a_parent_made_read_only_does_not_keep_a_protected_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::write(w.join(".mcp.json"), "{}").expect("mcp");
+        std::fs::set_permissions(w, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        let lines = before.settle();
+        assert!(!w.join(".mcp.json").exists(), "{lines:?}");
+        let mode = std::fs::metadata(w).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o700, 0o700, "the user's folder is writable again");
+    }
+
+    #[test]
+    fn a_protected_folder_too_big_to_remember_is_set_aside_whole_once_it_changes() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        std::fs::create_dir_all(w.join(".tunacode")).expect("dir");
+        for i in 0..=MAX_ENTRIES {
+            std::fs::write(w.join(format!(".tunacode/z{i:05}")), "").expect("file");
+        }
+        let protected = ProtectedPaths::new(vec![w.to_path_buf()], Vec::new());
+        let unchanged = ProtectedSnapshot::take(&protected);
+        assert_eq!(unchanged.settle(), Vec::<String>::new(), "nothing changed");
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::write(w.join(".tunacode/commands.md"), "evil").expect("new");
+        let lines = before.settle();
+        assert!(!w.join(".tunacode").exists(), "{lines:?}");
+    }
+
+    #[test]
+    fn a_new_repository_inside_an_existing_one_is_not_fresh() {
+        let dir = tempfile::tempdir().expect("dir");
+        let w = dir.path();
+        std::fs::create_dir_all(w.join(".git/objects")).expect("repo");
+        std::fs::create_dir_all(w.join("sub")).expect("sub");
+        let protected = ProtectedPaths::new(vec![w.join("sub"), w.to_path_buf()], Vec::new());
+        let before = ProtectedSnapshot::take(&protected);
+        std::fs::create_dir_all(w.join("sub/.git/objects")).expect("new repo");
+        std::fs::write(w.join("sub/.git/config"), "[core]\n\tfsmonitor = evil\n").expect("cfg");
+        let lines = before.settle();
+        assert!(!w.join("sub/.git/config").exists(), "{lines:?}");
     }
 
     #[test]

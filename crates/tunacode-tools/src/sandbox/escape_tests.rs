@@ -234,8 +234,11 @@ async fn workspace_env_files_are_hidden_from_commands_only_when_asked() {
     std::fs::write(w.join("node_modules/x/.env"), "TOKEN=dep-secret").expect("env");
     std::fs::write(w.join("a/b/c/d/.env"), "TOKEN=deep-secret").expect("env");
     std::fs::write(w.join(".env.example"), "TOKEN=").expect("example");
-    let read_all = "cat .env app/.env.local node_modules/x/.env a/b/c/d/.env .env.example \
-                    2>/dev/null; echo";
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    std::fs::write(elsewhere.path().join("app.env"), "TOKEN=linked-secret").expect("env");
+    std::os::unix::fs::symlink(elsewhere.path().join("app.env"), w.join("app/.env")).expect("link");
+    let read_all = "cat .env app/.env.local app/.env node_modules/x/.env a/b/c/d/.env \
+                    .env.example 2>/dev/null; echo";
     let shown = policy(w, SecretPaths::default());
     let (_, out, _) = run(&shown, w, read_all).await;
     assert!(
@@ -274,4 +277,22 @@ async fn the_repository_cannot_be_moved_away_and_linked_protected_names_hold() {
         std::fs::read_to_string(w.join("docs/guide.md")).expect("guide"),
         "be nice\n"
     );
+}
+
+#[tokio::test]
+async fn a_sandboxed_command_holds_no_capability_even_as_root() {
+    namespaces();
+    let ws = tempfile::tempdir().expect("ws");
+    let p = policy(ws.path(), SecretPaths::default());
+    let (code, out, err) = run(
+        &p,
+        ws.path(),
+        "grep -E '^Cap(Eff|Prm|Bnd|Amb):' /proc/self/status",
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    for line in out.lines() {
+        assert!(line.ends_with("0000000000000000"), "{out}");
+    }
+    assert_eq!(out.lines().count(), 4, "{out}");
 }

@@ -119,6 +119,11 @@ mod imp {
             check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL))?;
             if let Some(ns) = &launch.namespaces {
                 mount_all(&ns.mounts)?;
+                drop_capabilities()?;
+            }
+            if launch.ruleset.is_some() {
+                // A keyring of its own: the agent's session keyring is not the command's.
+                libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, 0usize);
             }
         }
         if let Some(ruleset) = launch.ruleset.take() {
@@ -130,6 +135,36 @@ mod imp {
             seccompiler::apply_filter(filter).map_err(|e| std::io::Error::other(e.to_string()))?;
         }
         Ok(())
+    }
+
+    /// `KEYCTL_JOIN_SESSION_KEYRING` with no name: a new anonymous session keyring.
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+
+    /// After the mounts, the command keeps no capability in its namespaces, even as uid 0 there (an
+    /// agent run as root): the bounding and ambient sets are emptied and root gains nothing at exec
+    /// (`SECBIT_NOROOT`, locked), so nothing can undo the read-only binds.
+    unsafe fn drop_capabilities() -> std::io::Result<()> {
+        // SAFETY: prctl with integer arguments.
+        unsafe {
+            check(libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            ))?;
+            for cap in 0..64 {
+                // Past the kernel's last capability this fails with EINVAL: nothing to drop.
+                libc::prctl(libc::PR_CAPBSET_DROP, cap);
+            }
+            let bits = libc::SECBIT_NOROOT
+                | libc::SECBIT_NOROOT_LOCKED
+                | libc::SECBIT_NO_SETUID_FIXUP
+                | libc::SECBIT_NO_SETUID_FIXUP_LOCKED
+                | libc::SECBIT_NO_CAP_AMBIENT_RAISE
+                | libc::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+            check(libc::prctl(libc::PR_SET_SECUREBITS, bits))
+        }
     }
 
     unsafe fn write_file(path: &CStr, bytes: &[u8]) -> std::io::Result<()> {

@@ -91,13 +91,21 @@ impl MountPlan {
                 locked: locked_flags(&path),
             });
         }
-        let mut secrets: Vec<PathBuf> = policy.secrets.denied().to_vec();
-        // The working directory only (the first writable root): the temp dir is not searched.
-        if let Some(root) = policy.writable_roots.first()
+        for path in policy.secrets.denied() {
+            steps.extend(mask(path, false));
+        }
+        // The whole repository (the top of the protected roots), or the working directory.
+        let top = policy
+            .protected
+            .roots()
+            .last()
+            .or(policy.writable_roots.first());
+        if let Some(root) = top
             && policy.secrets.hides_env_files()
         {
+            let mut found = Vec::new();
             let mut budget = ENV_SEARCH_BUDGET;
-            env_files(root, &mut secrets, &mut budget);
+            env_files(root, &mut found, &mut budget);
             if budget == 0 {
                 return Err(super::SandboxError::Setup(format!(
                     "{} has more than {ENV_SEARCH_BUDGET} entries, too many to find every .env file \
@@ -105,16 +113,20 @@ impl MountPlan {
                     root.display()
                 )));
             }
-        }
-        for path in secrets {
-            steps.extend(mask(&path));
+            // A linked `.env` is masked where it leads (a bind follows the link).
+            steps.extend(found.iter().filter_map(|path| mask(path, true)));
         }
         Ok(MountPlan { steps })
     }
 }
 
-fn mask(path: &Path) -> Option<Mount> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
+/// What covers `path`; `follow`: judged by where a link leads (else a link is left alone).
+fn mask(path: &Path, follow: bool) -> Option<Mount> {
+    let meta = if follow {
+        std::fs::metadata(path).ok()?
+    } else {
+        std::fs::symlink_metadata(path).ok()?
+    };
     let c = c_path(path)?;
     if meta.is_dir() {
         Some(Mount::MaskDir { path: c })
@@ -140,7 +152,7 @@ fn env_files(dir: &Path, out: &mut Vec<PathBuf>, budget: &mut usize) {
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_file() && crate::secrets::is_secret_file_name(&name) {
+        if (kind.is_file() || kind.is_symlink()) && crate::secrets::is_secret_file_name(&name) {
             out.push(entry.path());
         } else if kind.is_dir() && name != ".git" {
             env_files(&entry.path(), out, budget);
