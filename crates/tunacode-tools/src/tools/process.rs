@@ -137,10 +137,15 @@ pub(crate) async fn run_captured(
 ) -> Result<String, ToolError> {
     let exec = ctx.exec.clone();
     let outside = run.outside_sandbox;
-    let prepared = tokio::task::spawn_blocking(move || exec.sandbox.prepare(outside))
-        .await
-        .map_err(join_error)?
-        .map_err(|e| ToolError::Fatal(e.to_string()))?;
+    // Only a sandboxed launch reads the file system; an unconfined one is built in place.
+    let prepared = if outside || exec.sandbox.mode == crate::SandboxMode::Off {
+        exec.sandbox.prepare(true)
+    } else {
+        tokio::task::spawn_blocking(move || exec.sandbox.prepare(outside))
+            .await
+            .map_err(join_error)?
+    }
+    .map_err(|e| ToolError::Fatal(e.to_string()))?;
     let sandboxed = prepared.confined();
     ctx.exec.apply_env(&mut cmd);
     let snapshot = prepared.install(&mut cmd);
