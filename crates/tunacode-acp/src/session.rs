@@ -85,6 +85,8 @@ pub(crate) struct Session {
     pub(crate) open_questions: HashMap<String, String>,
     /// Tool calls announced to the editor and not finished.
     pub(crate) announced: HashSet<String>,
+    /// What each running command has printed so far (sent whole as its content while it runs).
+    pub(crate) live_output: std::collections::HashMap<String, String>,
     /// Where answers come back (the session's own queue; weak, so the queue closes when the
     /// connection drops the session).
     pub(crate) answers: Option<mpsc::WeakUnboundedSender<Command>>,
@@ -128,6 +130,7 @@ impl Session {
             waiting: VecDeque::new(),
             open_questions: HashMap::new(),
             announced: HashSet::new(),
+            live_output: std::collections::HashMap::new(),
             answers: None,
             closing: Arc::new(AtomicBool::new(false)),
             cost: 0.0,

@@ -84,6 +84,9 @@ impl Session {
             event @ (AgentEvent::ToolCallStarted { .. } | AgentEvent::ToolCallFinished { .. }) => {
                 self.on_tool_event(event).await
             }
+            AgentEvent::ToolOutput {
+                tool_call_id, text, ..
+            } => self.on_tool_output(tool_call_id, &text),
             AgentEvent::TodosUpdated { items } => self.send(SessionUpdate::Plan(plan(&items))),
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
             AgentEvent::PlanPresented { plan } => self.say(format!("\n\n{plan}\n")),
@@ -140,11 +143,32 @@ impl Session {
                     self.announce(&tool_call_id, &tool_name, &args)?;
                 }
                 self.announced.remove(&tool_call_id);
+                self.live_output.remove(&tool_call_id);
                 self.on_tool_finished(&tool_call_id, &tool_name, result, status, diff)
                     .await
             }
             _ => Ok(()),
         }
+    }
+
+    /// A running command printed `text`: the call's content becomes everything printed so far (an
+    /// update replaces the content), the tail kept when it grows long.
+    fn on_tool_output(&mut self, id: String, text: &str) -> Result<(), Error> {
+        /// How much of a running command's output the editor is shown.
+        const SHOWN: usize = 16 * 1024;
+        let so_far = self.live_output.entry(id.clone()).or_default();
+        so_far.push_str(text);
+        if so_far.len() > SHOWN {
+            let mut cut = so_far.len() - SHOWN;
+            while !so_far.is_char_boundary(cut) {
+                cut += 1;
+            }
+            so_far.drain(..cut);
+        }
+        let fields = ToolCallUpdateFields::new().content(vec![text_content(so_far.clone())]);
+        self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            id, fields,
+        )))
     }
 
     /// The session's first message titles it (its first line, as the session list shows it).

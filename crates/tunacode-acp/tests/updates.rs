@@ -289,3 +289,42 @@ async fn a_session_needs_an_absolute_directory_and_a_usable_model() {
         "says what to do: {error:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_command_s_output_reaches_the_editor_before_it_ends() {
+    // Prints `out-one`, waits for a file the test makes once it has seen it, prints `out-two`.
+    let command = json!({"command":
+        "printf 'out-%s\\n' one; while [ ! -e go ]; do sleep 0.02; done; printf 'out-%s\\n' two"})
+    .to_string();
+    let (env, fake) = setup(vec![
+        Turn::tool_calls(&[("w1", "bash", &command)]),
+        Turn::text("all done"),
+    ]);
+    let mut editor = Editor::connect(&env, flags(&fake)).await;
+    let session = editor.new_session(&env.workspace()).await;
+    editor.set_mode(&session, "yolo").await;
+    let prompt = {
+        let (cx, session) = (editor.cx.clone(), session.clone());
+        tokio::spawn(async move {
+            let text = ContentBlock::Text(TextContent::new("wait"));
+            cx.send_request(PromptRequest::new(session, vec![text]))
+                .block_task()
+                .await
+        })
+    };
+    let live = |u: &SessionUpdate| {
+        matches!(u, SessionUpdate::ToolCallUpdate(t)
+            if t.tool_call_id.to_string() == "w1"
+                && t.fields.status.is_none()
+                && serde_json::to_string(&t.fields.content).unwrap().contains("out-one"))
+    };
+    editor.wait_for(live).await;
+    assert!(!prompt.is_finished(), "the command still runs");
+    std::fs::write(env.workspace().join("go"), "").unwrap();
+    let response = tokio::time::timeout(editor::LIMIT, prompt)
+        .await
+        .expect("the turn ends")
+        .unwrap()
+        .unwrap();
+    assert_eq!(response.stop_reason, StopReason::EndTurn);
+}

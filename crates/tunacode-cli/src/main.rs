@@ -12,6 +12,7 @@ mod models_cmd;
 mod output;
 mod run_cmd;
 mod schema;
+mod schema_map;
 mod schema_notice;
 mod sessions_cmd;
 mod tui_cmd;

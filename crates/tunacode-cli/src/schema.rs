@@ -5,9 +5,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use tunacode_core::mcp::{ServerState, ServerStatus};
-use tunacode_core::{QuestionKind, RuntimeEvent};
-use tunacode_protocol::{AgentEvent, FinishReason, TodoItem, TodoStatus, ToolStatus, Usage};
+use tunacode_protocol::{FinishReason, TodoItem, TodoStatus, Usage};
+
+pub use crate::schema_map::from_runtime;
 
 /// The version of this schema, on every line.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -189,6 +189,11 @@ pub enum OutputEvent {
     FallbackResponse {
         text: String,
     },
+    ToolOutput {
+        tool_call_id: String,
+        stream: &'static str,
+        text: String,
+    },
     TodosUpdated {
         items: Vec<TodoOut>,
     },
@@ -264,235 +269,10 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
     }
 }
 
-fn tool_status(status: ToolStatus) -> &'static str {
-    match status {
-        ToolStatus::Completed => "completed",
-        ToolStatus::Failed => "failed",
-        ToolStatus::Cancelled => "cancelled",
-    }
-}
-
-/// The public line for a runtime event (`None`: not shown; `RequestEnded` becomes the `result`).
-pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
-    Some(match event {
-        RuntimeEvent::Agent(e) => from_agent(e),
-        RuntimeEvent::Question(q) => match &q.kind {
-            QuestionKind::Approval(a) => OutputEvent::ApprovalRequested {
-                request_id: q.id.clone(),
-                tool_call_id: a.tool_call_id.clone(),
-                tool_name: a.tool_name.clone(),
-                args: a.args.clone(),
-                preview: a.preview.clone(),
-                reason: a.reason.clone(),
-                session_scope: a.scope.to_string(),
-            },
-            QuestionKind::IterationLimit(r) => OutputEvent::LimitChoiceRequested {
-                request_id: q.id.clone(),
-                iterations: r.iterations,
-                max_iterations: r.max_iterations,
-                summary: r.summary.clone(),
-            },
-            QuestionKind::PlanReview { plan } => OutputEvent::PlanReviewRequested {
-                request_id: q.id.clone(),
-                plan: plan.clone(),
-            },
-        },
-        RuntimeEvent::QuestionClosed { id } => OutputEvent::QuestionClosed {
-            request_id: id.clone(),
-        },
-        RuntimeEvent::UserMessage { text, attached } => OutputEvent::UserMessage {
-            text: text.clone(),
-            attached: attached.clone(),
-        },
-        RuntimeEvent::Queued { pending } => OutputEvent::Queued { pending: *pending },
-        RuntimeEvent::SessionOpened(view) => OutputEvent::SessionOpened {
-            session_id: view.session_id.clone(),
-            model: view.model.model.clone(),
-            resumed: view.resumed,
-            message_count: view.messages.len(),
-        },
-        RuntimeEvent::ModelChanged(m) => OutputEvent::ModelChanged {
-            model: m.model.clone(),
-        },
-        RuntimeEvent::YoloChanged { on } => OutputEvent::YoloChanged { on: *on },
-        RuntimeEvent::ShellFinished { command, output } => OutputEvent::ShellFinished {
-            command: command.clone(),
-            output: output.clone(),
-        },
-        RuntimeEvent::Permissions(text) => OutputEvent::Permissions { text: text.clone() },
-        RuntimeEvent::OpFailed(failure) => OutputEvent::Error {
-            message: failure.to_string(),
-        },
-        // Servers stop as the run ends, after its result line; that is not news to a script.
-        RuntimeEvent::McpServer(status) if status.state == ServerState::Stopped => return None,
-        RuntimeEvent::McpServer(status) => mcp_server(status),
-        RuntimeEvent::McpProjectPending { file, servers } => {
-            OutputEvent::notice("warning", crate::mcp_cmd::pending_notice(file, servers))
-        }
-        RuntimeEvent::McpServers(_)
-        | RuntimeEvent::Context(_)
-        | RuntimeEvent::CustomCommands(_) => {
-            return None;
-        }
-        RuntimeEvent::Undone(undone) => OutputEvent::Undone {
-            request_id: undone.request_id.clone(),
-            files: undone
-                .files
-                .iter()
-                .map(|(path, how)| UndoneFile {
-                    path: path.clone(),
-                    how,
-                })
-                .collect(),
-        },
-        RuntimeEvent::RequestEnded(_)
-        | RuntimeEvent::SessionList { .. }
-        | RuntimeEvent::Stopped => {
-            return None;
-        }
-    })
-}
-
 /// A file an undo put back.
 #[derive(Debug, Serialize)]
 #[allow(missing_docs)]
 pub struct UndoneFile {
     pub path: String,
     pub how: &'static str,
-}
-
-/// The public line for an MCP server's status.
-fn mcp_server(status: &ServerStatus) -> OutputEvent {
-    OutputEvent::McpServer {
-        name: status.name.clone(),
-        state: status.state.label(),
-        error: status.state.error().map(str::to_string),
-        protocol: status.protocol.clone(),
-        tools: status.tools.clone(),
-    }
-}
-
-/// The public line for an engine event.
-pub fn from_agent(event: &AgentEvent) -> OutputEvent {
-    match event.clone() {
-        AgentEvent::RequestStarted {
-            request_id,
-            model,
-            session_id,
-        } => OutputEvent::RequestStarted {
-            request_id,
-            model,
-            session_id,
-        },
-        AgentEvent::IterationStarted {
-            iteration,
-            max_iterations,
-        } => OutputEvent::IterationStarted {
-            iteration,
-            max_iterations,
-        },
-        AgentEvent::TextDelta { text } => OutputEvent::TextDelta { text },
-        AgentEvent::ThinkingDelta { text } => OutputEvent::ThinkingDelta { text },
-        AgentEvent::ToolBatchStarted {
-            batch,
-            display,
-            count,
-        } => OutputEvent::ToolBatchStarted {
-            batch,
-            display,
-            count,
-        },
-        AgentEvent::ToolCallStarted {
-            tool_call_id,
-            tool_name,
-            args,
-        } => OutputEvent::ToolCallStarted {
-            tool_call_id,
-            tool_name,
-            args,
-        },
-        AgentEvent::ToolCallFinished {
-            tool_call_id,
-            tool_name,
-            args,
-            result,
-            duration_ms,
-            status,
-            ..
-        } => OutputEvent::ToolCallFinished {
-            tool_call_id,
-            tool_name,
-            args,
-            result,
-            duration_ms,
-            status: tool_status(status),
-        },
-        other => from_agent_rest(other),
-    }
-}
-
-fn from_agent_rest(event: AgentEvent) -> OutputEvent {
-    match event {
-        AgentEvent::Notice { level, message } => {
-            OutputEvent::notice(crate::schema_notice::level_name(level), message)
-        }
-        AgentEvent::UsageUpdated {
-            last_call,
-            session_total,
-        } => OutputEvent::UsageUpdated {
-            last_call: (&last_call).into(),
-            session_total: (&session_total).into(),
-        },
-        AgentEvent::IterationLimitReached {
-            iterations,
-            max_iterations,
-            tools_used,
-            original_query,
-            summary,
-        } => OutputEvent::IterationLimitReached {
-            iterations,
-            max_iterations,
-            tools_used: tools_used
-                .into_iter()
-                .map(|t| ToolUseOut {
-                    name: t.name,
-                    count: t.count,
-                })
-                .collect(),
-            original_query,
-            summary,
-        },
-        AgentEvent::FallbackResponse { text } => OutputEvent::FallbackResponse { text },
-        AgentEvent::ContextUsed { tokens, window } => OutputEvent::ContextUsed { tokens, window },
-        AgentEvent::ContextCompacted {
-            tokens_before,
-            tokens_after,
-            compacted_messages,
-        } => OutputEvent::ContextCompacted {
-            tokens_before,
-            tokens_after,
-            compacted_messages,
-        },
-        AgentEvent::TodosUpdated { items } => OutputEvent::TodosUpdated {
-            items: items.iter().map(TodoOut::from).collect(),
-        },
-        AgentEvent::PlanModeChanged { active } => OutputEvent::PlanModeChanged { active },
-        AgentEvent::PlanPresented { plan } => OutputEvent::PlanPresented { plan },
-        AgentEvent::RequestFinished {
-            reason,
-            iterations,
-            response,
-        } => OutputEvent::RequestFinished {
-            reason: finish_reason(reason),
-            iterations,
-            response,
-        },
-        AgentEvent::RequestAborted { partial_text } => OutputEvent::RequestAborted { partial_text },
-        AgentEvent::RequestTimedOut { timeout_secs } => {
-            OutputEvent::RequestTimedOut { timeout_secs }
-        }
-        AgentEvent::RequestFailed { kind, message } => OutputEvent::RequestFailed { kind, message },
-        // The first half is mapped by `from_agent`.
-        other => from_agent(&other),
-    }
 }

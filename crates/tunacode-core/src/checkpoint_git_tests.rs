@@ -70,11 +70,21 @@ fn filter_pid(ready: &Path) -> Pid {
     Pid::from_raw(pid)
 }
 
-/// Waits (at most [`LIMIT`]) for `pid`, a child of this process, to end.
+/// Waits (at most [`LIMIT`]) for `pid`, a child of this process, to end. An orphan becomes our child
+/// only once its parent is gone: until then `waitpid` says it is none of ours, and is asked again.
 fn end_of(pid: Pid) -> Option<WaitStatus> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(waitpid(pid, None));
+        let deadline = std::time::Instant::now() + LIMIT;
+        let status = loop {
+            match waitpid(pid, None) {
+                Err(nix::errno::Errno::ECHILD) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                other => break other,
+            }
+        };
+        let _ = tx.send(status);
     });
     rx.recv_timeout(LIMIT).ok().and_then(Result::ok)
 }

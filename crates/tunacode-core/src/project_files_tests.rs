@@ -186,6 +186,7 @@ async fn a_skills_listing_does_not_follow_links_out_of_it() {
         workspace: tunacode_tools::Workspace::new(&l.repo),
         cancel: tokio_util::sync::CancellationToken::new(),
         exec: Default::default(),
+        output: None,
     };
     let mut args = serde_json::Map::new();
     args.insert("name".into(), serde_json::json!("pdf"));

@@ -262,6 +262,7 @@ mod tests {
             workspace: tunacode_tools::Workspace::new(ws.path()),
             cancel: tokio_util::sync::CancellationToken::new(),
             exec: Default::default(),
+            output: None,
         };
         let mut args = Map::new();
         args.insert("name".into(), json!("pdf"));

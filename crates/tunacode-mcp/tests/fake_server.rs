@@ -123,6 +123,7 @@ fn ctx(dir: &Path) -> ToolContext {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
         exec: Default::default(),
+        output: None,
     }
 }
 

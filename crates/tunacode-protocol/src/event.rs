@@ -77,6 +77,26 @@ pub struct ToolUse {
     pub count: u32,
 }
 
+/// A command's output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+impl OutputStream {
+    /// `stdout` or `stderr`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputStream::Stdout => "stdout",
+            OutputStream::Stderr => "stderr",
+        }
+    }
+}
+
 /// One thing that happened while the agent worked on a request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -142,6 +162,16 @@ pub enum AgentEvent {
         /// A unified diff of the file change it made, for display.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+    },
+    /// A running tool's output as it is produced (a command's stdout or stderr), in arrival order;
+    /// bounded per call. The call's final result still carries its whole (capped) output.
+    ToolOutput {
+        /// The call's id.
+        tool_call_id: String,
+        /// Which stream.
+        stream: OutputStream,
+        /// The new text.
+        text: String,
     },
     /// Something the user should know (an empty response, a retry, a refused command, …).
     Notice {

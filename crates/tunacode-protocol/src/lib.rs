@@ -8,7 +8,9 @@ mod message;
 mod part;
 mod usage;
 
-pub use event::{AgentEvent, FinishReason, NoticeLevel, TodoItem, TodoStatus, ToolStatus, ToolUse};
+pub use event::{
+    AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
+};
 pub use media::{Image, as_image, image_item, images_in, text_without_images};
 pub use message::{COMPACTED_KEY, Message, MessageKind};
 pub use part::{

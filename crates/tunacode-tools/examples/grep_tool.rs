@@ -23,6 +23,7 @@ async fn main() {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
         exec: Default::default(),
+        output: None,
     };
     let args = json!({"pattern": pattern, "max_results": 1000, "case_sensitive": true});
     let Some(args) = args.as_object().cloned() else {

@@ -72,6 +72,7 @@ async fn main() {
             },
             env: None,
         }),
+        output: None,
     };
     let off = describe("unconfined", &time(&tool, &context(SandboxMode::Off)).await);
     let on = describe(

@@ -10,6 +10,7 @@ mod diff;
 mod editor;
 mod exec;
 mod fsutil;
+mod live;
 pub mod process_guard;
 mod protected;
 mod resolve;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 
 pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
+pub use live::ToolOutputSink;
 pub use protected::ProtectedPaths;
 pub use sandbox::{
     Guard, PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport,

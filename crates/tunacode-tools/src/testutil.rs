@@ -11,6 +11,7 @@ pub(crate) fn ctx(dir: &std::path::Path) -> ToolContext {
         workspace: Workspace::new(dir),
         cancel: CancellationToken::new(),
         exec: Default::default(),
+        output: None,
     }
 }
 

@@ -30,6 +30,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// How commands run (sandbox, environment).
     pub exec: Arc<crate::ExecPolicy>,
+    /// Where a running command's output goes as it is produced (`None`: only the final result).
+    pub output: Option<crate::ToolOutputSink>,
 }
 
 /// What a tool returns.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::{AgentEvent, Part, ToolCallPart, ToolStatus};
 use tunacode_tools::{
-    ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet,
+    ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolOutputSink, ToolSet,
 };
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, Approver, Gate};
@@ -201,7 +201,8 @@ impl ToolDispatcher {
                 None => return Answer::cancelled(id, name),
             }
         }
-        match self.call_with_retries(tool.as_ref(), args).await {
+        let ctx = self.call_context(id);
+        match self.call_with_retries(tool.as_ref(), args, &ctx).await {
             Ok(out) => Answer {
                 text: out.content.clone(),
                 part: tool_return(id, name, out.content, &out.images),
@@ -239,15 +240,31 @@ impl ToolDispatcher {
         }
     }
 
+    /// The context of call `id`: the dispatcher's, with its output forwarded live as events.
+    fn call_context(&self, id: &str) -> ToolContext {
+        let events = self.events.clone();
+        let id = id.to_string();
+        let mut ctx = self.ctx.clone();
+        ctx.output = Some(ToolOutputSink::new(move |stream, text| {
+            events.emit(AgentEvent::ToolOutput {
+                tool_call_id: id.clone(),
+                stream,
+                text: text.to_string(),
+            });
+        }));
+        ctx
+    }
+
     async fn call_with_retries(
         &self,
         tool: &dyn Tool,
         args: Map<String, Value>,
+        ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let mut attempt = 0u32;
         loop {
             // A tool that panics fails its call; the request and the session go on.
-            let call = AssertUnwindSafe(tool.call(args.clone(), &self.ctx)).catch_unwind();
+            let call = AssertUnwindSafe(tool.call(args.clone(), ctx)).catch_unwind();
             let result = tokio::select! {
                 r = call => r.unwrap_or_else(|panic| Err(ToolError::Fatal(format!(
                     "the tool crashed: {}",

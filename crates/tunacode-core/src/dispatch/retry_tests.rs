@@ -55,6 +55,7 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
             workspace: Workspace::new(&dir),
             cancel: CancellationToken::new(),
             exec: Default::default(),
+            output: None,
         },
         approver: Arc::new(AutoApprove),
         events: EventSink::none(),

@@ -252,6 +252,7 @@ impl RequestRun<'_> {
                 workspace: self.agent.workspace.clone(),
                 cancel: self.cancel.clone(),
                 exec: self.agent.exec.clone(),
+                output: None,
             },
             approver: self.agent.approver.clone(),
             events: self.agent.events.clone(),

@@ -22,6 +22,7 @@ impl Actor {
             cancel: self.shell.clone(),
             // The user's own `!` command runs as in their shell: no sandbox, their environment.
             exec: Default::default(),
+            output: None,
         };
         let events = self.parts.events.clone();
         tokio::spawn(async move {

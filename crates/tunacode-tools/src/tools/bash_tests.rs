@@ -8,6 +8,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::json;
 use std::path::Path;
+use tunacode_protocol::OutputStream;
 
 async fn run(tool: &Bash, dir: &Path, a: Value) -> Result<String, ToolError> {
     let ctx = ctx(dir);
@@ -240,5 +241,46 @@ fn known_read_only_command_lines_classify_as_reads() {
     assert_eq!(
         Bash::default().classify(json!({}).as_object().unwrap()),
         ToolKind::Execute
+    );
+}
+
+#[tokio::test]
+async fn output_reaches_the_sink_while_the_command_still_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut ctx = ctx(dir.path());
+    ctx.output = Some(crate::ToolOutputSink::new(move |stream, text| {
+        let _ = tx.send((stream, text.to_string()));
+    }));
+    // The command waits for a file only the test makes once it has seen the first line.
+    let cmd = "echo one; echo warn >&2; while [ ! -e go ]; do sleep 0.02; done; echo two";
+    let call = tokio::spawn(async move {
+        Bash::default()
+            .call(args(json!({"command": cmd})), &ctx)
+            .await
+            .map(|o| o.content)
+    });
+    let mut seen = Vec::new();
+    while !(seen.contains(&(OutputStream::Stdout, "one\n".to_string()))
+        && seen.contains(&(OutputStream::Stderr, "warn\n".to_string())))
+    {
+        let next = tokio::time::timeout(Duration::from_secs(20), rx.recv()).await;
+        seen.push(next.expect("no live output").expect("sink dropped"));
+    }
+    assert!(!call.is_finished(), "the command is still waiting");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(20), call)
+        .await
+        .expect("the command ends")
+        .unwrap()
+        .unwrap();
+    assert!(
+        out.contains("one\ntwo"),
+        "the result still has everything: {out}"
+    );
+    let next = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
+    assert_eq!(
+        next.unwrap(),
+        Some((OutputStream::Stdout, "two\n".to_string()))
     );
 }

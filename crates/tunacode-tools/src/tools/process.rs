@@ -11,10 +11,11 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+use tunacode_protocol::OutputStream;
 
 use crate::exec::looks_refused;
 use crate::fsutil::join_error;
+use crate::live::LiveOutput;
 use crate::sandbox::ProtectedSnapshot;
 use crate::tool::{ToolContext, ToolError};
 use crate::truncate::HeadTail;
@@ -63,17 +64,26 @@ pub(crate) fn new_capture() -> Capture {
     Arc::new(Mutex::new(HeadTail::new(HEAD_BYTES, TAIL_BYTES)))
 }
 
-/// Copies a stream into its capture until EOF.
-fn pump<R: AsyncRead + Unpin + Send + 'static>(mut reader: R, capture: Capture) -> JoinHandle<()> {
+/// Copies a stream into its capture until EOF, forwarding each read live when the call has a sink.
+fn pump<R: AsyncRead + Unpin + Send + 'static>(
+    mut reader: R,
+    capture: Capture,
+    mut live: Option<LiveOutput>,
+) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             match reader.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
-                Ok(n) => capture
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(&buf[..n]),
+                Ok(n) => {
+                    capture
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(&buf[..n]);
+                    if let Some(live) = &mut live {
+                        live.push(&buf[..n]);
+                    }
+                }
             }
         }
     })
@@ -149,7 +159,7 @@ pub(crate) async fn run_captured(
     let sandboxed = prepared.confined();
     ctx.exec.apply_env(&mut cmd);
     let snapshot = prepared.install(&mut cmd);
-    let result = run_child(cmd, run.label, run.timeout_secs, run.grace, &ctx.cancel).await;
+    let result = run_child(cmd, &run, ctx).await;
     let set_aside = settle(snapshot).await;
     let mut text = result?;
     if sandboxed && looks_refused(&text) {
@@ -190,11 +200,12 @@ pub(crate) struct RunOptions<'a> {
 
 async fn run_child(
     mut cmd: tokio::process::Command,
-    label: &str,
-    timeout_secs: u64,
-    grace: Duration,
-    cancel: &CancellationToken,
+    run: &RunOptions<'_>,
+    ctx: &ToolContext,
 ) -> Result<String, ToolError> {
+    let (label, timeout_secs, grace, cancel) =
+        (run.label, run.timeout_secs, run.grace, &ctx.cancel);
+    let live = |stream| ctx.output.clone().map(|sink| LiveOutput::new(sink, stream));
     if cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
@@ -221,6 +232,7 @@ async fn run_child(
                 .take()
                 .ok_or_else(|| ToolError::Fatal("no stdout pipe".into()))?,
             out.clone(),
+            live(OutputStream::Stdout),
         ),
         pump(
             child
@@ -228,6 +240,7 @@ async fn run_child(
                 .take()
                 .ok_or_else(|| ToolError::Fatal("no stderr pipe".into()))?,
             err.clone(),
+            live(OutputStream::Stderr),
         ),
     ];
 

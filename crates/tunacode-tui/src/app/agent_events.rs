@@ -55,6 +55,9 @@ impl App {
                 status,
                 diff,
             }),
+            AgentEvent::ToolOutput {
+                tool_call_id, text, ..
+            } => self.on_tool_output(&tool_call_id, &text),
             AgentEvent::Notice { level, message } => {
                 self.transcript.push(CellKind::Notice(level, message))
             }
@@ -126,6 +129,28 @@ impl App {
             result: String::new(),
             diff: None,
         }));
+    }
+
+    /// A running command printed `text`: shown in its cell until the call's result replaces it (the
+    /// last 64 KiB kept).
+    fn on_tool_output(&mut self, id: &str, text: &str) {
+        const KEPT: usize = 64 * 1024;
+        let Some(cell) = self.transcript.tool_mut(id) else {
+            return;
+        };
+        if let CellKind::Tool(t) = &mut cell.kind
+            && t.status.is_none()
+        {
+            t.result.push_str(text);
+            if t.result.len() > KEPT {
+                let mut cut = t.result.len() - KEPT;
+                while !t.result.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                t.result.drain(..cut);
+            }
+            cell.touch();
+        }
     }
 
     fn on_tool_finished(&mut self, done: Finished) {

@@ -248,6 +248,16 @@ fn render_tool(
         Span::styled(time, theme.muted),
     ])];
     if tool.status.is_none() {
+        // A running command's output so far: its last lines, as they come.
+        let all: Vec<&str> = tool.result.lines().collect();
+        let skip = all.len().saturating_sub(PREVIEW_LINES);
+        for line in &all[skip..] {
+            let clipped: String = line.chars().take(width.saturating_sub(4)).collect();
+            lines.push(Line::from(vec![
+                Span::styled("  │ ", theme.border),
+                Span::styled(clipped, theme.muted),
+            ]));
+        }
         return lines;
     }
     if let Some(diff) = tool.diff.as_deref().filter(|d| !d.trim().is_empty()) {
