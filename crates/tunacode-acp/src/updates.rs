@@ -64,7 +64,9 @@ impl Session {
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
             RuntimeEvent::UserMessage { text, .. } => self.on_first_message(&text),
+            // ACP has no `!` commands of its own; a shell op's end says it all.
             RuntimeEvent::SessionOpened(_)
+            | RuntimeEvent::ShellOutput { .. }
             | RuntimeEvent::Queued { .. }
             | RuntimeEvent::YoloChanged { .. }
             | RuntimeEvent::SessionList { .. }

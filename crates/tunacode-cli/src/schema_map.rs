@@ -72,7 +72,9 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::McpProjectPending { file, servers } => {
             OutputEvent::notice("warning", crate::mcp_cmd::pending_notice(file, servers))
         }
+        // Scripts cannot start `!` commands, so there is no live output of one to show.
         RuntimeEvent::McpServers(_)
+        | RuntimeEvent::ShellOutput { .. }
         | RuntimeEvent::Context(_)
         | RuntimeEvent::CustomCommands(_) => {
             return None;

@@ -80,3 +80,39 @@ fn the_ui_shows_a_running_command_s_output_in_its_cell() {
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }
+
+#[test]
+fn a_bang_command_shows_its_output_live_and_esc_stops_it_at_once() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("unused")]);
+    write_local_config(&env, &fake, json!({}));
+    let tmux = tmux_start(&env, "", 100, 30);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text(&format!("!{WAITING}")).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    let screen = tmux
+        .wait_for("the first line while it runs", WAIT, |s| {
+            s.contains("out-one") && s.contains("Esc stops it")
+        })
+        .unwrap();
+    assert!(!screen.contains("out-two"), "{screen}");
+    std::fs::write(env.workspace().join("go"), "").unwrap();
+    tmux.wait_for("the command's end", WAIT, |s| {
+        s.contains("out-two") && !s.contains("Esc stops it")
+    })
+    .unwrap();
+
+    tmux.type_text("!sleep 30").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Esc stops it", WAIT).unwrap();
+    let pressed = std::time::Instant::now();
+    tmux.keys(&["Escape"]).unwrap();
+    tmux.wait_for("the stopped command", WAIT, |s| !s.contains("Esc stops it"))
+        .unwrap();
+    assert!(
+        pressed.elapsed() < Duration::from_secs(5),
+        "Esc stopped the command at once"
+    );
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}

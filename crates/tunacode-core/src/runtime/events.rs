@@ -51,6 +51,13 @@ pub enum RuntimeEvent {
         /// Whether it is on.
         on: bool,
     },
+    /// A running `!` shell command printed `text` (in arrival order, bounded like a tool's).
+    ShellOutput {
+        /// The command.
+        command: String,
+        /// The new text.
+        text: String,
+    },
     /// A `!` shell command ended.
     ShellFinished {
         /// The command.

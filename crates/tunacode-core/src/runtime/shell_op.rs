@@ -17,14 +17,23 @@ impl Actor {
         if self.shell.is_cancelled() {
             self.shell = CancellationToken::new();
         }
+        let events = self.parts.events.clone();
+        let live = {
+            let (events, command) = (events.clone(), command.clone());
+            tunacode_tools::ToolOutputSink::new(move |_, text| {
+                events.send(RuntimeEvent::ShellOutput {
+                    command: command.clone(),
+                    text: text.to_string(),
+                });
+            })
+        };
         let ctx = ToolContext {
             workspace: self.agent.workspace().clone(),
             cancel: self.shell.clone(),
             // The user's own `!` command runs as in their shell: no sandbox, their environment.
             exec: Default::default(),
-            output: None,
+            output: Some(live),
         };
-        let events = self.parts.events.clone();
         tokio::spawn(async move {
             let args = json!({"command": command, "timeout": 600});
             let output = match args.as_object() {

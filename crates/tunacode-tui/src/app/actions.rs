@@ -29,9 +29,14 @@ impl App {
                 command => self.run_command(command),
             }
         } else if let Some(command) = trimmed.strip_prefix('!') {
-            self.submit_op(Op::Shell {
-                command: command.trim().to_string(),
+            let command = command.trim().to_string();
+            // The cell stays where the command started; its output fills it as it comes.
+            self.transcript.push(CellKind::Shell {
+                command: command.clone(),
+                output: String::new(),
+                running: Some(std::time::Instant::now()),
             });
+            self.submit_op(Op::Shell { command });
         } else {
             self.send_message(text);
         }

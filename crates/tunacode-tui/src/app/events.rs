@@ -68,8 +68,9 @@ impl App {
                 ));
             }
             RuntimeEvent::YoloChanged { on } => self.on_yolo_changed(on),
+            RuntimeEvent::ShellOutput { command, text } => self.on_shell_output(&command, &text),
             RuntimeEvent::ShellFinished { command, output } => {
-                self.transcript.push(CellKind::Shell { command, output })
+                self.on_shell_finished(command, output)
             }
             RuntimeEvent::SessionList {
                 sessions,
@@ -199,5 +200,43 @@ impl App {
             })
             .collect();
         self.picker = Some(Picker::new(PickerKind::Resume, "Resume a session", items));
+    }
+
+    /// A running `!` command printed `text` (its cell keeps the last 64 KiB).
+    fn on_shell_output(&mut self, command: &str, text: &str) {
+        const KEPT: usize = 64 * 1024;
+        let Some(cell) = self.transcript.running_shell_mut(command) else {
+            return;
+        };
+        if let CellKind::Shell { output, .. } = &mut cell.kind {
+            output.push_str(text);
+            if output.len() > KEPT {
+                let mut cut = output.len() - KEPT;
+                while !output.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                output.drain(..cut);
+            }
+        }
+        cell.touch();
+    }
+
+    /// A `!` command ended: its cell (where it started) gets the whole output.
+    fn on_shell_finished(&mut self, command: String, final_output: String) {
+        match self.transcript.running_shell_mut(&command) {
+            Some(cell) => {
+                cell.kind = CellKind::Shell {
+                    command,
+                    output: final_output,
+                    running: None,
+                };
+                cell.touch();
+            }
+            None => self.transcript.push(CellKind::Shell {
+                command,
+                output: final_output,
+                running: None,
+            }),
+        }
     }
 }

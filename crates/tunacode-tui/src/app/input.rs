@@ -195,7 +195,7 @@ impl App {
                 self.submit(text);
             }
             KeyCode::Esc => {
-                if self.busy() {
+                if self.busy() || self.transcript.shell_running() {
                     self.interrupt();
                     self.hint = Some("stopping…".into());
                 }

@@ -259,7 +259,7 @@ async fn event_loop(
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
-            _ = spinner.tick(), if app.busy() => {
+            _ = spinner.tick(), if app.busy() || app.transcript.shell_running() => {
                 app.status.frame = app.status.frame.wrapping_add(1);
                 dirty = true;
             }

@@ -56,8 +56,10 @@ pub enum CellKind {
     Shell {
         /// The command line.
         command: String,
-        /// Its output.
+        /// Its output (so far, while it runs).
         output: String,
+        /// When it started, while it runs.
+        running: Option<Instant>,
     },
     /// An error.
     Error(String),
@@ -97,6 +99,13 @@ impl Cell {
     /// Whether the cell changes with the spinner (a running tool).
     fn animated(&self) -> bool {
         matches!(&self.kind, CellKind::Tool(t) if t.status.is_none())
+            || matches!(
+                &self.kind,
+                CellKind::Shell {
+                    running: Some(_),
+                    ..
+                }
+            )
     }
 
     /// The cell's lines at `width` (cached).
@@ -144,12 +153,11 @@ impl Cell {
                 prefixed(text, w, style, Span::styled("! ", style))
             }
             CellKind::Info(text) => prefixed(text, w, theme.text, Span::raw("  ")),
-            CellKind::Shell { command, output } => {
-                let mut lines =
-                    prefixed(command, w, theme.accent, Span::styled("! ", theme.accent));
-                lines.extend(prefixed(output.trim_end(), w, theme.muted, Span::raw("  ")));
-                lines
-            }
+            CellKind::Shell {
+                command,
+                output,
+                running,
+            } => render_shell(command, output, *running, w, theme, flags),
             CellKind::Error(text) => {
                 prefixed(text, w, theme.error, Span::styled("✗ ", theme.error))
             }
@@ -157,6 +165,34 @@ impl Cell {
         out.push(Line::default());
         out
     }
+}
+
+/// A `!` command: while it runs, a spinner and its time, and the last lines of what it printed.
+fn render_shell(
+    command: &str,
+    output: &str,
+    running: Option<Instant>,
+    w: usize,
+    theme: &Theme,
+    flags: ViewFlags,
+) -> Vec<Line<'static>> {
+    let mut lines = prefixed(command, w, theme.accent, Span::styled("! ", theme.accent));
+    let Some(started) = running else {
+        lines.extend(prefixed(output.trim_end(), w, theme.muted, Span::raw("  ")));
+        return lines;
+    };
+    let spinner = crate::app::status::SPINNER[flags.frame % 10];
+    let all: Vec<&str> = output.lines().collect();
+    let tail = all[all.len().saturating_sub(PREVIEW_LINES)..].join("\n");
+    lines.extend(prefixed(&tail, w, theme.muted, Span::raw("  ")));
+    lines.push(Line::styled(
+        format!(
+            "  {spinner} running {:.1}s (Esc stops it)",
+            started.elapsed().as_secs_f64()
+        ),
+        theme.muted,
+    ));
+    lines
 }
 
 fn indent(line: Line<'static>) -> Line<'static> {
@@ -337,6 +373,26 @@ impl Transcript {
             .iter_mut()
             .rev()
             .find(|c| matches!(&c.kind, CellKind::Tool(t) if t.id == id))
+    }
+
+    /// The newest `!` command cell still running `command`.
+    pub fn running_shell_mut(&mut self, command: &str) -> Option<&mut Cell> {
+        self.cells.iter_mut().rev().find(|c| {
+            matches!(&c.kind, CellKind::Shell { command: c, running: Some(_), .. } if c == command)
+        })
+    }
+
+    /// Whether a `!` command is running.
+    pub fn shell_running(&self) -> bool {
+        self.cells.iter().any(|c| {
+            matches!(
+                &c.kind,
+                CellKind::Shell {
+                    running: Some(_),
+                    ..
+                }
+            )
+        })
     }
 
     /// Removes every cell.
