@@ -160,13 +160,7 @@ impl Session {
         const SHOWN: usize = 16 * 1024;
         let so_far = self.live_output.entry(id.clone()).or_default();
         so_far.push_str(text);
-        if so_far.len() > SHOWN {
-            let mut cut = so_far.len() - SHOWN;
-            while !so_far.is_char_boundary(cut) {
-                cut += 1;
-            }
-            so_far.drain(..cut);
-        }
+        tunacode_protocol::keep_tail(so_far, SHOWN);
         let fields = ToolCallUpdateFields::new().content(vec![text_content(so_far.clone())]);
         self.send(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
             id, fields,

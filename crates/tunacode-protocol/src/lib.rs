@@ -6,6 +6,7 @@ mod event;
 mod media;
 mod message;
 mod part;
+mod tail;
 mod usage;
 
 pub use event::{
@@ -17,6 +18,7 @@ pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
     UserPromptPart, content_to_text,
 };
+pub use tail::keep_tail;
 pub use usage::Usage;
 
 /// The text a response carries when the user interrupted it while it streamed.

@@ -142,13 +142,7 @@ impl App {
             && t.status.is_none()
         {
             t.result.push_str(text);
-            if t.result.len() > KEPT {
-                let mut cut = t.result.len() - KEPT;
-                while !t.result.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                t.result.drain(..cut);
-            }
+            tunacode_protocol::keep_tail(&mut t.result, KEPT);
             cell.touch();
         }
     }

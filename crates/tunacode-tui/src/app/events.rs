@@ -210,13 +210,7 @@ impl App {
         };
         if let CellKind::Shell { output, .. } = &mut cell.kind {
             output.push_str(text);
-            if output.len() > KEPT {
-                let mut cut = output.len() - KEPT;
-                while !output.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                output.drain(..cut);
-            }
+            tunacode_protocol::keep_tail(output, KEPT);
         }
         cell.touch();
     }
