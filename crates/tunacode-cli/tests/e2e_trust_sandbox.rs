@@ -185,15 +185,6 @@ fn commands_cannot_read_the_agent_s_key_from_proc_or_its_config() {
     assert!(!session.contains("marker-555") && !session.contains("marker-777"));
 }
 
-/// Whether any process on the machine has `marker` in its command line.
-fn running(marker: &str) -> bool {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .any(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
-}
-
 #[test]
 fn nothing_a_command_started_runs_after_run_exits() {
     let env = TestEnv::new().unwrap();

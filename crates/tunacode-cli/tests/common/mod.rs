@@ -277,3 +277,12 @@ pub fn answer(fake: &FakeProvider, id: &str) -> String {
         .map(|m| m["content"].as_str().unwrap_or("").to_string())
         .unwrap_or_else(|| panic!("no answer to {id}"))
 }
+
+/// Whether any process on the machine has `marker` in its command line.
+pub fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
+}
