@@ -15,31 +15,51 @@ fn tool_status(status: ToolStatus) -> &'static str {
     }
 }
 
+/// The public line for a question the runtime asks.
+fn question(q: &tunacode_core::Question) -> OutputEvent {
+    match &q.kind {
+        QuestionKind::Approval(a) => OutputEvent::ApprovalRequested {
+            request_id: q.id.clone(),
+            tool_call_id: a.tool_call_id.clone(),
+            tool_name: a.tool_name.clone(),
+            args: a.args.clone(),
+            preview: a.preview.clone(),
+            reason: a.reason.clone(),
+            session_scope: a.scope.to_string(),
+        },
+        QuestionKind::IterationLimit(r) => OutputEvent::LimitChoiceRequested {
+            request_id: q.id.clone(),
+            iterations: r.iterations,
+            max_iterations: r.max_iterations,
+            summary: r.summary.clone(),
+        },
+        QuestionKind::PlanReview { plan } => OutputEvent::PlanReviewRequested {
+            request_id: q.id.clone(),
+            plan: plan.clone(),
+        },
+    }
+}
+
+/// The public line for an undo's report.
+fn undone_line(undone: &tunacode_core::runtime::Undone) -> OutputEvent {
+    OutputEvent::Undone {
+        request_id: undone.request_id.clone(),
+        files: undone
+            .files
+            .iter()
+            .map(|(path, how)| UndoneFile {
+                path: path.clone(),
+                how,
+            })
+            .collect(),
+    }
+}
+
 /// The public line for a runtime event (`None`: not shown; `RequestEnded` becomes the `result`).
 pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
     Some(match event {
         RuntimeEvent::Agent(e) => from_agent(e),
-        RuntimeEvent::Question(q) => match &q.kind {
-            QuestionKind::Approval(a) => OutputEvent::ApprovalRequested {
-                request_id: q.id.clone(),
-                tool_call_id: a.tool_call_id.clone(),
-                tool_name: a.tool_name.clone(),
-                args: a.args.clone(),
-                preview: a.preview.clone(),
-                reason: a.reason.clone(),
-                session_scope: a.scope.to_string(),
-            },
-            QuestionKind::IterationLimit(r) => OutputEvent::LimitChoiceRequested {
-                request_id: q.id.clone(),
-                iterations: r.iterations,
-                max_iterations: r.max_iterations,
-                summary: r.summary.clone(),
-            },
-            QuestionKind::PlanReview { plan } => OutputEvent::PlanReviewRequested {
-                request_id: q.id.clone(),
-                plan: plan.clone(),
-            },
-        },
+        RuntimeEvent::Question(q) => question(q),
         RuntimeEvent::QuestionClosed { id } => OutputEvent::QuestionClosed {
             request_id: id.clone(),
         },
@@ -79,17 +99,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         | RuntimeEvent::CustomCommands(_) => {
             return None;
         }
-        RuntimeEvent::Undone(undone) => OutputEvent::Undone {
-            request_id: undone.request_id.clone(),
-            files: undone
-                .files
-                .iter()
-                .map(|(path, how)| UndoneFile {
-                    path: path.clone(),
-                    how,
-                })
-                .collect(),
-        },
+        RuntimeEvent::Undone(undone) => undone_line(undone),
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
         | RuntimeEvent::Stopped => {

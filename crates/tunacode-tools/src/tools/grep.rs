@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
-use grep_regex::RegexMatcherBuilder;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::{WalkBuilder, WalkState};
@@ -130,17 +130,59 @@ struct Search {
     cancel: CancellationToken,
 }
 
-/// Runs the search on the calling thread (a blocking one) and renders the report.
-fn run_search(s: Search) -> Result<String, ToolError> {
+impl Shared {
+    /// Whether the walk should stop: cancelled, capped, or past the deadline (noted).
+    fn stop(&self, s: &Search) -> bool {
+        if Instant::now() >= s.deadline {
+            self.timed_out.store(true, Ordering::Relaxed);
+        }
+        s.cancel.is_cancelled()
+            || self.capped.load(Ordering::Relaxed)
+            || self.timed_out.load(Ordering::Relaxed)
+    }
+
+    /// Records one matching line; `false` once the cap is reached.
+    fn hit(&self, s: &Search, shown: &str, line: u64, text: &str) -> bool {
+        if self.count.fetch_add(1, Ordering::Relaxed) >= s.max_results {
+            self.capped.store(true, Ordering::Relaxed);
+            return false;
+        }
+        let text = text.trim_end_matches(['\n', '\r']);
+        let (kept, cut) = truncate_chars(text, MAX_LINE_CHARS);
+        let text = if cut {
+            format!("{kept} ...")
+        } else {
+            kept.to_string()
+        };
+        let hit = Hit {
+            path: shown.to_string(),
+            line,
+            text,
+        };
+        self.hits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hit);
+        !self.stop(s)
+    }
+}
+
+/// The pattern as a matcher (smart case unless the call says).
+fn matcher(s: &Search) -> Result<RegexMatcher, ToolError> {
     let mut builder = RegexMatcherBuilder::new();
     builder.line_terminator(Some(b'\n'));
     match s.case_sensitive {
         Some(sensitive) => builder.case_insensitive(!sensitive),
         None => builder.case_smart(true),
     };
-    let matcher = builder
+    builder
         .build(&s.pattern)
-        .map_err(|e| ToolError::Retry(format!("invalid regex `{}`: {e}", s.pattern)))?;
+        .map_err(|e| ToolError::Retry(format!("invalid regex `{}`: {e}", s.pattern)))
+}
+
+/// Runs the search on the calling thread (a blocking one) and renders the report.
+fn run_search(s: Search) -> Result<String, ToolError> {
+    let matcher = matcher(&s)?;
     let beneath = Beneath::new(s.workspace.root()).map_err(|e| io_error(".", e))?;
     let shared = Shared {
         hits: Mutex::new(Vec::new()),
@@ -148,14 +190,6 @@ fn run_search(s: Search) -> Result<String, ToolError> {
         skipped: AtomicUsize::new(0),
         capped: AtomicBool::new(false),
         timed_out: AtomicBool::new(false),
-    };
-    let stop = || {
-        if Instant::now() >= s.deadline {
-            shared.timed_out.store(true, Ordering::Relaxed);
-        }
-        s.cancel.is_cancelled()
-            || shared.capped.load(Ordering::Relaxed)
-            || shared.timed_out.load(Ordering::Relaxed)
     };
     WalkBuilder::new(&s.base)
         .hidden(true)
@@ -167,64 +201,60 @@ fn run_search(s: Search) -> Result<String, ToolError> {
                 .binary_detection(BinaryDetection::quit(0))
                 .line_number(true)
                 .build();
-            let (s, shared, stop, beneath) = (&s, &shared, &stop, &beneath);
+            let (s, shared, beneath) = (&s, &shared, &beneath);
             Box::new(move |entry| {
-                if stop() {
+                if shared.stop(s) {
                     return WalkState::Quit;
                 }
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                let path = entry.path();
-                if s.workspace.secrets().reason_for(path).is_some() {
-                    shared.skipped.fetch_add(1, Ordering::Relaxed);
-                    return WalkState::Skip;
+                match entry {
+                    Ok(entry) => visit(&entry, s, shared, beneath, &mut searcher, &matcher),
+                    Err(_) => WalkState::Continue,
                 }
-                let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                let wanted = s
-                    .include
-                    .as_ref()
-                    .is_none_or(|inc| inc.matches(path, &s.base, s.workspace.root()));
-                if !is_file || !wanted {
-                    return WalkState::Continue;
-                }
-                let shown = s.workspace.display(path);
-                let sink = Lossy(|line, text: &str| {
-                    if shared.count.fetch_add(1, Ordering::Relaxed) >= s.max_results {
-                        shared.capped.store(true, Ordering::Relaxed);
-                        return Ok(false);
-                    }
-                    let text = text.trim_end_matches(['\n', '\r']);
-                    let (kept, cut) = truncate_chars(text, MAX_LINE_CHARS);
-                    let text = if cut {
-                        format!("{kept} ...")
-                    } else {
-                        kept.to_string()
-                    };
-                    let hit = Hit {
-                        path: shown.clone(),
-                        line,
-                        text,
-                    };
-                    shared
-                        .hits
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(hit);
-                    Ok(!stop())
-                });
-                // Opened beneath the root with no link followed (the walk follows none either);
-                // unreadable files are skipped, as ripgrep does.
-                let rel = path.strip_prefix(s.workspace.root()).unwrap_or(path);
-                if let Ok(file) = beneath.open_regular(rel) {
-                    let _ = searcher.search_file(&matcher, &file, sink);
-                }
-                WalkState::Continue
             })
         });
     if s.cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
+    Ok(report(&s, shared))
+}
+
+/// One entry of the walk: a secret is skipped (and counted), a wanted file searched.
+fn visit(
+    entry: &ignore::DirEntry,
+    s: &Search,
+    shared: &Shared,
+    beneath: &Beneath,
+    searcher: &mut grep_searcher::Searcher,
+    matcher: &RegexMatcher,
+) -> WalkState {
+    let path = entry.path();
+    if s.workspace.secrets().reason_for(path).is_some() {
+        shared.skipped.fetch_add(1, Ordering::Relaxed);
+        return WalkState::Skip;
+    }
+    let is_file = entry.file_type().is_some_and(|t| t.is_file());
+    let wanted = s
+        .include
+        .as_ref()
+        .is_none_or(|inc| inc.matches(path, &s.base, s.workspace.root()));
+    if !is_file || !wanted {
+        return WalkState::Continue;
+    }
+    let shown = s.workspace.display(path);
+    let sink = Lossy(|line, text: &str| Ok(shared.hit(s, &shown, line, text)));
+    // Opened beneath the root with no link followed (the walk follows none either); unreadable
+    // files are skipped, as ripgrep does.
+    let rel = path.strip_prefix(s.workspace.root()).unwrap_or(path);
+    if let Ok(file) = beneath.open_regular(rel) {
+        let _ = searcher.search_file(matcher, &file, sink);
+    }
+    WalkState::Continue
+}
+
+/// The hits in path and line order, with what was capped, cut short or skipped.
+fn report(s: &Search, shared: Shared) -> String {
+    let timed_out = shared.timed_out.load(Ordering::Relaxed);
+    let capped = shared.capped.load(Ordering::Relaxed);
     let mut hits = shared.hits.into_inner().unwrap_or_else(|e| e.into_inner());
     hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.line.cmp(&b.line)));
     hits.truncate(s.max_results);
@@ -233,29 +263,29 @@ fn run_search(s: Search) -> Result<String, ToolError> {
         0 => String::new(),
         n => format!("({n} secret file(s) skipped: the agent does not read secrets)\n"),
     };
-    if hits.is_empty() && !shared.timed_out.load(Ordering::Relaxed) {
-        return Ok(format!(
+    if hits.is_empty() && !timed_out {
+        return format!(
             "No matches for `{}` in `{shown_base}`.\n{skipped}",
             s.pattern
         )
         .trim_end()
-        .to_string());
+        .to_string();
     }
     let mut out: String = hits
         .iter()
         .map(|h| format!("{}:{}:{}\n", h.path, h.line, h.text))
         .collect();
-    if shared.capped.load(Ordering::Relaxed) {
+    if capped {
         out.push_str(&format!(
             "(results capped at {} matches; narrow the pattern, `path` or `include` to see the rest)\n",
             s.max_results
         ));
     }
-    if shared.timed_out.load(Ordering::Relaxed) {
+    if timed_out {
         out.push_str("(search cut short by its time limit; results are incomplete)\n");
     }
     out.push_str(&skipped);
-    Ok(out)
+    out
 }
 
 #[async_trait]

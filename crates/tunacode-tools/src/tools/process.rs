@@ -198,17 +198,21 @@ pub(crate) struct RunOptions<'a> {
     pub outside_sandbox: bool,
 }
 
-async fn run_child(
+/// A started command: the process, its group's guard, and the pumps reading its output.
+struct Running {
+    child: tokio::process::Child,
+    guard: GroupGuard,
+    pumps: [JoinHandle<()>; 2],
+    out: Capture,
+    err: Capture,
+}
+
+/// Starts `cmd` with its output piped to captures (and forwarded live when the call has a sink).
+fn start(
     mut cmd: tokio::process::Command,
-    run: &RunOptions<'_>,
+    label: &str,
     ctx: &ToolContext,
-) -> Result<String, ToolError> {
-    let (label, timeout_secs, grace, cancel) =
-        (run.label, run.timeout_secs, run.grace, &ctx.cancel);
-    let live = |stream| ctx.output.clone().map(|sink| LiveOutput::new(sink, stream));
-    if cancel.is_cancelled() {
-        return Err(ToolError::Cancelled);
-    }
+) -> Result<Running, ToolError> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -220,78 +224,100 @@ async fn run_child(
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .ok_or_else(|| ToolError::Fatal(format!("`{label}` exited before it could be tracked")))?;
-    let mut guard = GroupGuard {
+    let guard = GroupGuard {
         pgid: Pid::from_raw(pid),
         armed: true,
     };
+    let live = |stream| ctx.output.clone().map(|sink| LiveOutput::new(sink, stream));
     let (out, err) = (new_capture(), new_capture());
-    let mut pumps = [
-        pump(
-            child
-                .stdout
-                .take()
-                .ok_or_else(|| ToolError::Fatal("no stdout pipe".into()))?,
-            out.clone(),
-            live(OutputStream::Stdout),
-        ),
-        pump(
-            child
-                .stderr
-                .take()
-                .ok_or_else(|| ToolError::Fatal("no stderr pipe".into()))?,
-            err.clone(),
-            live(OutputStream::Stderr),
-        ),
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| ToolError::Fatal("no stdout pipe".into()))?;
+    let stderr = child
+        .stderr
+        .take()
+        .ok_or_else(|| ToolError::Fatal("no stderr pipe".into()))?;
+    let pumps = [
+        pump(stdout, out.clone(), live(OutputStream::Stdout)),
+        pump(stderr, err.clone(), live(OutputStream::Stderr)),
     ];
+    Ok(Running {
+        child,
+        guard,
+        pumps,
+        out,
+        err,
+    })
+}
 
+async fn run_child(
+    cmd: tokio::process::Command,
+    run: &RunOptions<'_>,
+    ctx: &ToolContext,
+) -> Result<String, ToolError> {
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let mut running = start(cmd, run.label, ctx)?;
     let outcome = tokio::select! {
-        status = child.wait() => Outcome::Exited(status),
-        _ = tokio::time::sleep(Duration::from_secs(timeout_secs)) => Outcome::TimedOut,
-        _ = cancel.cancelled() => Outcome::Cancelled,
+        status = running.child.wait() => Outcome::Exited(status),
+        _ = tokio::time::sleep(Duration::from_secs(run.timeout_secs)) => Outcome::TimedOut,
+        _ = ctx.cancel.cancelled() => Outcome::Cancelled,
     };
-
-    let mut head = Vec::new();
-    match outcome {
-        Outcome::Exited(status) => {
-            let status =
-                status.map_err(|e| ToolError::Transient(format!("waiting for `{label}`: {e}")))?;
-            head.push(exit_line(status));
-            // Background processes may still hold the pipes: read on for a grace period only.
-            let [a, b] = &mut pumps;
-            let drained = tokio::select! {
-                _ = async { let _ = a.await; let _ = b.await; } => true,
-                _ = tokio::time::sleep(grace) => false,
-                _ = cancel.cancelled() => return Err(ToolError::Cancelled),
-            };
-            if drained {
-                // The command and everything it started have ended (the launch reaps them).
-                guard.armed = false;
-            } else {
-                guard.kill();
-                drain(&mut pumps, DRAIN_AFTER_KILL).await;
-                head.push(format!(
-                    "note: background processes kept the output open after the command exited; \
-                     they were killed after {} ms",
-                    grace.as_millis()
-                ));
-            }
-        }
+    let head = match outcome {
+        Outcome::Exited(status) => exited(&mut running, status, run, &ctx.cancel).await?,
         Outcome::TimedOut => {
-            guard.kill();
-            let _ = child.wait().await;
-            drain(&mut pumps, DRAIN_AFTER_KILL).await;
-            head.push("exit code: unknown".into());
-            head.push(format!(
-                "timed out after {timeout_secs} s; the command and its process group were killed. \
-                 Output so far:"
-            ));
+            running.guard.kill();
+            let _ = running.child.wait().await;
+            drain(&mut running.pumps, DRAIN_AFTER_KILL).await;
+            vec![
+                "exit code: unknown".into(),
+                format!(
+                    "timed out after {} s; the command and its process group were killed. \
+                     Output so far:",
+                    run.timeout_secs
+                ),
+            ]
         }
         Outcome::Cancelled => {
-            guard.kill();
-            let _ = child.wait().await;
-            pumps.iter().for_each(JoinHandle::abort);
+            running.guard.kill();
+            let _ = running.child.wait().await;
+            running.pumps.iter().for_each(JoinHandle::abort);
             return Err(ToolError::Cancelled);
         }
+    };
+    Ok(render(&head, &running.out, &running.err))
+}
+
+/// The command exited: its exit line, once its output is read (for a grace period at most while
+/// something still holds the pipes, then killed and said).
+async fn exited(
+    running: &mut Running,
+    status: std::io::Result<ExitStatus>,
+    run: &RunOptions<'_>,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<Vec<String>, ToolError> {
+    let status =
+        status.map_err(|e| ToolError::Transient(format!("waiting for `{}`: {e}", run.label)))?;
+    let mut head = vec![exit_line(status)];
+    let [a, b] = &mut running.pumps;
+    let drained = tokio::select! {
+        _ = async { let _ = a.await; let _ = b.await; } => true,
+        _ = tokio::time::sleep(run.grace) => false,
+        _ = cancel.cancelled() => return Err(ToolError::Cancelled),
+    };
+    if drained {
+        // The command and everything it started have ended (the launch reaps them).
+        running.guard.armed = false;
+    } else {
+        running.guard.kill();
+        drain(&mut running.pumps, DRAIN_AFTER_KILL).await;
+        head.push(format!(
+            "note: background processes kept the output open after the command exited; \
+             they were killed after {} ms",
+            run.grace.as_millis()
+        ));
     }
-    Ok(render(&head, &out, &err))
+    Ok(head)
 }

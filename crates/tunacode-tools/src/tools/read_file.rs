@@ -153,20 +153,7 @@ async fn read_window(
     offset: u64,
     limit: u64,
 ) -> Result<String, ToolError> {
-    let mut reader = open_source(workspace, at, shown).await?;
-    let mut probe = Vec::new();
-    (&mut reader)
-        .take(BINARY_PROBE)
-        .read_to_end(&mut probe)
-        .await
-        .map_err(|e| io_error(shown, e))?;
-    if probe.contains(&0) {
-        return Err(ToolError::Retry(format!(
-            "`{shown}` is a binary file; read_file only shows text"
-        )));
-    }
-    let mut reader = std::io::Cursor::new(probe).chain(reader);
-
+    let mut reader = text_source(workspace, at, shown).await?;
     let end = offset.saturating_add(limit);
     let mut out = String::new();
     let mut line = Vec::new();
@@ -211,20 +198,47 @@ async fn read_window(
             "offset {offset} is past the end of `{shown}`, which has {line_no} lines"
         )));
     }
-    let remaining = line_no - last_shown;
+    out.push_str(&more_note(line_no - last_shown, last_shown, capped));
+    Ok(out)
+}
+
+/// The file opened as text: its first bytes probed, a binary file refused.
+async fn text_source(
+    workspace: &Workspace,
+    at: &Located,
+    shown: &str,
+) -> Result<impl AsyncBufRead + Unpin, ToolError> {
+    let mut reader = open_source(workspace, at, shown).await?;
+    let mut probe = Vec::new();
+    (&mut reader)
+        .take(BINARY_PROBE)
+        .read_to_end(&mut probe)
+        .await
+        .map_err(|e| io_error(shown, e))?;
+    if probe.contains(&0) {
+        return Err(ToolError::Retry(format!(
+            "`{shown}` is a binary file; read_file only shows text"
+        )));
+    }
+    Ok(std::io::Cursor::new(probe).chain(reader))
+}
+
+/// The note after the shown lines: how many remain and where to go on (`""` when none remain).
+fn more_note(remaining: u64, last_shown: u64, capped: bool) -> String {
     if capped {
-        out.push_str(&format!(
+        format!(
             "... output capped at {} KiB; {remaining} more lines; use offset={} to continue\n",
             MAX_OUTPUT_BYTES / 1024,
             last_shown + 1
-        ));
+        )
     } else if remaining > 0 {
-        out.push_str(&format!(
+        format!(
             "... {remaining} more lines; use offset={} to continue\n",
             last_shown + 1
-        ));
+        )
+    } else {
+        String::new()
     }
-    Ok(out)
 }
 
 /// Reads one line (without its `\n`) into `out`, keeping at most `keep` bytes of it. Returns `None` at

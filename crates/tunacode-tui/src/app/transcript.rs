@@ -242,6 +242,48 @@ fn render_tool(
     theme: &Theme,
     flags: ViewFlags,
 ) -> Vec<Line<'static>> {
+    let mut lines = vec![tool_header(tool, width, theme, flags)];
+    if tool.status.is_none() {
+        // A running command's output so far: its last lines, as they come.
+        let all: Vec<&str> = tool.result.lines().collect();
+        let tail = &all[all.len().saturating_sub(PREVIEW_LINES)..];
+        lines.extend(
+            tail.iter()
+                .map(|l| result_line(l, width, theme, theme.muted)),
+        );
+        return lines;
+    }
+    if let Some(diff) = tool.diff.as_deref().filter(|d| !d.trim().is_empty()) {
+        lines.extend(diff_lines(diff, width, theme, flags));
+        return lines;
+    }
+    let result_style = if tool.status == Some(ToolStatus::Completed) {
+        theme.muted
+    } else {
+        theme.error
+    };
+    let all: Vec<&str> = tool.result.lines().collect();
+    let show = if flags.expand_tools {
+        all.len()
+    } else {
+        all.len().min(PREVIEW_LINES)
+    };
+    lines.extend(
+        all[..show]
+            .iter()
+            .map(|l| result_line(l, width, theme, result_style)),
+    );
+    if all.len() > show {
+        lines.push(Line::styled(
+            format!("  │ … {} more lines (Ctrl+O expands)", all.len() - show),
+            theme.muted,
+        ));
+    }
+    lines
+}
+
+/// The call's first line: its mark, name, key argument (cut to fit) and time.
+fn tool_header(tool: &ToolCell, width: usize, theme: &Theme, flags: ViewFlags) -> Line<'static> {
     let (mark, style) = match tool.status {
         None => (crate::app::status::SPINNER[flags.frame % 10], theme.accent),
         Some(ToolStatus::Completed) => ("✓", theme.success),
@@ -273,7 +315,7 @@ fn render_tool(
     } else {
         arg
     };
-    let mut lines = vec![Line::from(vec![
+    Line::from(vec![
         Span::styled(format!("{mark} "), style),
         Span::styled(
             tool.name.clone(),
@@ -282,62 +324,35 @@ fn render_tool(
         Span::raw(" "),
         Span::styled(arg, theme.text),
         Span::styled(time, theme.muted),
-    ])];
-    if tool.status.is_none() {
-        // A running command's output so far: its last lines, as they come.
-        let all: Vec<&str> = tool.result.lines().collect();
-        let skip = all.len().saturating_sub(PREVIEW_LINES);
-        for line in &all[skip..] {
-            let clipped: String = line.chars().take(width.saturating_sub(4)).collect();
-            lines.push(Line::from(vec![
-                Span::styled("  │ ", theme.border),
-                Span::styled(clipped, theme.muted),
-            ]));
-        }
-        return lines;
-    }
-    if let Some(diff) = tool.diff.as_deref().filter(|d| !d.trim().is_empty()) {
-        let rendered = render_diff(diff, theme, width.saturating_sub(2) as u16);
-        let show = if flags.expand_tools {
-            rendered.len()
-        } else {
-            rendered.len().min(24)
-        };
-        let hidden = rendered.len() - show;
-        lines.extend(rendered.into_iter().take(show).map(indent));
-        if hidden > 0 {
-            lines.push(Line::styled(
-                format!("    … {hidden} more diff lines (Ctrl+O expands)"),
-                theme.muted,
-            ));
-        }
-        return lines;
-    }
-    let result_style = if tool.status == Some(ToolStatus::Completed) {
-        theme.muted
-    } else {
-        theme.error
-    };
-    let all: Vec<&str> = tool.result.lines().collect();
+    ])
+}
+
+/// A file change's diff, indented, cut to 24 lines unless expanded.
+fn diff_lines(diff: &str, width: usize, theme: &Theme, flags: ViewFlags) -> Vec<Line<'static>> {
+    let rendered = render_diff(diff, theme, width.saturating_sub(2) as u16);
     let show = if flags.expand_tools {
-        all.len()
+        rendered.len()
     } else {
-        all.len().min(PREVIEW_LINES)
+        rendered.len().min(24)
     };
-    for line in &all[..show] {
-        let clipped: String = line.chars().take(width.saturating_sub(4)).collect();
-        lines.push(Line::from(vec![
-            Span::styled("  │ ", theme.border),
-            Span::styled(clipped, result_style),
-        ]));
-    }
-    if all.len() > show {
+    let hidden = rendered.len() - show;
+    let mut lines: Vec<Line<'static>> = rendered.into_iter().take(show).map(indent).collect();
+    if hidden > 0 {
         lines.push(Line::styled(
-            format!("  │ … {} more lines (Ctrl+O expands)", all.len() - show),
+            format!("    … {hidden} more diff lines (Ctrl+O expands)"),
             theme.muted,
         ));
     }
     lines
+}
+
+/// One line of a call's output under its header, clipped to the width.
+fn result_line(line: &str, width: usize, theme: &Theme, style: Style) -> Line<'static> {
+    let clipped: String = line.chars().take(width.saturating_sub(4)).collect();
+    Line::from(vec![
+        Span::styled("  │ ", theme.border),
+        Span::styled(clipped, style),
+    ])
 }
 
 /// All cells, and the view over them.
