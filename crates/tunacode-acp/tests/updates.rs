@@ -145,7 +145,16 @@ async fn cancel_stops_a_running_command_and_leaves_no_dangling_call() {
             if t.tool_call_id.to_string() == "s1" && t.fields.status == Some(ToolCallStatus::Failed))
         })
         .await;
-    let saved = env.only_session().to_string();
+    // The session is saved as the interrupted request ends, which may come just after the editor
+    // hears of the failed call: wait (bounded) for the save, then judge it.
+    let deadline = std::time::Instant::now() + editor::LIMIT;
+    let mut saved = env.only_session().to_string();
+    while saved.matches("\"tool_call_id\":\"s1\"").count() < 2
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        saved = env.only_session().to_string();
+    }
     let mentions = saved.matches("\"tool_call_id\":\"s1\"").count();
     assert!(
         mentions >= 2,
