@@ -14,10 +14,7 @@ use agent_client_protocol::{Client, Error};
 use tunacode_core::{
     Op, Runtime, RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeSettings, SessionChoice,
 };
-use tunacode_mcp::{
-    ConfigSource, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, ServerConfig, ServerEntry,
-    TransportConfig,
-};
+use tunacode_protocol::{McpServerSpec, McpTransport};
 use tunacode_store::{SessionStore, StoreError, project_id};
 
 use crate::client_fs::ClientFiles;
@@ -147,16 +144,16 @@ async fn start(
     Ok(session)
 }
 
-/// The editor's MCP servers as server entries (stdio and HTTP; SSE is refused by name).
-pub(crate) fn mcp_entries(servers: &[McpServer]) -> Vec<ServerEntry> {
-    servers.iter().map(mcp_entry).collect()
+/// The editor's MCP servers as the runtime takes them (stdio and HTTP; SSE is refused by name).
+pub(crate) fn mcp_specs(servers: &[McpServer]) -> Vec<McpServerSpec> {
+    servers.iter().map(mcp_spec).collect()
 }
 
-fn mcp_entry(server: &McpServer) -> ServerEntry {
+fn mcp_spec(server: &McpServer) -> McpServerSpec {
     let (name, transport) = match server {
         McpServer::Stdio(s) => (
             s.name.clone(),
-            Ok(TransportConfig::Stdio {
+            McpTransport::Stdio {
                 command: s.command.to_string_lossy().into_owned(),
                 args: s.args.clone(),
                 env: s
@@ -165,45 +162,36 @@ fn mcp_entry(server: &McpServer) -> ServerEntry {
                     .map(|v| (v.name.clone(), v.value.clone()))
                     .collect(),
                 cwd: None,
-            }),
+            },
         ),
         McpServer::Http(s) => (
             s.name.clone(),
-            Ok(TransportConfig::Http {
+            McpTransport::Http {
                 url: s.url.clone(),
                 headers: s
                     .headers
                     .iter()
                     .map(|h| (h.name.clone(), h.value.clone()))
                     .collect(),
-            }),
+            },
         ),
         McpServer::Sse(s) => (
             s.name.clone(),
-            Err(format!(
-                "MCP server `{}`: the SSE transport is not supported; use HTTP",
-                s.name
-            )),
+            McpTransport::Unsupported {
+                reason: format!(
+                    "MCP server `{}`: the SSE transport is not supported; use HTTP",
+                    s.name
+                ),
+            },
         ),
         other => (
             format!("{other:?}").chars().take(40).collect(),
-            Err("this MCP server kind is not supported".to_string()),
+            McpTransport::Unsupported {
+                reason: "this MCP server kind is not supported".to_string(),
+            },
         ),
     };
-    let config = transport.map(|transport| ServerConfig {
-        name: name.clone(),
-        transport,
-        startup_timeout: DEFAULT_STARTUP_TIMEOUT,
-        tool_timeout: DEFAULT_TOOL_TIMEOUT,
-        trust_read_only_hints: false,
-        always_allow: Vec::new(),
-        source: ConfigSource::Client,
-    });
-    ServerEntry {
-        name,
-        disabled: false,
-        config,
-    }
+    McpServerSpec { name, transport }
 }
 
 /// `session/list`: the saved sessions of `cwd`'s project (the agent's working directory's without
@@ -249,7 +237,7 @@ impl Session {
     fn add_mcp_servers(&mut self, servers: &[McpServer]) {
         if !servers.is_empty() {
             self.submit(Op::AddMcpServers {
-                servers: mcp_entries(servers),
+                servers: mcp_specs(servers),
             });
         }
     }

@@ -10,7 +10,7 @@ use agent_client_protocol::v1::schema::{
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, StopReason,
 };
 use tunacode_core::runtime::OpFailure;
-use tunacode_core::{Op, RequestEnd, RequestError};
+use tunacode_core::{Op, RequestEnd};
 use tunacode_protocol::FinishReason;
 
 use crate::modes::{MODEL_OPTION, model_options};
@@ -208,7 +208,7 @@ impl Session {
             Ok(outcome) if outcome.refused() => StopReason::Refusal,
             Ok(outcome) if outcome.model_stop.as_deref() == Some("length") => StopReason::MaxTokens,
             Ok(_) => StopReason::EndTurn,
-            Err(RequestError::Aborted) => StopReason::Cancelled,
+            Err(e) if e.aborted() => StopReason::Cancelled,
             Err(e) => {
                 responder.respond_with_error(Error::new(-32603, e.to_string()))?;
                 return self.advance();

@@ -37,10 +37,7 @@ impl Session {
             }
             RuntimeEvent::Context(text) => self.on_reply(ReplyKind::Context, text),
             RuntimeEvent::Permissions(text) => self.on_reply(ReplyKind::Permissions, text),
-            RuntimeEvent::Undone(undone) => self.on_reply(
-                ReplyKind::Undone,
-                tunacode_core::runtime::describe_undo(&undone),
-            ),
+            RuntimeEvent::Undone(undone) => self.on_reply(ReplyKind::Undone, undone.describe()),
             RuntimeEvent::McpServers(servers) => {
                 let text = servers
                     .iter()

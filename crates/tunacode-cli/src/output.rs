@@ -6,7 +6,7 @@ use std::io::Write;
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use tunacode_core::{RequestEnd, RequestError, RuntimeEvent};
+use tunacode_core::{RequestEnd, RuntimeEvent};
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::args::OutputFormat;
@@ -122,10 +122,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
-                RuntimeEvent::Undone(undone) => {
-                    let text = crate::undo_cmd::describe(&undone.request_id, &undone.files);
-                    self.note(&text)
-                }
+                RuntimeEvent::Undone(undone) => self.note(&undone.describe()),
                 RuntimeEvent::McpProjectPending { file, servers } => self.note(&format!(
                     "warning: {}",
                     crate::mcp_cmd::pending_notice(file, servers)
@@ -328,10 +325,10 @@ fn run_result(end: &RequestEnd) -> RunResult {
             }
         }
         Err(err) => {
-            result.error = Some(json!({"kind": err.kind(), "message": err.to_string()}));
+            result.error = Some(json!({"kind": err.kind, "message": err.message}));
             match err {
-                RequestError::Aborted => ("aborted", EXIT_INTERRUPTED),
-                RequestError::TimedOut(_) => ("timeout", EXIT_TIMEOUT),
+                e if e.aborted() => ("aborted", EXIT_INTERRUPTED),
+                e if e.timed_out() => ("timeout", EXIT_TIMEOUT),
                 _ => ("error", EXIT_ERROR),
             }
         }

@@ -274,5 +274,5 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
 #[allow(missing_docs)]
 pub struct UndoneFile {
     pub path: String,
-    pub how: &'static str,
+    pub how: String,
 }

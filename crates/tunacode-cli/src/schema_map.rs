@@ -47,9 +47,9 @@ fn undone_line(undone: &tunacode_core::runtime::Undone) -> OutputEvent {
         files: undone
             .files
             .iter()
-            .map(|(path, how)| UndoneFile {
-                path: path.clone(),
-                how,
+            .map(|file| UndoneFile {
+                path: file.path.clone(),
+                how: file.action.clone(),
             })
             .collect(),
     }

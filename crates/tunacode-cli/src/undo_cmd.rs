@@ -44,11 +44,17 @@ pub async fn run(args: UndoArgs) -> anyhow::Result<u8> {
             ));
         }
         let (checkpoint, restored) = store.undo(&session, to)?;
-        let files = restored
-            .into_iter()
-            .map(|r| (r.path, r.how))
-            .collect::<Vec<_>>();
-        Ok(describe(&checkpoint.request_id, &files))
+        let undone = tunacode_protocol::runtime::Undone {
+            request_id: checkpoint.request_id,
+            files: restored
+                .into_iter()
+                .map(|r| tunacode_protocol::runtime::UndoneFile {
+                    path: r.path,
+                    action: r.how.to_string(),
+                })
+                .collect(),
+        };
+        Ok(undone.describe())
     })
     .await??;
     let mut out = std::io::stdout().lock();
@@ -68,12 +74,4 @@ fn newest_session(paths: &Paths, cwd: &std::path::Path) -> anyhow::Result<String
 fn when(seconds: i64) -> String {
     let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds.max(0) as u64);
     humantime::format_rfc3339_seconds(time).to_string()
-}
-
-/// What an undo did, for the terminal.
-pub fn describe(request_id: &str, files: &[(String, &'static str)]) -> String {
-    tunacode_core::runtime::describe_undo(&tunacode_core::runtime::Undone {
-        request_id: request_id.to_string(),
-        files: files.to_vec(),
-    })
 }

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use tunacode_llm::ProviderSettings;
-use tunacode_protocol::FinishReason;
 use tunacode_store::SessionStore;
 use tunacode_tools::{ExecPolicy, ToolSet, ToolSource, Workspace};
 
@@ -49,38 +48,7 @@ pub struct AgentOptions {
     pub context: crate::compaction::ContextBudget,
 }
 
-/// How a request finished.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOutcome {
-    /// Why it stopped.
-    pub reason: FinishReason,
-    /// Iterations run.
-    pub iterations: u32,
-    /// The last text the model showed the user (marker stripped).
-    pub response: String,
-    /// The request's id.
-    pub request_id: String,
-    /// The provider's finish reason for the last model response (`stop`, `length`, `refusal`,
-    /// `content_filter`, …), when it gave one.
-    pub model_stop: Option<String>,
-}
-
-impl RunOutcome {
-    /// Whether the model refused to answer (a safety or content filter stopped it).
-    pub fn refused(&self) -> bool {
-        matches!(
-            self.model_stop.as_deref(),
-            Some(
-                "refusal"
-                    | "content_filter"
-                    | "safety"
-                    | "prohibited_content"
-                    | "blocklist"
-                    | "spii"
-            )
-        )
-    }
-}
+pub use tunacode_protocol::runtime::RunOutcome;
 
 /// What an [`Agent`] is built from. Front ends never build one: the runtime
 /// ([`crate::Runtime`]) does; engine tests may.

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use tunacode_tools::ToolKind;
+use tunacode_protocol::ToolKind;
+pub use tunacode_protocol::runtime::{LimitDecision, PlanDecision, ProgressReport};
 
 /// What the user is asked to allow.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,46 +36,6 @@ pub enum ApprovalDecision {
         /// Why (shown to the model).
         reason: String,
     },
-}
-
-/// What the user chose at the iteration limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LimitDecision {
-    /// Keep going; the limit grows by 5.
-    Continue,
-    /// Ask the model for a summary (no tools), then stop.
-    Summarize,
-    /// Tell the model to try another approach; the limit grows by 5.
-    TryAnotherApproach,
-    /// Stop now (what a headless run does).
-    Stop,
-}
-
-/// Where the request stands when the iteration limit is reached (seed 004's clarification).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProgressReport {
-    /// Iterations run.
-    pub iterations: u32,
-    /// The limit reached.
-    pub max_iterations: u32,
-    /// The task.
-    pub original_query: String,
-    /// The summary and choices shown to the user.
-    pub summary: String,
-}
-
-/// What the user said about a presented plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlanDecision {
-    /// Go ahead: the plan is saved to `PLAN.md` and all tools come back.
-    Approve,
-    /// Revise it; the feedback goes to the model.
-    Reject {
-        /// What the user wants changed.
-        feedback: String,
-    },
-    /// Nobody can approve it now (a headless run): end the request with the plan as the answer.
-    Stop,
 }
 
 /// The user in the loop: approves writes and commands, and decides at the iteration limit and on plans.

@@ -18,15 +18,7 @@ pub const TOOL_PREFIX: &str = tunacode_mcp::PREFIX;
 
 /// A server's state in words: `ready (2025-11-25, 6 tools)`, `failed: why`, `starting`, ….
 pub fn describe_state(status: &ServerStatus) -> String {
-    match &status.state {
-        ServerState::Ready => format!(
-            "ready ({}, {} tools)",
-            status.protocol.as_deref().unwrap_or("?"),
-            status.tools.len()
-        ),
-        ServerState::Failed(e) => format!("failed: {e}"),
-        other => other.label().to_string(),
-    }
+    status.describe_state()
 }
 
 /// The environment a stdio server starts from.
@@ -163,6 +155,48 @@ pub async fn probe(
     let statuses = manager.statuses();
     manager.shutdown().await;
     Ok((statuses, settings.project))
+}
+
+/// Servers an editor handed over, as entries the manager starts like configured ones (an
+/// unsupported transport becomes an entry that fails with its reason).
+pub fn client_entries(servers: Vec<tunacode_protocol::McpServerSpec>) -> Vec<ServerEntry> {
+    servers.into_iter().map(client_entry).collect()
+}
+
+fn client_entry(spec: tunacode_protocol::McpServerSpec) -> ServerEntry {
+    use tunacode_mcp::{
+        DEFAULT_STARTUP_TIMEOUT, DEFAULT_TOOL_TIMEOUT, ServerConfig, TransportConfig,
+    };
+    use tunacode_protocol::McpTransport;
+    let transport = match spec.transport {
+        McpTransport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Ok(TransportConfig::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        }),
+        McpTransport::Http { url, headers } => Ok(TransportConfig::Http { url, headers }),
+        McpTransport::Unsupported { reason } => Err(reason),
+    };
+    let config = transport.map(|transport| ServerConfig {
+        name: spec.name.clone(),
+        transport,
+        startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+        tool_timeout: DEFAULT_TOOL_TIMEOUT,
+        trust_read_only_hints: false,
+        always_allow: Vec::new(),
+        source: ConfigSource::Client,
+    });
+    ServerEntry {
+        name: spec.name,
+        disabled: false,
+        config,
+    }
 }
 
 #[cfg(test)]

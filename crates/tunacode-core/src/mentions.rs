@@ -23,15 +23,7 @@ pub struct ExpandedPrompt {
     pub attached: Vec<String>,
 }
 
-/// A file's text handed over with a message (an editor's embedded or linked file), attached like a
-/// mention.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attachment {
-    /// How the file is named to the model (workspace-relative when inside it).
-    pub path: String,
-    /// Its text (an editor's unsaved text included).
-    pub text: String,
-}
+pub use tunacode_protocol::runtime::Attachment;
 
 /// An attached file's block: `<file path="…">` with the text, cut at 100 KiB with a note.
 pub fn file_block(path: &str, text: &str) -> String {

@@ -13,16 +13,7 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one tool call may run before it fails.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Where a server's entry came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigSource {
-    /// The user's config file.
-    User,
-    /// The project's `.mcp.json` (used only once the user approved it).
-    Project,
-    /// Handed over by an editor (ACP `session/new`).
-    Client,
-}
+pub use tunacode_protocol::ConfigSource;
 
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,57 +23,7 @@ use crate::tool::McpTool;
 /// How long a stopping server gets after its stdin closes, and again after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_millis(1500);
 
-/// Where a server is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ServerState {
-    /// `"disabled": true` in the config.
-    Disabled,
-    /// Starting (or waiting for the user to approve the project's `.mcp.json`).
-    Starting,
-    /// Connected; its tools are offered.
-    Ready,
-    /// Could not start, or stopped working; the reason.
-    Failed(String),
-    /// Stopped at shutdown.
-    Stopped,
-}
-
-impl ServerState {
-    /// Its name in listings and the public schema: `disabled`, `starting`, `ready`, `failed`,
-    /// `stopped`.
-    pub fn label(&self) -> &'static str {
-        match self {
-            ServerState::Disabled => "disabled",
-            ServerState::Starting => "starting",
-            ServerState::Ready => "ready",
-            ServerState::Failed(_) => "failed",
-            ServerState::Stopped => "stopped",
-        }
-    }
-
-    /// Why it failed, when it did.
-    pub fn error(&self) -> Option<&str> {
-        match self {
-            ServerState::Failed(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-/// A server's state and tools, as reported to front ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ServerStatus {
-    /// The configured name.
-    pub name: String,
-    /// Where it is.
-    pub state: ServerState,
-    /// Where its entry came from.
-    pub source: ConfigSource,
-    /// The protocol version it speaks, once connected.
-    pub protocol: Option<String>,
-    /// The names its tools are offered under, once connected.
-    pub tools: Vec<String>,
-}
+pub use tunacode_protocol::{ServerState, ServerStatus};
 
 /// Receives every change of a server's status.
 pub type StatusSink = Arc<dyn Fn(ServerStatus) + Send + Sync>;

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 /// The longest tool name every provider accepts.
 pub const MAX_NAME_LEN: usize = 64;
 /// The prefix of every MCP tool's name.
-pub const PREFIX: &str = "mcp__";
+pub const PREFIX: &str = tunacode_protocol::MCP_TOOL_PREFIX;
 
 /// The name `tool` of `server` is offered under.
 pub fn qualified_name(server: &str, tool: &str) -> String {

@@ -3,14 +3,20 @@
 //! original's callbacks. This crate performs no I/O.
 
 mod event;
+mod mcp;
 mod media;
 mod message;
 mod part;
+pub mod runtime;
 mod tail;
+mod tool_kind;
 mod usage;
 
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
+};
+pub use mcp::{
+    ConfigSource, MCP_TOOL_PREFIX, McpServerSpec, McpTransport, ServerState, ServerStatus,
 };
 pub use media::{Image, as_image, image_item, images_in, text_without_images};
 pub use message::{COMPACTED_KEY, Message, MessageKind};
@@ -19,6 +25,7 @@ pub use part::{
     UserPromptPart, content_to_text,
 };
 pub use tail::keep_tail;
+pub use tool_kind::ToolKind;
 pub use usage::Usage;
 
 /// The text a response carries when the user interrupted it while it streamed.

@@ -10,25 +10,7 @@ use crate::journal::{Journal, JournalBase};
 use crate::journal_replay::{JournalProblem, replay_journal};
 use crate::session_file::SessionFile;
 
-/// A short description of a stored session, for listings.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SessionSummary {
-    /// The id.
-    pub session_id: String,
-    /// When it was last saved.
-    pub last_modified: String,
-    /// The model last used.
-    pub current_model: String,
-    /// How many messages it has.
-    pub message_count: usize,
-    /// The first user prompt, shortened.
-    pub title: String,
-    /// The first lines of the conversation, for a picker's preview.
-    #[serde(default)]
-    pub preview: String,
-    /// The file.
-    pub path: PathBuf,
-}
+pub use tunacode_protocol::runtime::SessionSummary;
 
 /// A session read back: the checkpoint with its journal replayed.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,16 +10,7 @@ use tunacode_protocol::ToolSpec;
 
 use crate::workspace::Workspace;
 
-/// What a tool may do; drives concurrency and approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
-    /// Only reads: runs in parallel with other read-only calls, needs no approval.
-    ReadOnly,
-    /// Changes files: runs alone, in call order, after approval.
-    Write,
-    /// Runs programs: runs alone, in call order, after approval.
-    Execute,
-}
+pub use tunacode_protocol::ToolKind;
 
 /// Everything a tool call may use.
 #[derive(Debug, Clone)]

@@ -19,7 +19,7 @@ use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::{Attachment, attach, expand_mentions};
-use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent};
+use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, request_failure};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
@@ -286,7 +286,9 @@ impl Actor {
             Op::Undo { to } => self.on_undo(to).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
             Op::ApproveProjectMcp => self.on_approve_project_mcp().await,
-            Op::AddMcpServers { servers } => self.parts.mcp.start(servers),
+            Op::AddMcpServers { servers } => {
+                self.parts.mcp.start(crate::mcp::client_entries(servers))
+            }
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
             Op::SetYolo { on } => {
                 self.parts.policy.set_yolo(on);
@@ -406,7 +408,7 @@ impl Actor {
                 request_id,
                 session_id,
                 model: self.parts.model.options.model.clone(),
-                outcome,
+                outcome: outcome.map_err(|e| request_failure(&e)),
                 usage,
             })));
     }
@@ -426,7 +428,7 @@ impl Actor {
 
     pub(super) fn busy(&self, what: &'static str) -> bool {
         if self.running.is_some() {
-            self.fail(OpFailure::Busy(what));
+            self.fail(OpFailure::Busy(what.to_string()));
         }
         self.running.is_some()
     }

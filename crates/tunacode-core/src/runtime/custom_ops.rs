@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::agent::Agent;
 use crate::custom_commands::match_command;
 use crate::runtime::actor::Actor;
-use crate::runtime::events::{CommandView, OpFailure, RuntimeEvent};
+use crate::runtime::events::{CommandView, OpFailure, RuntimeEvent, settings_failure};
 
 impl Actor {
     /// Tells the front ends which custom commands there are.
@@ -45,7 +45,7 @@ impl Actor {
                 message,
             )),
             Ok(Err(e)) => {
-                self.fail(OpFailure::Settings(e));
+                self.fail(settings_failure(e));
                 None
             }
             Err(e) => {

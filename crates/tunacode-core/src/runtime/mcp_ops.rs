@@ -7,7 +7,7 @@ use tunacode_store::{UserConfig, approve_project_mcp};
 use crate::events::EventSink;
 use crate::mcp::resolve_mcp;
 use crate::runtime::actor::Actor;
-use crate::runtime::events::{OpFailure, RuntimeEvent};
+use crate::runtime::events::{OpFailure, RuntimeEvent, store_failure};
 
 /// Reports each server's change as a [`RuntimeEvent::McpServer`].
 pub(super) fn status_sink(events: &EventSink) -> StatusSink {
@@ -52,7 +52,7 @@ impl Actor {
             Ok(Ok(None)) => self.fail(OpFailure::Invalid(
                 "this project has no .mcp.json with servers to approve".into(),
             )),
-            Ok(Err(e)) => self.fail(OpFailure::Store(e)),
+            Ok(Err(e)) => self.fail(store_failure(e)),
             Err(e) => self.fail(OpFailure::Invalid(format!("internal error: {e}"))),
         }
     }

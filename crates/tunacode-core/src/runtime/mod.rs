@@ -27,12 +27,12 @@ use tunacode_tools::{EditorFiles, Tool};
 
 pub use events::{
     ApprovalQuestion, CommandView, JournalRecovery, ListedSession, ModelView, OpFailure, Question,
-    QuestionKind, RequestEnd, RuntimeEvent, SessionNotice, SessionView, Undone,
+    QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, Undone,
+    UndoneFile, request_failure, settings_failure, store_failure,
 };
 pub use ops::{Answer, ApprovalAnswer, Op};
 pub use policy::HEADLESS_DENIAL;
 pub use scope::SessionScope;
-pub use undo_op::describe_undo;
 
 use crate::client_cache::ClientCache;
 use crate::settings::RuntimeSettings;

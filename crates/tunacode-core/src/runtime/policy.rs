@@ -23,7 +23,7 @@ use crate::runtime::events::{ApprovalQuestion, QuestionKind};
 use crate::runtime::ops::{Answer, ApprovalAnswer};
 use crate::runtime::protected::{self, Protected};
 use crate::runtime::questions::Questions;
-use crate::runtime::scope::SessionScope;
+use crate::runtime::scope::{ScopeRules, SessionScope};
 
 /// Told to the model when nobody can approve a write or a command.
 pub const HEADLESS_DENIAL: &str = "this run is non-interactive and was not started with --yes, so \

@@ -3,27 +3,22 @@
 //! subcommands, by program and subcommand (`git commit`, `cargo test`), and only for simple commands:
 //! allowing `git status` never allows `git status; rm -rf /`.
 
-use std::fmt;
-
 use serde_json::Value;
 use tunacode_tools::shell::{CommandLine, session_prefix};
 
-/// The reach of a session allowance.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum SessionScope {
-    /// Every call of this tool.
-    Tool(String),
-    /// Simple commands whose words start with these (program, subcommand).
-    CommandPrefix(Vec<String>),
-    /// Exactly this command line.
-    ExactCommand(String),
-    /// Every `web_fetch` of this host.
-    Domain(String),
+pub use tunacode_protocol::runtime::SessionScope;
+
+/// The runtime's rules for session allowances: which scope a call asks for, and which calls a scope
+/// covers.
+pub trait ScopeRules {
+    /// The scope a call of `tool` with `args` would be allowed under.
+    fn of(tool: &str, args: &Value) -> SessionScope;
+    /// Whether a call of `tool` with `args` falls under this allowance.
+    fn covers(&self, tool: &str, args: &Value) -> bool;
 }
 
-impl SessionScope {
-    /// The scope a call of `tool` with `args` would be allowed under.
-    pub fn of(tool: &str, args: &Value) -> SessionScope {
+impl ScopeRules for SessionScope {
+    fn of(tool: &str, args: &Value) -> SessionScope {
         if let Some(host) = fetched_host(tool, args) {
             return SessionScope::Domain(host);
         }
@@ -43,8 +38,7 @@ impl SessionScope {
         }
     }
 
-    /// Whether a call of `tool` with `args` falls under this allowance.
-    pub fn covers(&self, tool: &str, args: &Value) -> bool {
+    fn covers(&self, tool: &str, args: &Value) -> bool {
         if let SessionScope::Domain(host) = self {
             return fetched_host(tool, args).as_ref() == Some(host);
         }
@@ -65,17 +59,6 @@ impl SessionScope {
                 argv.starts_with(prefix)
             }
             _ => false,
-        }
-    }
-}
-
-impl fmt::Display for SessionScope {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SessionScope::Tool(name) => write!(f, "every {name} call"),
-            SessionScope::CommandPrefix(prefix) => write!(f, "`{} …` commands", prefix.join(" ")),
-            SessionScope::ExactCommand(line) => write!(f, "exactly `{line}`"),
-            SessionScope::Domain(host) => write!(f, "every web_fetch of {host}"),
         }
     }
 }

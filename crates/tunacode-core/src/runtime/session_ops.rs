@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use crate::runtime::actor::Actor;
-use crate::runtime::events::{ModelView, OpFailure, RuntimeEvent, SessionNotice, SessionView};
+use crate::runtime::events::{
+    ModelView, OpFailure, RuntimeEvent, SessionNotice, SessionView, settings_failure, store_failure,
+};
 use crate::runtime::sessions;
 use crate::session::Session;
 
@@ -26,7 +28,7 @@ impl Actor {
                     .events
                     .send(RuntimeEvent::ModelChanged(self.model_view()));
             }
-            Ok(Err(e)) => self.fail(OpFailure::Settings(e)),
+            Ok(Err(e)) => self.fail(settings_failure(e)),
             Err(e) => {
                 tracing::error!(error = %e, "resolving a model");
                 self.fail(OpFailure::Invalid(format!("internal error: {e}")));
@@ -54,7 +56,7 @@ impl Actor {
                 .await;
         match opened {
             Ok(Ok(opened)) => self.install_session(opened.session, true, opened.notice),
-            Ok(Err(e)) => self.fail(OpFailure::Store(e)),
+            Ok(Err(e)) => self.fail(store_failure(e)),
             Err(e) => {
                 tracing::error!(error = %e, "resuming a session");
                 self.fail(OpFailure::Invalid(format!("internal error: {e}")));
@@ -73,7 +75,7 @@ impl Actor {
                 sessions,
                 unreadable,
             }),
-            Err(e) => events.send(RuntimeEvent::OpFailed(OpFailure::Store(e))),
+            Err(e) => events.send(RuntimeEvent::OpFailed(store_failure(e))),
         });
     }
 

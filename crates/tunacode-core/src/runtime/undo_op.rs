@@ -3,7 +3,7 @@
 
 use crate::checkpoints::CheckpointError;
 use crate::runtime::actor::Actor;
-use crate::runtime::events::{OpFailure, RuntimeEvent, Undone};
+use crate::runtime::events::{OpFailure, RuntimeEvent, Undone, UndoneFile};
 
 impl Actor {
     pub(super) async fn on_undo(&mut self, to: Option<usize>) {
@@ -18,7 +18,13 @@ impl Actor {
             Ok(Ok((checkpoint, restored))) => {
                 self.parts.events.send(RuntimeEvent::Undone(Undone {
                     request_id: checkpoint.request_id,
-                    files: restored.into_iter().map(|r| (r.path, r.how)).collect(),
+                    files: restored
+                        .into_iter()
+                        .map(|r| UndoneFile {
+                            path: r.path,
+                            action: r.how.to_string(),
+                        })
+                        .collect(),
                 }))
             }
             Ok(Err(CheckpointError::Nothing(message))) => self.fail(OpFailure::Invalid(message)),
@@ -26,22 +32,4 @@ impl Actor {
             Err(e) => self.fail(OpFailure::Invalid(format!("internal error: {e}"))),
         }
     }
-}
-
-/// What an undo did, in one line per file, for the user.
-pub fn describe_undo(undone: &Undone) -> String {
-    if undone.files.is_empty() {
-        return format!(
-            "Undo: nothing had changed since before request {}.",
-            undone.request_id
-        );
-    }
-    let mut text = format!(
-        "Undo: the workspace is back as it was before request {}:",
-        undone.request_id
-    );
-    for (path, how) in &undone.files {
-        text.push_str(&format!("\n  {how} {path}"));
-    }
-    text
 }

@@ -1,9 +1,10 @@
 //! How the runtime's events change what the UI shows: one handler per kind of event. The engine's own
 //! events (streamed text, tools, usage) are in `agent_events.rs`.
 
+use tunacode_core::RuntimeEvent;
 use tunacode_core::runtime::{ListedSession, OpFailure};
-use tunacode_core::{RequestError, RuntimeEvent, SessionView, SettingsError};
 use tunacode_protocol::NoticeLevel;
+use tunacode_protocol::runtime::{RequestFailure, RunOutcome, SessionView};
 
 use crate::app::dialogs::dialog_for;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
@@ -81,10 +82,9 @@ impl App {
             RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
                 self.transcript.push(CellKind::Info(text))
             }
-            RuntimeEvent::Undone(undone) => self.transcript.push(CellKind::Notice(
-                NoticeLevel::Info,
-                tunacode_core::runtime::describe_undo(&undone),
-            )),
+            RuntimeEvent::Undone(undone) => self
+                .transcript
+                .push(CellKind::Notice(NoticeLevel::Info, undone.describe())),
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
             RuntimeEvent::McpServers(statuses) => {
                 statuses.into_iter().for_each(|s| self.on_mcp_status(s))
@@ -109,13 +109,17 @@ impl App {
         self.status.set_activity(Activity::Thinking);
     }
 
-    fn on_request_ended(&mut self, outcome: &Result<tunacode_core::RunOutcome, RequestError>) {
+    fn on_request_ended(&mut self, outcome: &Result<RunOutcome, RequestFailure>) {
         self.busy = false;
         self.status.set_activity(Activity::Idle);
-        if let Err(RequestError::Store(e)) = outcome {
-            self.transcript.push(CellKind::Error(format!(
-                "The session could not be saved: {e}"
-            )));
+        if let Err(failure) = outcome
+            && failure.kind == "store"
+        {
+            let mut message = failure.message.clone();
+            if let Some(first) = message.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            self.transcript.push(CellKind::Error(format!("{message}.")));
         }
     }
 
@@ -161,7 +165,7 @@ impl App {
 
     fn on_op_failed(&mut self, failure: OpFailure) {
         match failure {
-            OpFailure::Settings(SettingsError::MissingKey { provider, var, .. }) => {
+            OpFailure::MissingKey { provider, var, .. } => {
                 let model = self.pending_model.take().unwrap_or_default();
                 self.key_prompt = Some((KeyPrompt::new(&provider, &var), model));
             }

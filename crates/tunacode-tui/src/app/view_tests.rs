@@ -303,7 +303,10 @@ async fn approval_dialog_with_diff_and_with_a_note() {
             id: "q-1".into(),
             kind: QuestionKind::Approval(ApprovalQuestion {
                 tool_call_id: "c".into(),
-                scope: SessionScope::of(tool, &args),
+                scope: match args["command"].as_str() {
+                    Some(line) => SessionScope::ExactCommand(line.into()),
+                    None => SessionScope::Tool(tool.into()),
+                },
                 once_only: false,
                 tool_name: tool.into(),
                 args,

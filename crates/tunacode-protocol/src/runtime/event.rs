@@ -1,0 +1,146 @@
+//! What the runtime tells its front ends: the engine's events, questions for the user, and the results
+//! of operations. Front ends render these; they never reach into the engine.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::{AgentEvent, FinishReason};
+use crate::mcp::ServerStatus;
+use crate::runtime::failure::{OpFailure, RequestFailure};
+use crate::runtime::question::Question;
+use crate::runtime::session::{CommandView, ListedSession, ModelView, SessionView, Undone};
+use crate::usage::Usage;
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuntimeEvent {
+    /// The engine reported progress.
+    Agent(AgentEvent),
+    /// The user is asked something; answer with `Op::Answer` and this question's id.
+    Question(Question),
+    /// A question was closed without an answer from the user (its request was interrupted, or nobody
+    /// can answer any more); front ends close what they show for it.
+    QuestionClosed {
+        /// The question's id.
+        id: String,
+    },
+    /// A user message starts being processed (messages sent while a request runs wait in order).
+    UserMessage {
+        /// What the user typed.
+        text: String,
+        /// Files attached through `@path` mentions.
+        attached: Vec<String>,
+    },
+    /// Messages waiting for the running request to end.
+    Queued {
+        /// How many wait.
+        pending: usize,
+    },
+    /// A request ended (after the engine's last event for it).
+    RequestEnded(Box<RequestEnd>),
+    /// A session is now the current one (at start, after `NewSession` or `ResumeSession`).
+    SessionOpened(Box<SessionView>),
+    /// The model changed.
+    ModelChanged(ModelView),
+    /// Yolo (approve every call) was switched.
+    YoloChanged {
+        /// Whether it is on.
+        on: bool,
+    },
+    /// A running `!` shell command printed `text` (in arrival order, bounded like a tool's).
+    ShellOutput {
+        /// The command.
+        command: String,
+        /// The new text.
+        text: String,
+    },
+    /// A `!` shell command ended.
+    ShellFinished {
+        /// The command.
+        command: String,
+        /// What it printed (or the error).
+        output: String,
+    },
+    /// This project's saved sessions, newest first.
+    SessionList {
+        /// The sessions with a short preview each.
+        sessions: Vec<ListedSession>,
+        /// Files that could not be read, with why.
+        unreadable: Vec<String>,
+    },
+    /// An MCP server's state or tools changed (starting, ready, failed, stopped).
+    McpServer(ServerStatus),
+    /// Every MCP server's status (the answer to `ListMcp`).
+    McpServers(Vec<ServerStatus>),
+    /// The project's `.mcp.json` names servers the user has not approved; they are not started until
+    /// `ApproveProjectMcp`.
+    McpProjectPending {
+        /// The file.
+        file: PathBuf,
+        /// The servers it names.
+        servers: Vec<String>,
+    },
+    /// The custom slash commands of this project and user (sent when the runtime opens).
+    CustomCommands(Vec<CommandView>),
+    /// What reaches the model besides the conversation: instruction files and skills, with their
+    /// cost (the answer to `DescribeContext`).
+    Context(String),
+    /// The workspace was put back as it was before a request (`Op::Undo`).
+    Undone(Undone),
+    /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.
+    Permissions(String),
+    /// An operation could not be carried out; nothing changed.
+    OpFailed(OpFailure),
+    /// The runtime stopped (after `Finish` or `Shutdown`); no event follows.
+    Stopped,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestEnd {
+    /// The request's id (empty when it failed before starting).
+    pub request_id: String,
+    /// The session it ran in.
+    pub session_id: String,
+    /// The model it used.
+    pub model: String,
+    /// The outcome.
+    pub outcome: Result<RunOutcome, RequestFailure>,
+    /// The session's usage after it.
+    pub usage: Usage,
+}
+
+/// How a request that did not fail ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunOutcome {
+    /// Why it stopped.
+    pub reason: FinishReason,
+    /// Iterations run.
+    pub iterations: u32,
+    /// The last text the model showed the user (marker stripped).
+    pub response: String,
+    /// The request's id.
+    pub request_id: String,
+    /// The provider's finish reason for the last model response (`stop`, `length`, `refusal`,
+    /// `content_filter`, …), when it gave one.
+    pub model_stop: Option<String>,
+}
+
+impl RunOutcome {
+    /// Whether the model refused to answer (a safety or content filter stopped it).
+    pub fn refused(&self) -> bool {
+        matches!(
+            self.model_stop.as_deref(),
+            Some(
+                "refusal"
+                    | "content_filter"
+                    | "safety"
+                    | "prohibited_content"
+                    | "blocklist"
+                    | "spii"
+            )
+        )
+    }
+}

@@ -1,0 +1,21 @@
+//! The runtime's protocol: the operations front ends submit and the events they render. Plain,
+//! serializable data with no engine type in it, so a front end needs only this crate and the
+//! runtime's handle.
+
+mod event;
+mod failure;
+mod op;
+mod question;
+mod session;
+
+pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
+pub use failure::{OpFailure, RequestFailure};
+pub use op::{Attachment, Op};
+pub use question::{
+    Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, PlanDecision, ProgressReport,
+    Question, QuestionKind, SessionScope,
+};
+pub use session::{
+    CommandView, JournalRecovery, ListedSession, ModelView, SessionNotice, SessionSummary,
+    SessionView, Undone, UndoneFile,
+};

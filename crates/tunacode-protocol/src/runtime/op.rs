@@ -1,0 +1,124 @@
+//! What front ends ask the runtime to do. Every front end (the TUI, `tunacode run`, the editor
+//! protocol) speaks only these.
+
+use serde::{Deserialize, Serialize};
+
+use crate::mcp::McpServerSpec;
+use crate::runtime::question::Answer;
+
+/// A file attached to a user message (an editor hands its text over, unsaved changes included).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// How the file is named to the model (workspace-relative when inside it).
+    pub path: String,
+    /// Its text (an editor's unsaved text included).
+    pub text: String,
+}
+
+/// An operation submitted to the runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// A message from the user: starts a request, or waits for the running one to end. `@path`
+    /// mentions attach files, and so do `attachments` (files an editor hands over with the message).
+    UserMessage {
+        /// What the user typed.
+        text: String,
+        /// Files attached to the message, after the mentioned ones.
+        attachments: Vec<Attachment>,
+    },
+    /// Compacts the history (queued behind a running request): the model summarizes the older
+    /// turns, which the summary replaces in the conversation; `focus` says what it should keep.
+    Compact {
+        /// What the summary should keep in particular.
+        focus: Option<String>,
+    },
+    /// Stops the running request (the partial answer is kept as `[INTERRUPTED]`, tools are cancelled),
+    /// drops the messages waiting behind it, and stops a running `!` command.
+    Interrupt,
+    /// Answers a question.
+    Answer {
+        /// The question's id.
+        id: String,
+        /// The answer.
+        answer: Answer,
+    },
+    /// Switches the model (between requests), keeping the history.
+    SetModel {
+        /// `provider:model`.
+        model: String,
+    },
+    /// Starts a new, empty session (between requests).
+    NewSession,
+    /// Continues a saved session of this project (between requests).
+    ResumeSession {
+        /// Its id.
+        id: String,
+    },
+    /// Lists this project's saved sessions (answered with a `SessionList` event).
+    ListSessions,
+    /// Describes what reaches the model besides the conversation (answered with a `Context` event).
+    DescribeContext,
+    /// Reports every MCP server's status (answered with an `McpServers` event).
+    ListMcp,
+    /// Puts the workspace back as it was before the last request of this session that changed it
+    /// (`to`: the `to`-th last), files changed by tools and by commands alike (between requests).
+    /// Answered with an `Undone` event.
+    Undo {
+        /// How many requests back (default 1).
+        to: Option<usize>,
+    },
+    /// Describes what the agent may do: the sandbox and the permission rules (answered with a
+    /// `Permissions` event).
+    DescribePermissions,
+    /// Changes where commands run for the rest of the session (between requests): `workspace-write`,
+    /// `read-only` or `off`. Answered with a `Permissions` event.
+    SetSandbox {
+        /// The mode's name.
+        mode: String,
+    },
+    /// Approves the project's `.mcp.json` as it is now (remembered in the data dir) and starts its
+    /// servers.
+    ApproveProjectMcp,
+    /// Starts more MCP servers (an editor hands them over with its session), like configured ones.
+    AddMcpServers {
+        /// The servers.
+        servers: Vec<McpServerSpec>,
+    },
+    /// Switches plan mode (read-only until a plan is approved).
+    SetPlanMode {
+        /// On or off.
+        active: bool,
+    },
+    /// Switches yolo: every write and command runs without asking.
+    SetYolo {
+        /// On or off.
+        on: bool,
+    },
+    /// Runs a shell command for the user; its output is shown, not sent to the model.
+    Shell {
+        /// The command line.
+        command: String,
+    },
+    /// Whether someone can answer questions from now on. When not (e.g. the script driving a
+    /// headless run closed its input), open questions close and later ones get the answer a
+    /// headless run gives: refuse writes and commands, stop at the iteration limit and on plans.
+    SetInteractive {
+        /// Whether questions can be answered.
+        on: bool,
+    },
+    /// No more messages will come: waiting messages are processed, then the runtime stops.
+    Finish,
+    /// Stops now: the running request is interrupted and saved, then the runtime stops.
+    Shutdown,
+}
+
+impl Op {
+    /// A message from the user with no attachments besides its `@path` mentions.
+    pub fn user_message(text: impl Into<String>) -> Op {
+        Op::UserMessage {
+            text: text.into(),
+            attachments: Vec::new(),
+        }
+    }
+}
