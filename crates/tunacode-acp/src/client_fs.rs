@@ -8,7 +8,7 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{ReadTextFileRequest, WriteTextFileRequest};
 use agent_client_protocol::{Client, ErrorCode};
 use async_trait::async_trait;
-use tunacode_tools::EditorFiles;
+use tunacode_core::EditorFiles;
 
 use crate::server::ClientOffers;
 

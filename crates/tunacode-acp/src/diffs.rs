@@ -8,7 +8,7 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{
     Content, ContentBlock, Diff, TextContent, ToolCallContent,
 };
-use tunacode_tools::EditorFiles;
+use tunacode_core::EditorFiles;
 
 /// Which side of the change the files on disk (or in the editor) are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

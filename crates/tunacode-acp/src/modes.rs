@@ -7,8 +7,7 @@ use agent_client_protocol::v1::schema::{
     SessionModeState,
 };
 use tunacode_core::Op;
-use tunacode_llm::models::ModelRegistry;
-use tunacode_store::Paths;
+use tunacode_protocol::runtime::ModelCatalogue;
 
 /// The default mode.
 pub(crate) const ASK_MODE: &str = "ask";
@@ -54,12 +53,11 @@ pub(crate) fn mode_ops(mode: &str) -> Option<(&'static str, [Op; 2])> {
 }
 
 /// The models offered for a session on `current` (`provider:model`): it, then the catalogue's models of
-/// the same provider. Blocking (reads the catalogue file).
-pub(crate) fn offered_models(paths: &Paths, current: &str) -> Vec<String> {
+/// the same provider.
+pub(crate) fn offered_models(catalogue: &ModelCatalogue, current: &str) -> Vec<String> {
     let provider = current.split(':').next().unwrap_or_default();
-    let registry = ModelRegistry::load(&paths.models_cache);
     let mut models = vec![current.to_string()];
-    for model in registry.list(Some(provider)) {
+    for model in catalogue.of(Some(provider)) {
         let key = model.key();
         if !models.contains(&key) && models.len() < MAX_MODELS {
             models.push(key);

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use agent_client_protocol::v1::schema::{AvailableCommand, ContentBlock, EmbeddedResourceResource};
 use agent_client_protocol::v1::schema::{AvailableCommandInput, UnstructuredCommandInput};
 use tokio::io::AsyncReadExt;
+use tunacode_core::EditorFiles;
 use tunacode_core::Op;
 use tunacode_core::mentions::Attachment;
 use tunacode_core::runtime::CommandView;
-use tunacode_tools::EditorFiles;
 
 /// Most bytes of a linked file read from disk (the runtime cuts attachments at 100 KiB).
 const MAX_LINKED_BYTES: u64 = 100 * 1024 + 1;

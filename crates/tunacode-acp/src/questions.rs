@@ -166,7 +166,7 @@ impl Session {
 async fn approval_call(
     approval: &ApprovalQuestion,
     root: &std::path::Path,
-    files: Option<&std::sync::Arc<dyn tunacode_tools::EditorFiles>>,
+    files: Option<&std::sync::Arc<dyn tunacode_core::EditorFiles>>,
 ) -> ToolCallUpdate {
     let mut content = match (&approval.preview, tool_calls::kind(&approval.tool_name)) {
         (Some(diff), ToolKind::Edit) => diff_content(diff, Side::Before, root, files).await,

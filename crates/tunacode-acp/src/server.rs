@@ -17,8 +17,7 @@ use agent_client_protocol::{
     Agent, Client, ConnectTo, HandleDispatchFrom, NullClose, NullRun, Stdio, V1,
 };
 use tokio::sync::mpsc;
-use tunacode_core::SettingsFlags;
-use tunacode_store::Paths;
+use tunacode_core::{Paths, SettingsFlags};
 
 use crate::open_sessions::OpenSessions;
 use crate::session::Command;

@@ -16,8 +16,8 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 use tokio::sync::mpsc;
+use tunacode_core::EditorFiles;
 use tunacode_core::{Answer, Op, RuntimeEvent, RuntimeHandle, SessionView};
-use tunacode_tools::EditorFiles;
 
 use crate::modes::{ASK_MODE, PLAN_MODE, YOLO_MODE, mode_ops};
 use crate::open_sessions::Registered;

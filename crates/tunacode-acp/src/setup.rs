@@ -11,11 +11,9 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
-use tunacode_core::{
-    Op, Runtime, RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeSettings, SessionChoice,
-};
+use tunacode_core::runtime::{LaunchError, LaunchOptions};
+use tunacode_core::{EditorFiles, Op, Runtime, RuntimeEvent, SessionChoice};
 use tunacode_protocol::{McpServerSpec, McpTransport};
-use tunacode_store::{SessionStore, StoreError, project_id};
 
 use crate::client_fs::ClientFiles;
 use crate::modes::{ASK_MODE, mode_state, model_options, offered_models};
@@ -51,7 +49,7 @@ pub(crate) async fn open(
         }
         Opening::Load(request, responder) => {
             let id = request.session_id.to_string();
-            if !tunacode_store::is_session_id(&id) {
+            if !Runtime::is_session_id(&id) {
                 return responder.respond_with_error(
                     Error::invalid_params().data(serde_json::json!(format!("no session `{id}`"))),
                 );
@@ -107,29 +105,13 @@ async fn start(
     }
     let mut flags = server.options.flags.clone();
     flags.cwd = Some(cwd.to_path_buf());
-    let paths = server.options.paths.clone();
-    let (settings, models) = tokio::task::spawn_blocking(move || {
-        RuntimeSettings::resolve(&paths, &flags).map(|settings| {
-            let models = offered_models(&paths, &settings.model.options.model);
-            (settings, models)
-        })
-    })
-    .await
-    .map_err(Error::into_internal_error)?
-    .map_err(|e| Error::new(-32603, e.to_string()))?;
-    let root = settings.cwd.clone();
     let offers = server.client();
     let client_files = ClientFiles::new(cx.clone(), offers);
-    let files = client_files
-        .clone()
-        .map(|f| f as Arc<dyn tunacode_tools::EditorFiles>);
-    let mut config = RuntimeConfig::new(settings);
-    config.session = choice.clone();
-    config.editor_files = files.clone();
-    let (runtime, mut events) = Runtime::start(config).await.map_err(|e| match e {
-        RuntimeError::Store(e @ StoreError::SessionNotFound { .. }) => {
-            Error::new(-32002, e.to_string())
-        }
+    let mut options = LaunchOptions::new(server.options.paths.clone(), flags);
+    options.session = choice;
+    options.editor_files = client_files.clone().map(|f| f as Arc<dyn EditorFiles>);
+    let (runtime, mut events) = Runtime::launch(options).await.map_err(|e| match e {
+        LaunchError::SessionNotFound(message) => Error::new(-32002, message),
         e => Error::new(-32603, e.to_string()),
     })?;
     let view = match events.recv().await {
@@ -139,6 +121,12 @@ async fn start(
     if let Some(files) = &client_files {
         files.set_session(&view.session_id);
     }
+    let catalogue = Runtime::catalogue(&server.options.paths)
+        .await
+        .unwrap_or_default();
+    let models = offered_models(&catalogue, &view.model.model);
+    let root = view.workspace.clone();
+    let files = client_files.map(|f| f as Arc<dyn EditorFiles>);
     let mut session = Session::new(cx.clone(), runtime, events, view, root, files, models);
     session.notices = offers.notices;
     Ok(session)
@@ -201,21 +189,7 @@ pub(crate) async fn list_sessions(
     request: ListSessionsRequest,
     responder: Responder<ListSessionsResponse>,
 ) -> Result<(), Error> {
-    let store = SessionStore::new(&server.options.paths.sessions_dir);
-    let listed = tokio::task::spawn_blocking(move || {
-        // Sessions belong to a project (a working directory); without a `cwd` filter, the agent's.
-        let cwd = match request.cwd {
-            Some(cwd) => cwd,
-            None => std::env::current_dir().map_err(|e| e.to_string())?,
-        };
-        let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-        store
-            .list(&project_id(&cwd))
-            .map(|(sessions, _broken)| (cwd, sessions))
-            .map_err(|e| e.to_string())
-    })
-    .await
-    .unwrap_or_else(|e| Err(e.to_string()));
+    let listed = Runtime::list_sessions(&server.options.paths, request.cwd).await;
     match listed {
         Ok((cwd, sessions)) => {
             let infos = sessions

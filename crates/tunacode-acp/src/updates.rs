@@ -68,6 +68,9 @@ impl Session {
             | RuntimeEvent::YoloChanged { .. }
             | RuntimeEvent::SessionList { .. }
             | RuntimeEvent::McpProjectPending { .. }
+            // An editor's runtime is launched without a setup phase.
+            | RuntimeEvent::SetupNeeded(_)
+            | RuntimeEvent::SetupChecked(_)
             | RuntimeEvent::Stopped => Ok(()),
         }
     }

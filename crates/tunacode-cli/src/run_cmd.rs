@@ -10,10 +10,8 @@ use anyhow::{Context, bail};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tunacode_core::{
-    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SessionChoice,
-    SettingsFlags,
+    LaunchOptions, Op, Paths, Runtime, RuntimeEvent, RuntimeHandle, SessionChoice, SettingsFlags,
 };
-use tunacode_store::Paths;
 
 use crate::approval_prompt::{TtyApprover, answer_at_tty};
 use crate::args::{InputFormat, OutputFormat, RunArgs};
@@ -34,29 +32,26 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
         false => Some(read_prompt(&args.prompt)?),
     };
     let paths = Paths::from_env()?;
-    let settings = RuntimeSettings::resolve(&paths, &flags(&args))?;
     crate::logging::init_private(&paths).await;
     let mut renderer = Renderer::new(args.output, std::io::stdout(), std::io::stderr());
     // With --yes a terminal still answers what --yes never covers: dangerous commands, runs outside
     // the sandbox (and the iteration-limit choice).
     let tty = !streaming_input && TtyApprover::available();
-    if !streaming_input && !args.yes && !tty {
-        renderer.note(
-            "note: writes and commands will be refused (no terminal; pass --yes to allow them)",
-        );
-    }
     // Handlers are installed before anything runs, so an early Ctrl+C is never the default "die".
     let signals = Signals::install()?;
-    let mut config = RuntimeConfig::new(settings);
-    config.session = match (&args.session, args.continue_last) {
+    let mut options = LaunchOptions::new(paths, flags(&args));
+    options.session = match (&args.session, args.continue_last) {
         (Some(id), _) => SessionChoice::Resume(id.clone()),
         (None, true) => SessionChoice::ContinueLatest,
         (None, false) => SessionChoice::New,
     };
-    config.interactive = streaming_input || tty;
-    config.yolo = args.yes;
-    config.plan_mode = args.plan;
-    let (runtime, events) = Runtime::start(config).await?;
+    options.interactive = streaming_input || tty;
+    options.yolo = args.yes;
+    options.plan_mode = args.plan;
+    if let Some(note) = options.headless_note() {
+        renderer.note(&format!("note: {note}"));
+    }
+    let (runtime, events) = Runtime::launch(options).await?;
     if let Some(prompt) = prompt {
         runtime.submit(Op::user_message(prompt));
     }

@@ -100,8 +100,11 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             return None;
         }
         RuntimeEvent::Undone(undone) => undone_line(undone),
+        // `run` launches without a setup phase: a missing model or key is an error before any line.
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
+        | RuntimeEvent::SetupNeeded(_)
+        | RuntimeEvent::SetupChecked(_)
         | RuntimeEvent::Stopped => {
             return None;
         }

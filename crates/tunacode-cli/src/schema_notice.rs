@@ -80,6 +80,7 @@ mod tests {
     fn view(notice: Option<SessionNotice>) -> SessionView {
         SessionView {
             session_id: "s".into(),
+            workspace: "/w".into(),
             messages: Vec::new(),
             model: ModelView {
                 model: "openai:m".into(),

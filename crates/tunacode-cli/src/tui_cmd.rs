@@ -5,9 +5,9 @@ use std::io::IsTerminal;
 
 use anyhow::{Context, bail};
 use tunacode_core::settings::load_registry;
-use tunacode_core::{SessionChoice, SettingsFlags};
+use tunacode_core::{LaunchOptions, SessionChoice, SettingsFlags, SetupMode};
 use tunacode_store::{Paths, UserConfig};
-use tunacode_tui::{Startup, TuiConfig};
+use tunacode_tui::TuiConfig;
 
 use crate::args::Cli;
 
@@ -27,29 +27,33 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
     };
     let cwd =
         std::fs::canonicalize(&cwd).with_context(|| format!("{} is not usable", cwd.display()))?;
-    let registry = load_registry(&paths, &config)?;
+    let catalogue = tunacode_core::setup::catalogue_of(&load_registry(&paths, &config)?);
     let session = match (&cli.session, cli.continue_last) {
         (Some(id), _) => SessionChoice::Resume(id.clone()),
         (None, true) => SessionChoice::ContinueLatest,
         (None, false) => SessionChoice::New,
     };
+    let history_file = paths.sessions_dir.with_file_name("history");
+    let flags = SettingsFlags {
+        model: cli.model.clone(),
+        base_url: cli.base_url.clone(),
+        cwd: Some(cwd.clone()),
+        sandbox: cli.sandbox.clone(),
+        ..SettingsFlags::default()
+    };
+    let mut launch = LaunchOptions::new(paths, flags);
+    launch.session = session;
+    launch.setup = match cli.setup {
+        true => SetupMode::Always,
+        false => SetupMode::WhenNeeded,
+    };
     tunacode_tui::run(TuiConfig {
-        cwd: cwd.clone(),
-        startup: Startup {
-            paths,
-            flags: SettingsFlags {
-                model: cli.model.clone(),
-                base_url: cli.base_url.clone(),
-                cwd: Some(cwd),
-                sandbox: cli.sandbox.clone(),
-                ..SettingsFlags::default()
-            },
-            session,
-            extra_tools: Vec::new(),
-        },
-        registry,
+        project: tunacode_store::project_id(&cwd),
+        cwd,
+        launch,
+        catalogue,
+        history_file,
         theme: cli.theme.clone(),
-        force_setup: cli.setup,
         show_thoughts: config.settings.show_thoughts,
     })
     .await?;

@@ -35,6 +35,7 @@ pub mod response_state;
 pub mod runtime;
 mod session;
 pub mod settings;
+pub mod setup;
 pub mod skills;
 mod streaming;
 pub mod tokens;
@@ -56,9 +57,11 @@ pub use plan_tools::PLAN_FILE;
 pub use registry::{ToolCallRegistry, ToolCallStatus};
 pub use response_state::{AgentState, ResponseState};
 pub use runtime::{
-    Answer, ApprovalAnswer, JournalRecovery, Op, Question, QuestionKind, RequestEnd, Runtime,
-    RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeHandle, SessionChoice, SessionNotice,
-    SessionScope, SessionView,
+    Answer, ApprovalAnswer, JournalRecovery, LaunchError, LaunchOptions, Op, Question,
+    QuestionKind, RequestEnd, Runtime, RuntimeConfig, RuntimeError, RuntimeEvent, RuntimeHandle,
+    SessionChoice, SessionNotice, SessionScope, SessionView, SetupMode,
 };
 pub use session::{RuntimeState, Session, SessionHandle, TaskState, UsageState};
 pub use settings::{ModelSettings, RuntimeSettings, SettingsError, SettingsFlags};
+pub use tunacode_store::Paths;
+pub use tunacode_tools::EditorFiles;

@@ -413,7 +413,10 @@ async fn a_queued_command_that_cannot_start_makes_way_for_the_next_message() {
     let first = next(&mut rx, ended).await;
     assert_eq!(first.outcome.unwrap().response, "first answer");
     let failure = next(&mut rx, failed).await;
-    assert!(matches!(failure, OpFailure::MissingKey { .. }), "{failure:?}");
+    assert!(
+        matches!(failure, OpFailure::MissingKey { .. }),
+        "{failure:?}"
+    );
     let second = next(&mut rx, ended).await;
     assert_eq!(second.outcome.unwrap().response, "second answer");
     next(&mut rx, |e| {

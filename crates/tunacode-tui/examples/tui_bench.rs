@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tunacode_core::{SessionChoice, SettingsFlags};
+use tunacode_core::SettingsFlags;
 use tunacode_llm::models::ModelRegistry;
 use tunacode_protocol::AgentEvent;
 use tunacode_tui::complete::FileIndex;
 use tunacode_tui::render::{StreamingMarkdown, render_markdown};
-use tunacode_tui::{Startup, Theme, TuiConfig};
+use tunacode_tui::{Theme, TuiConfig};
 
 const DOC: &str = "## Section\n\nSome *emphasis*, `code` and a [link](https://example.com).\n\n- item one\n- item two\n  - nested\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n";
 
@@ -80,29 +80,27 @@ async fn main() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
-    let paths = tunacode_store::Paths {
+    let paths = tunacode_core::Paths {
         config_file: dir.path().join("tunacode.json"),
         sessions_dir: dir.path().join("sessions"),
         log_dir: dir.path().join("log"),
         models_cache: dir.path().join("models.json"),
         mcp_approvals: dir.path().join("mcp_approvals.json"),
     };
+    let history_file = paths.sessions_dir.with_file_name("history");
+    let flags = SettingsFlags {
+        model: Some("openai:gpt-4.1".into()),
+        base_url: Some("http://127.0.0.1:9/v1".into()),
+        cwd: Some(cwd.clone()),
+        ..SettingsFlags::default()
+    };
     let config = TuiConfig {
         cwd: cwd.clone(),
-        startup: Startup {
-            paths,
-            flags: SettingsFlags {
-                model: Some("openai:gpt-4.1".into()),
-                base_url: Some("http://127.0.0.1:9/v1".into()),
-                cwd: Some(cwd.clone()),
-                ..SettingsFlags::default()
-            },
-            session: SessionChoice::New,
-            extra_tools: Vec::new(),
-        },
-        registry: ModelRegistry::bundled(),
+        launch: tunacode_core::LaunchOptions::new(paths, flags),
+        catalogue: tunacode_core::setup::catalogue_of(&ModelRegistry::bundled()),
+        history_file,
+        project: "bench".into(),
         theme: "dark".into(),
-        force_setup: false,
         show_thoughts: false,
     };
     let (mut app, _ch) = tunacode_tui::app::build_app(config).await.unwrap();

@@ -9,7 +9,4 @@ pub enum TuiError {
     /// Settings could not be resolved.
     #[error("{0}")]
     Settings(String),
-    /// A file of TunaCode could not be read or written.
-    #[error(transparent)]
-    Store(#[from] tunacode_store::StoreError),
 }

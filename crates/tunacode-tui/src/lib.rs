@@ -13,7 +13,6 @@ pub mod theme;
 use std::path::PathBuf;
 
 pub use app::run;
-pub use app::state::Startup;
 pub use error::TuiError;
 pub use theme::Theme;
 
@@ -21,14 +20,17 @@ pub use theme::Theme;
 pub struct TuiConfig {
     /// The working directory (canonical).
     pub cwd: PathBuf,
-    /// How the runtime starts: file locations, the command line's settings, the session to open.
-    pub startup: app::state::Startup,
-    /// Known models.
-    pub registry: tunacode_llm::models::ModelRegistry,
+    /// How the runtime starts: file locations, the command line's settings, the session to open,
+    /// and when to ask for setup (`--setup`: always).
+    pub launch: tunacode_core::LaunchOptions,
+    /// Known models (the `/model` picker, the setup screen).
+    pub catalogue: tunacode_protocol::runtime::ModelCatalogue,
+    /// The file the input history is kept in.
+    pub history_file: PathBuf,
+    /// This project's id (the history keeps each project's entries apart).
+    pub project: String,
     /// Theme name.
     pub theme: String,
-    /// Open the setup screen even when a provider is configured (`tunacode --setup`).
-    pub force_setup: bool,
     /// Show reasoning from the start.
     pub show_thoughts: bool,
 }

@@ -21,8 +21,8 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Channel, Client, JsonRpcRequest};
 use tokio::sync::{Notify, mpsc};
+use tunacode_core::Paths;
 use tunacode_core::SettingsFlags;
-use tunacode_store::Paths;
 use tunacode_testkit::{FakeProvider, TestEnv, Turn};
 
 /// How long any one wait may take before the test fails.

@@ -136,8 +136,8 @@ impl Actor {
     /// Opens the configured session and builds the engine over it.
     pub(crate) async fn open(
         config: RuntimeConfig,
-    ) -> Result<(Actor, mpsc::UnboundedReceiver<RuntimeEvent>), RuntimeError> {
-        let (events, rx) = EventSink::channel();
+        events: EventSink,
+    ) -> Result<Actor, RuntimeError> {
         let settings = config.settings;
         let store = SessionStore::new(&settings.paths.sessions_dir);
         let opened = {
@@ -214,7 +214,7 @@ impl Actor {
         if config.plan_mode {
             actor.agent.set_plan_mode(true);
         }
-        Ok((actor, rx))
+        Ok(actor)
     }
 
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
@@ -296,6 +296,10 @@ impl Actor {
             }
             Op::Shell { command } => self.on_shell(command),
             Op::SetInteractive { on } => self.parts.policy.set_interactive(on),
+            Op::SaveKey { var, key } => self.on_save_key(var, key).await,
+            Op::CheckSetup(_) | Op::SaveSetup(_) => self.fail(OpFailure::Invalid(
+                "setup is done: change the model with /model, keys with /model's key prompt".into(),
+            )),
             Op::Finish => self.finishing = true,
             Op::Shutdown => {}
         }

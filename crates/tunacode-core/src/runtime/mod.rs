@@ -5,8 +5,11 @@
 //! the [`RuntimeEvent`]s it sends back, in the style of codex-rs's submission/event queues.
 
 mod actor;
+mod config_ops;
 mod custom_ops;
+mod directory;
 mod events;
+mod launch;
 mod mcp_ops;
 mod ops;
 mod policy;
@@ -16,6 +19,7 @@ mod sandbox;
 pub mod scope;
 mod session_ops;
 mod sessions;
+mod setup_phase;
 mod shell_op;
 mod undo_op;
 
@@ -30,6 +34,7 @@ pub use events::{
     QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, Undone,
     UndoneFile, request_failure, settings_failure, store_failure,
 };
+pub use launch::{LaunchError, LaunchOptions, SetupMode};
 pub use ops::{Answer, ApprovalAnswer, Op};
 pub use policy::HEADLESS_DENIAL;
 pub use scope::SessionScope;
@@ -131,7 +136,8 @@ impl Runtime {
         config: RuntimeConfig,
     ) -> Result<(RuntimeHandle, mpsc::UnboundedReceiver<RuntimeEvent>), RuntimeError> {
         let (ops_tx, ops_rx) = mpsc::unbounded_channel();
-        let (actor, events) = actor::Actor::open(config).await?;
+        let (sink, events) = crate::events::EventSink::channel();
+        let actor = actor::Actor::open(config, sink).await?;
         tokio::spawn(actor.run(ops_rx));
         Ok((RuntimeHandle { ops: ops_tx }, events))
     }

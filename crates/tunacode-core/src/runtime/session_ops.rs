@@ -109,6 +109,7 @@ impl Actor {
         let s = self.agent.session().lock();
         SessionView {
             session_id: s.id.clone(),
+            workspace: self.parts.settings.cwd.clone(),
             messages: s.messages.clone(),
             model: self.model_view(),
             plan_mode: s.plan_mode,

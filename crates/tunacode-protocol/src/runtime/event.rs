@@ -10,6 +10,7 @@ use crate::mcp::ServerStatus;
 use crate::runtime::failure::{OpFailure, RequestFailure};
 use crate::runtime::question::Question;
 use crate::runtime::session::{CommandView, ListedSession, ModelView, SessionView, Undone};
+use crate::runtime::setup::SetupInfo;
 use crate::usage::Usage;
 
 /// One thing that happened.
@@ -93,6 +94,11 @@ pub enum RuntimeEvent {
     Permissions(String),
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
+    /// No model or key is configured (or setup was asked for): no session is open until a
+    /// `SaveSetup` succeeds. The first event of a runtime launched in setup mode.
+    SetupNeeded(SetupInfo),
+    /// The outcome of `CheckSetup` (or the failure of `SaveSetup`), in plain words.
+    SetupChecked(Result<(), String>),
     /// The runtime stopped (after `Finish` or `Shutdown`); no event follows.
     Stopped,
 }

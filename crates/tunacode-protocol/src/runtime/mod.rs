@@ -7,6 +7,7 @@ mod failure;
 mod op;
 mod question;
 mod session;
+mod setup;
 
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
@@ -19,3 +20,4 @@ pub use session::{
     CommandView, JournalRecovery, ListedSession, ModelView, SessionNotice, SessionSummary,
     SessionView, Undone, UndoneFile,
 };
+pub use setup::{CatalogueModel, ModelCatalogue, ProviderInfo, SetupChoice, SetupInfo};

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::mcp::McpServerSpec;
 use crate::runtime::question::Answer;
+use crate::runtime::setup::SetupChoice;
 
 /// A file attached to a user message (an editor hands its text over, unsaved changes included).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +107,20 @@ pub enum Op {
     SetInteractive {
         /// Whether questions can be answered.
         on: bool,
+    },
+    /// Checks a setup choice with one cheap real request, using the settings the run will use (the
+    /// config as setup would save it; nothing is written). Answered with `SetupChecked`.
+    CheckSetup(SetupChoice),
+    /// Saves a setup choice to the user's config (mode 0600), then opens the session on it
+    /// (`SessionOpened`; a failure is a `SetupChecked` error).
+    SaveSetup(SetupChoice),
+    /// Saves a provider's key to the user's config (`env.<var>`, mode 0600); later model switches
+    /// read it from there.
+    SaveKey {
+        /// The variable it is saved under.
+        var: String,
+        /// The key.
+        key: String,
     },
     /// No more messages will come: waiting messages are processed, then the runtime stops.
     Finish,

@@ -42,6 +42,8 @@ pub struct ListedSession {
 pub struct SessionView {
     /// Its id.
     pub session_id: String,
+    /// The workspace it works in (the resolved working directory).
+    pub workspace: PathBuf,
     /// Its history (to replay on screen).
     pub messages: Vec<Message>,
     /// The model in use.

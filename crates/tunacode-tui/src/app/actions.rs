@@ -152,17 +152,16 @@ impl App {
             Command::Model(Some(id)) => self.switch_model(&id),
             Command::Model(None) => {
                 let items = self
-                    .registry
-                    .list(None)
-                    .into_iter()
+                    .catalogue
+                    .of(None)
                     .map(|m| PickerItem {
                         id: m.key(),
                         label: m.key(),
                         detail: format!(
                             "  {}k ctx  ${}/${} per M",
                             m.context_window / 1000,
-                            m.pricing.input,
-                            m.pricing.output
+                            m.input_price,
+                            m.output_price
                         ),
                         preview: None,
                     })
@@ -230,19 +229,11 @@ impl App {
         let Some((prompt, model)) = self.key_prompt.take() else {
             return;
         };
-        let update = tunacode_store::SetupUpdate {
-            default_model: None,
-            env: vec![(prompt.key_env().to_string(), key)],
-            provider: None,
-        };
-        match tunacode_store::save_setup(&self.startup.paths.config_file, &update) {
-            Ok(()) => {
-                // The saved key reaches resolution through the config's `env`.
-                self.switch_model(&model);
-            }
-            Err(e) => self
-                .transcript
-                .push(CellKind::Error(format!("The key could not be saved: {e}"))),
-        }
+        // The runtime saves the key before it handles the switch, which reads it from the config.
+        self.submit_op(Op::SaveKey {
+            var: prompt.key_env().to_string(),
+            key,
+        });
+        self.switch_model(&model);
     }
 }

@@ -7,9 +7,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use base64::Engine;
 use serde_json::{Map, Value, json};
+use tunacode_protocol::ToolKind;
 use tunacode_protocol::ToolStatus;
 use tunacode_testkit::{FakeProvider, Turn};
-use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use tunacode_tools::{Tool, ToolContext, ToolError, ToolOutput};
 
 use crate::app::commands::Command;
 use crate::app::status::Activity;
@@ -141,14 +142,15 @@ async fn switching_to_a_provider_without_a_key_asks_for_it_and_saves_it() {
         ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5")
     );
     app.submit_key("sk-ant-test".into());
-    let config = app.startup.paths.config_file.clone();
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
-    assert_eq!(saved["env"]["ANTHROPIC_API_KEY"], "sk-ant-test");
+    // The runtime saves the key before it switches, and the switch reads it from the config.
     pump_until(&mut app, &mut ch, |a| {
         a.status.model == "anthropic:claude-sonnet-4-5"
     })
     .await;
+    let config = dir.path().join("config/tunacode.json");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    assert_eq!(saved["env"]["ANTHROPIC_API_KEY"], "sk-ant-test");
 }
 
 /// A tool whose call panics.
@@ -258,16 +260,18 @@ async fn the_setup_check_uses_the_settings_the_run_will_use() {
     // run will), not to the provider's default address.
     let dir = tempfile::tempdir().unwrap();
     let fake = FakeProvider::start(vec![Turn::text("pong")]);
-    let (mut app, mut ch) = test_app(dir.path()).await;
-    let config = app.startup.paths.config_file.clone();
+    let mut tui = crate::app::view_tests::test_config(dir.path(), &fake.base_url());
+    let config = tui.launch.paths.config_file.clone();
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     let json = serde_json::json!({"providers": {"openai": {"base_url": fake.base_url(), "wire_api": "openai-chat"}}});
     std::fs::write(&config, json.to_string()).unwrap();
-    app.startup.flags.base_url = None;
-    app.screen = crate::app::state::Screen::Setup(Box::new(crate::setup::SetupScreen::new(
-        &app.registry,
-        config.clone(),
-    )));
+    tui.launch.flags.base_url = None;
+    tui.launch.setup = tunacode_core::SetupMode::Always;
+    let (app, mut ch) = crate::app::build_app(tui).await.unwrap();
+    assert!(
+        matches!(app.screen, crate::app::state::Screen::Setup(_)),
+        "--setup opens the setup screen first"
+    );
     app.check_setup(crate::setup::SetupChoice {
         provider: "openai".into(),
         model: "gpt-test".into(),
@@ -279,8 +283,11 @@ async fn the_setup_check_uses_the_settings_the_run_will_use() {
     let checked = tokio::time::timeout(std::time::Duration::from_secs(20), async {
         loop {
             match ch.msg_rx.recv().await {
-                Some(crate::app::state::AppMsg::SetupChecked(result)) => break result,
-                Some(_) => {}
+                Some(crate::app::state::AppMsg::Runtime(event)) => {
+                    if let tunacode_core::RuntimeEvent::SetupChecked(result) = *event {
+                        break result;
+                    }
+                }
                 None => panic!("closed"),
             }
         }
@@ -333,6 +340,7 @@ async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
     let message = "The journal of session s could not be replayed in full: … kept 1 line(s) aside";
     let view = SessionView {
         session_id: "s".into(),
+        workspace: dir.path().to_path_buf(),
         messages: Vec::new(),
         model: ModelView {
             model: "openai:m".into(),

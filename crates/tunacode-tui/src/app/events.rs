@@ -11,26 +11,13 @@ use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::{App, AppMsg, Screen};
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
-use crate::setup::KeyPrompt;
+use crate::setup::{KeyPrompt, SetupScreen};
 
 impl App {
     /// Applies what arrived from background work or the runtime.
     pub fn on_msg(&mut self, msg: AppMsg) {
         match msg {
             AppMsg::Runtime(event) => self.on_runtime_event(*event),
-            AppMsg::RuntimeStarted(Ok(runtime)) => {
-                self.runtime = Some(runtime);
-                self.screen = Screen::Chat;
-            }
-            AppMsg::RuntimeStarted(Err(message)) => match &mut self.screen {
-                Screen::Setup(screen) => screen.on_check_result(Err(message)),
-                Screen::Chat => self.transcript.push(CellKind::Error(message)),
-            },
-            AppMsg::SetupChecked(result) => {
-                if let Screen::Setup(screen) = &mut self.screen {
-                    screen.on_check_result(result);
-                }
-            }
         }
     }
 
@@ -59,6 +46,17 @@ impl App {
                     .then(|| format!("{pending} message(s) queued; they are sent in order"));
             }
             RuntimeEvent::RequestEnded(end) => self.on_request_ended(&end.outcome),
+            RuntimeEvent::SetupChecked(result) => {
+                if let Screen::Setup(screen) = &mut self.screen {
+                    screen.on_check_result(result);
+                }
+            }
+            RuntimeEvent::SetupNeeded(info) => {
+                self.screen = Screen::Setup(Box::new(SetupScreen::new(
+                    &self.catalogue,
+                    info.config_file,
+                )))
+            }
             RuntimeEvent::SessionOpened(view) => self.on_session_opened(*view),
             RuntimeEvent::ModelChanged(model) => {
                 self.status.model = model.model.clone();
@@ -137,6 +135,15 @@ impl App {
     /// A session became the current one: at start it is shown as it is; after `/clear` or `/resume`
     /// the transcript starts over.
     fn on_session_opened(&mut self, view: SessionView) {
+        if let Screen::Setup(screen) = &self.screen {
+            let ready = format!(
+                "Ready: {}. Saved to {}. Type a task, /help for commands.",
+                view.model.model,
+                screen.config_path.display()
+            );
+            self.screen = Screen::Chat;
+            self.transcript.push(CellKind::Info(ready));
+        }
         let announced = std::mem::replace(&mut self.session_shown, true);
         self.status.model = view.model.model.clone();
         self.status.context_window = view.model.context_window;

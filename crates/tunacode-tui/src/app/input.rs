@@ -7,15 +7,15 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui_textarea::{CursorMove, TextArea};
 
-use tunacode_core::{Op, RuntimeSettings};
+use tunacode_core::Op;
 
 use crate::app::dialogs::DialogOutcome;
 use crate::app::picker::{PickerKind, PickerOutcome};
-use crate::app::state::{App, AppMsg, Screen};
+use crate::app::state::{App, Screen};
 use crate::complete::{
     CompletionContext, CompletionPopup, apply_completion, complete_commands, completion_context,
 };
-use crate::setup::{KeyPromptAction, SetupAction, check_choice, setup_update};
+use crate::setup::{KeyPromptAction, SetupAction};
 
 /// How long a first Ctrl+C waits for the second.
 const QUIT_WINDOW: Duration = Duration::from_secs(2);
@@ -66,7 +66,7 @@ impl App {
                 SetupAction::None => {}
                 SetupAction::Quit => self.should_quit = true,
                 SetupAction::Check(choice) => self.check_setup(choice),
-                SetupAction::Save(choice) => self.finish_setup(&choice, setup_update(&choice)),
+                SetupAction::Save(choice) => self.finish_setup(choice),
             }
             return;
         }
@@ -122,31 +122,10 @@ impl App {
         true
     }
 
-    /// Checks a setup choice with the settings the run will use: the core resolves them over the
-    /// config as setup would save it (nothing is written yet).
+    /// Checks a setup choice: the runtime sends one cheap real request with the settings the run
+    /// will use (nothing is written yet) and answers with `SetupChecked`.
     pub(crate) fn check_setup(&self, choice: crate::setup::SetupChoice) {
-        let (tx, paths) = (self.msgs.clone(), self.startup.paths.clone());
-        let flags = self.setup_flags(&choice);
-        let update = setup_update(&choice);
-        tokio::spawn(async move {
-            let resolved = tokio::task::spawn_blocking(move || {
-                let config = tunacode_store::config_with_setup(&paths.config_file, &update)
-                    .map_err(|e| e.to_string())?;
-                RuntimeSettings::resolve_with_config(&paths, &config, &flags)
-                    .map_err(|e| e.to_string())
-            })
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r);
-            let result = match resolved {
-                Ok(settings) => {
-                    let model = settings.model.model.model.clone();
-                    check_choice(settings.model.provider, &model).await
-                }
-                Err(message) => Err(message),
-            };
-            let _ = tx.send(AppMsg::SetupChecked(result));
-        });
+        self.submit_op(Op::CheckSetup(choice));
     }
 
     pub(crate) fn close_dialog(&mut self) {

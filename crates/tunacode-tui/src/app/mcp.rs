@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use tunacode_core::Op;
-use tunacode_core::mcp::{ServerState, ServerStatus};
 use tunacode_protocol::NoticeLevel;
+use tunacode_protocol::{ServerState, ServerStatus};
 
 use crate::app::state::App;
 use crate::app::status::McpSummary;
@@ -83,7 +83,7 @@ fn mcp_text<'a>(servers: impl Iterator<Item = &'a ServerStatus>) -> String {
     let mut any = false;
     for status in servers {
         any = true;
-        let state = tunacode_core::mcp::describe_state(status);
+        let state = status.describe_state();
         text.push_str(&format!("  {}  {state}\n", status.name));
         for tool in &status.tools {
             text.push_str(&format!("      {tool}\n"));
@@ -101,7 +101,7 @@ fn mcp_text<'a>(servers: impl Iterator<Item = &'a ServerStatus>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tunacode_core::mcp::ConfigSource;
+    use tunacode_protocol::ConfigSource;
 
     fn status(name: &str, state: ServerState, tools: &[&str]) -> ServerStatus {
         ServerStatus {

@@ -34,13 +34,10 @@ use crossterm::event::{
 use crossterm::execute;
 use futures::StreamExt;
 use tokio::sync::mpsc;
-use tunacode_core::{
-    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SettingsError,
-    SettingsFlags,
-};
+use tunacode_core::{Op, Runtime, RuntimeEvent};
 
 use crate::TuiConfig;
-use crate::app::state::{App, AppMsg, Screen, Startup};
+use crate::app::state::{App, AppMsg, Screen};
 use crate::app::status::StatusState;
 use crate::complete::{InputHistory, SharedFileIndex};
 use crate::error::TuiError;
@@ -76,17 +73,13 @@ pub async fn run(config: TuiConfig) -> Result<(), TuiError> {
     result
 }
 
-/// Builds the app for `config` and starts the runtime; the setup screen instead when no model or key
-/// is configured (or `--setup`). Other settings errors (a malformed config, a session that does not
-/// exist) are errors.
+/// Builds the app for `config` and starts the runtime; the setup screen first when the runtime asks
+/// for it (no model or key configured, or `--setup`). Other settings errors (a malformed config, a
+/// session that does not exist) are errors.
 pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let theme = Theme::named(&config.theme);
-    let project = tunacode_store::project_id(&config.cwd);
-    let history = InputHistory::load(
-        &config.startup.paths.sessions_dir.with_file_name("history"),
-        &project,
-    );
+    let history = InputHistory::load(&config.history_file, &config.project);
     let mut app = App {
         input: new_editor(&theme),
         theme,
@@ -112,74 +105,35 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         busy: false,
         pending_model: None,
         session_shown: false,
-        startup: config.startup.clone(),
-        registry: config.registry.clone(),
+        catalogue: config.catalogue,
         msgs: msg_tx.clone(),
         cwd: config.cwd.clone(),
         pending_output: Vec::new(),
         mcp_servers: BTreeMap::new(),
         custom_commands: Vec::new(),
     };
-    let launched = if config.force_setup {
-        Err(Launch::NeedsSetup)
-    } else {
-        launch(config.startup.clone(), config.startup.flags.clone(), msg_tx).await
-    };
-    match launched {
-        Ok(runtime) => app.runtime = Some(runtime),
-        Err(Launch::NeedsSetup) => {
-            app.screen = Screen::Setup(Box::new(SetupScreen::new(
-                &config.registry,
-                config.startup.paths.config_file.clone(),
-            )))
+    let (runtime, mut events) = Runtime::launch(config.launch)
+        .await
+        .map_err(|e| TuiError::Settings(e.to_string()))?;
+    app.runtime = Some(runtime);
+    // Setup comes first when the runtime asks for it; anything else waits in order for the loop.
+    match events.recv().await {
+        Some(RuntimeEvent::SetupNeeded(info)) => {
+            app.screen = Screen::Setup(Box::new(SetupScreen::new(&app.catalogue, info.config_file)))
         }
-        Err(Launch::Failed(message)) => return Err(TuiError::Settings(message)),
+        Some(event) => {
+            let _ = msg_tx.send(AppMsg::Runtime(Box::new(event)));
+        }
+        None => return Err(TuiError::Settings("the runtime did not start".into())),
     }
-    Ok((app, Channels { msg_rx }))
-}
-
-/// Why the runtime did not start.
-#[derive(Debug)]
-pub enum Launch {
-    /// No model or no key: the setup screen asks for them.
-    NeedsSetup,
-    /// Anything else, in words.
-    Failed(String),
-}
-
-/// Resolves settings through the core and starts the runtime; its events are forwarded to `msgs`.
-pub async fn launch(
-    startup: Startup,
-    flags: SettingsFlags,
-    msgs: mpsc::UnboundedSender<AppMsg>,
-) -> Result<RuntimeHandle, Launch> {
-    let paths = startup.paths.clone();
-    let resolved = tokio::task::spawn_blocking(move || RuntimeSettings::resolve(&paths, &flags))
-        .await
-        .map_err(|e| Launch::Failed(e.to_string()))?;
-    let settings = match resolved {
-        Ok(settings) => settings,
-        Err(
-            SettingsError::NoModel { .. }
-            | SettingsError::MissingKey { .. }
-            | SettingsError::UnknownProvider { .. },
-        ) => return Err(Launch::NeedsSetup),
-        Err(e) => return Err(Launch::Failed(e.to_string())),
-    };
-    let mut config = RuntimeConfig::new(settings);
-    config.session = startup.session;
-    config.extra_tools = startup.extra_tools;
-    let (runtime, mut events) = Runtime::start(config)
-        .await
-        .map_err(|e| Launch::Failed(e.to_string()))?;
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
-            if msgs.send(AppMsg::Runtime(Box::new(event))).is_err() {
+            if msg_tx.send(AppMsg::Runtime(Box::new(event))).is_err() {
                 break;
             }
         }
     });
-    Ok(runtime)
+    Ok((app, Channels { msg_rx }))
 }
 
 /// A dialog was just drawn: keys that arrived before it (typed ahead, or pushed into the terminal by
@@ -294,38 +248,9 @@ impl App {
         let _ = tokio::time::timeout(SHUTDOWN_GRACE, stopped).await;
     }
 
-    /// Setup is done: saves the choice to the user's config, then starts the runtime on it.
-    pub fn finish_setup(&mut self, choice: &SetupChoice, update: tunacode_store::SetupUpdate) {
-        if let Err(e) = tunacode_store::save_setup(&self.startup.paths.config_file, &update) {
-            if let Screen::Setup(screen) = &mut self.screen {
-                screen.on_check_result(Err(format!("Could not save the configuration: {e}")));
-            }
-            return;
-        }
-        let flags = self.setup_flags(choice);
-        let (startup, msgs) = (self.startup.clone(), self.msgs.clone());
-        let ready = format!(
-            "Ready: {}. Saved to {}. Type a task, /help for commands.",
-            choice.model_id(),
-            self.startup.paths.config_file.display()
-        );
-        self.transcript.push(transcript::CellKind::Info(ready));
-        tokio::spawn(async move {
-            let result = launch(startup, flags, msgs.clone())
-                .await
-                .map_err(|e| match e {
-                    Launch::NeedsSetup => "The saved settings still lack a model or a key.".into(),
-                    Launch::Failed(message) => message,
-                });
-            let _ = msgs.send(AppMsg::RuntimeStarted(result));
-        });
-    }
-
-    /// The command line's settings with the model chosen in setup.
-    pub fn setup_flags(&self, choice: &SetupChoice) -> SettingsFlags {
-        SettingsFlags {
-            model: Some(choice.model_id()),
-            ..self.startup.flags.clone()
-        }
+    /// Setup is done: the runtime saves the choice to the user's config and opens the session on
+    /// it (`SessionOpened` leaves the setup screen; a failure comes back as `SetupChecked`).
+    pub fn finish_setup(&mut self, choice: SetupChoice) {
+        self.submit_op(Op::SaveSetup(choice));
     }
 }

@@ -3,17 +3,14 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
-use tunacode_core::mcp::ServerStatus;
+use tunacode_protocol::ServerStatus;
 
 use ratatui_textarea::TextArea;
 use tokio::sync::mpsc;
-use tunacode_core::{Op, RuntimeEvent, RuntimeHandle, SessionChoice, SettingsFlags};
-use tunacode_llm::models::ModelRegistry;
+use tunacode_core::{Op, RuntimeEvent, RuntimeHandle};
+use tunacode_protocol::runtime::ModelCatalogue;
 use tunacode_protocol::{TodoItem, Usage};
-use tunacode_store::Paths;
-use tunacode_tools::Tool;
 
 use crate::app::dialogs::QuestionDialog;
 use crate::app::picker::Picker;
@@ -28,33 +25,6 @@ use crate::theme::Theme;
 pub enum AppMsg {
     /// An event from the runtime.
     Runtime(Box<RuntimeEvent>),
-    /// The runtime started (after setup) or could not.
-    RuntimeStarted(Result<RuntimeHandle, String>),
-    /// The setup check ended.
-    SetupChecked(Result<(), String>),
-}
-
-/// How the runtime is started (at launch, or once setup is done).
-#[derive(Clone)]
-pub struct Startup {
-    /// File locations.
-    pub paths: Paths,
-    /// The command line's settings.
-    pub flags: SettingsFlags,
-    /// The session to open.
-    pub session: SessionChoice,
-    /// Tools beyond the built-in ones.
-    pub extra_tools: Vec<Arc<dyn Tool>>,
-}
-
-impl std::fmt::Debug for Startup {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Startup")
-            .field("paths", &self.paths)
-            .field("flags", &self.flags)
-            .field("session", &self.session)
-            .finish_non_exhaustive()
-    }
 }
 
 /// What the screen shows.
@@ -108,7 +78,7 @@ pub struct App {
     pub usage_by_model: BTreeMap<String, Usage>,
     /// A short hint shown in the input's title.
     pub hint: Option<String>,
-    /// Where operations go (absent until setup is done).
+    /// Where operations go (absent only in tests that draw without a runtime).
     pub runtime: Option<RuntimeHandle>,
     /// Whether a request is in flight (from the runtime's events).
     pub busy: bool,
@@ -116,10 +86,8 @@ pub struct App {
     pub pending_model: Option<String>,
     /// Whether a session was shown yet (the first is not announced).
     pub session_shown: bool,
-    /// How the runtime starts.
-    pub startup: Startup,
     /// Known models.
-    pub registry: ModelRegistry,
+    pub catalogue: ModelCatalogue,
     /// Where background work and runtime events report.
     pub msgs: mpsc::UnboundedSender<AppMsg>,
     /// The working directory.
@@ -138,7 +106,7 @@ impl App {
         self.busy
     }
 
-    /// Submits an operation to the runtime (nothing happens before setup is done).
+    /// Submits an operation to the runtime.
     pub fn submit_op(&self, op: Op) {
         if let Some(runtime) = &self.runtime {
             runtime.submit(op);

@@ -6,17 +6,17 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{
-    ProgressReport, Question, QuestionKind, SessionChoice, SessionScope, SettingsFlags,
+    LaunchOptions, Paths, ProgressReport, Question, QuestionKind, SessionScope, SettingsFlags,
 };
 use tunacode_llm::models::ModelRegistry;
-use tunacode_protocol::{AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolStatus, Usage};
-use tunacode_store::Paths;
-use tunacode_tools::ToolKind;
+use tunacode_protocol::{
+    AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolKind, ToolStatus, Usage,
+};
 
 use crate::TuiConfig;
 use crate::app::dialogs::dialog_for;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
-use crate::app::state::{App, Startup};
+use crate::app::state::App;
 use crate::app::{Channels, build_app};
 
 /// An app in a temp home over a runtime pointed at `base_url`, with the volatile parts of the status
@@ -31,6 +31,19 @@ pub async fn test_app_with(
     base_url: &str,
     extra_tools: Vec<std::sync::Arc<dyn tunacode_tools::Tool>>,
 ) -> (App, Channels) {
+    let mut config = test_config(dir, base_url);
+    config.launch.extra_tools = extra_tools;
+    let (mut app, mut ch) = build_app(config).await.unwrap();
+    pump_until(&mut app, &mut ch, |a| a.session_shown).await;
+    app.status.session_id = "5e55104d".into();
+    app.status.context_window = Some(128_000);
+    app.status.cwd = "~/proj".into();
+    app.status.branch = Some("main".into());
+    (app, ch)
+}
+
+/// The UI's config in a temp home, over a runtime pointed at `base_url`.
+pub fn test_config(dir: &std::path::Path, base_url: &str) -> TuiConfig {
     let paths = Paths {
         config_file: dir.join("config/tunacode.json"),
         sessions_dir: dir.join("data/tunacode/sessions"),
@@ -40,32 +53,25 @@ pub async fn test_app_with(
     };
     let cwd = dir.join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
-    let config = TuiConfig {
-        cwd: cwd.clone(),
-        startup: Startup {
-            paths,
-            flags: SettingsFlags {
-                model: Some("openai:gpt-4.1".into()),
-                base_url: Some(base_url.into()),
-                cwd: Some(cwd),
-                max_iterations: Some(10),
-                ..SettingsFlags::default()
-            },
-            session: SessionChoice::New,
-            extra_tools,
-        },
-        registry: ModelRegistry::bundled(),
-        theme: "plain".into(),
-        force_setup: false,
-        show_thoughts: false,
+    let history_file = paths.sessions_dir.with_file_name("history");
+    let flags = SettingsFlags {
+        model: Some("openai:gpt-4.1".into()),
+        base_url: Some(base_url.into()),
+        cwd: Some(cwd.clone()),
+        max_iterations: Some(10),
+        ..SettingsFlags::default()
     };
-    let (mut app, mut ch) = build_app(config).await.unwrap();
-    pump_until(&mut app, &mut ch, |a| a.session_shown).await;
-    app.status.session_id = "5e55104d".into();
-    app.status.context_window = Some(128_000);
-    app.status.cwd = "~/proj".into();
-    app.status.branch = Some("main".into());
-    (app, ch)
+    let mut launch = LaunchOptions::new(paths, flags);
+    launch.setup = tunacode_core::SetupMode::WhenNeeded;
+    TuiConfig {
+        cwd,
+        launch,
+        catalogue: tunacode_core::setup::catalogue_of(&ModelRegistry::bundled()),
+        history_file,
+        project: "test-project".into(),
+        theme: "plain".into(),
+        show_thoughts: false,
+    }
 }
 
 /// [`test_app_at`] with a provider nobody listens on.

@@ -146,7 +146,7 @@ impl InputHistory {
         let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
         line.push('\n');
         if let Some(dir) = path.parent() {
-            tunacode_store::private_dir(dir)?;
+            private_dir(dir)?;
         }
         let mut options = OpenOptions::new();
         options.create(true).read(true).append(true);
@@ -170,7 +170,7 @@ impl InputHistory {
     /// Replaces the file by the kept entries, atomically.
     fn rewrite(&mut self, path: &Path) -> io::Result<()> {
         let dir = path.parent().unwrap_or(Path::new("."));
-        tunacode_store::private_dir(dir)?;
+        private_dir(dir)?;
         let mut body = String::new();
         for entry in &self.entries {
             body.push_str(&serde_json::to_string(entry).map_err(io::Error::other)?);
@@ -187,6 +187,21 @@ impl InputHistory {
         self.file_lines = self.entries.len();
         Ok(())
     }
+}
+
+/// Creates `dir` (and its parents) readable by the user alone; an existing one loses group and other
+/// access. The history holds what the user typed, secrets pasted by mistake included.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let mode = std::fs::metadata(dir)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700 | 0o700))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

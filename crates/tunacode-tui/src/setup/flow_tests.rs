@@ -4,25 +4,27 @@ use std::path::PathBuf;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use pretty_assertions::assert_eq;
-use serde_json::json;
-use tunacode_llm::WireApi;
-use tunacode_llm::models::{ModelInfo, ModelRegistry, Pricing, RegistrySource};
+use tunacode_protocol::runtime::{CatalogueModel, ModelCatalogue, ProviderInfo};
 
 use super::steps::Step;
 use super::*;
 
-/// A small fixed registry, so the tests do not follow the bundled table.
-pub(super) fn registry() -> ModelRegistry {
-    let model = |provider: &str, id: &str| ModelInfo {
+/// A small fixed catalogue, so the tests do not follow the bundled table.
+pub(super) fn catalogue() -> ModelCatalogue {
+    let model = |provider: &str, id: &str| CatalogueModel {
         provider: provider.into(),
         id: id.into(),
         context_window: 128_000,
-        max_output: 16_000,
-        pricing: Pricing::default(),
-        reasoning: false,
+        input_price: 0.0,
+        output_price: 0.0,
     };
-    ModelRegistry::from_models(
-        vec![
+    let provider = |name: &str, base_url: &str, key_env: &str| ProviderInfo {
+        name: name.into(),
+        base_url: base_url.into(),
+        key_env: Some(key_env.into()),
+    };
+    ModelCatalogue {
+        models: vec![
             model("openai", "chatgpt-4o-latest"),
             model("openai", "gpt-4.1"),
             model("openai", "gpt-4.1-mini"),
@@ -34,12 +36,32 @@ pub(super) fn registry() -> ModelRegistry {
             model("google", "gemini-2.5-pro"),
             model("openrouter", "anthropic/claude-sonnet-4"),
         ],
-        RegistrySource::Bundled,
-    )
+        providers: vec![
+            provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+            provider(
+                "anthropic",
+                "https://api.anthropic.com/v1",
+                "ANTHROPIC_API_KEY",
+            ),
+            provider(
+                "google",
+                "https://generativelanguage.googleapis.com/v1beta",
+                "GEMINI_API_KEY",
+            ),
+            provider(
+                "openrouter",
+                "https://openrouter.ai/api/v1",
+                "OPENROUTER_API_KEY",
+            ),
+        ],
+    }
 }
 
 pub(super) fn screen() -> SetupScreen {
-    SetupScreen::new(&registry(), PathBuf::from("/home/me/.config/tunacode.json"))
+    SetupScreen::new(
+        &catalogue(),
+        PathBuf::from("/home/me/.config/tunacode.json"),
+    )
 }
 
 pub(super) fn press(screen: &mut SetupScreen, code: KeyCode) -> SetupAction {
@@ -112,23 +134,6 @@ fn compatible_server_without_key_checks_then_saves() {
         press(&mut s, KeyCode::Enter),
         SetupAction::Save(expected.clone())
     );
-
-    let update = setup_update(&expected);
-    assert_eq!(update.default_model.as_deref(), Some("gpu:qwen3:8b"));
-    assert_eq!(update.env, Vec::<(String, String)>::new());
-    assert_eq!(
-        update.provider,
-        Some((
-            "gpu".to_string(),
-            json!({"base_url": "http://gpu-box:8000/v1", "wire_api": "openai-chat"})
-        ))
-    );
-    let settings = expected.provider_settings().unwrap();
-    assert_eq!(settings.base_url, "http://gpu-box:8000/v1");
-    assert_eq!(
-        (settings.wire, settings.api_key),
-        (WireApi::OpenAiChat, None)
-    );
 }
 
 #[test]
@@ -147,17 +152,6 @@ fn compatible_server_with_key_saves_it_under_name_api_key() {
     };
     assert_eq!(choice.key_env.as_deref(), Some("MY_BOX_API_KEY"));
     assert_eq!(choice.api_key.as_deref(), Some("sk-local-123"));
-    let update = setup_update(&choice);
-    assert_eq!(
-        update.env,
-        [("MY_BOX_API_KEY".to_string(), "sk-local-123".to_string())]
-    );
-    assert_eq!(
-        update.provider.unwrap().1,
-        json!({"base_url": "http://localhost:11434/v1", "wire_api": "openai-chat",
-               "key_env": "MY_BOX_API_KEY"})
-    );
-    assert_eq!(update.default_model.as_deref(), Some("my-box:llama"));
     assert!(!format!("{choice:?}").contains("sk-local"));
 }
 
@@ -216,15 +210,6 @@ fn known_provider_needs_a_key_and_filters_its_models() {
         }
     );
     assert_eq!(choice.model_id(), "openai:gpt-4.1-mini");
-    let settings = choice.provider_settings().unwrap();
-    assert_eq!(settings.wire, WireApi::OpenAiResponses);
-    assert_eq!(settings.base_url, "https://api.openai.com/v1");
-    let update = setup_update(&choice);
-    assert_eq!(update.provider, None);
-    assert_eq!(
-        update.env,
-        [("OPENAI_API_KEY".to_string(), "sk-openai".to_string())]
-    );
 
     // A failed check can be retried; a result arriving after Esc is ignored.
     s.on_check_result(Err("The key was rejected (HTTP 401): nope".into()));

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tunacode_llm::known_provider;
-use tunacode_llm::models::ModelRegistry;
+use tunacode_protocol::runtime::{ModelCatalogue, ProviderInfo};
 
 use super::input::LineInput;
 use super::steps::{CheckState, ModelItem, PROVIDERS, ProviderOption, Step};
@@ -24,8 +23,10 @@ const COMPATIBLE_WIRE: &str = "openai-chat";
 /// then a real check of the choice. Esc goes back a step, Ctrl+C quits.
 pub struct SetupScreen {
     pub(crate) config_path: PathBuf,
-    /// Model ids per known provider, from the registry.
+    /// Model ids per known provider, from the catalogue.
     models: Vec<(&'static str, Vec<String>)>,
+    /// The providers TunaCode knows (their endpoints and key variables).
+    providers: Vec<ProviderInfo>,
     pub(crate) step: Step,
     pub(crate) provider_index: usize,
     /// The provider the later answers belong to (changing it clears them).
@@ -52,24 +53,21 @@ impl std::fmt::Debug for SetupScreen {
 }
 
 impl SetupScreen {
-    /// A screen at its first step, listing the registry's models for each provider; the choice will
+    /// A screen at its first step, listing the catalogue's models for each provider; the choice will
     /// be saved to `config_path` (shown to the user).
-    pub fn new(registry: &ModelRegistry, config_path: PathBuf) -> Self {
+    pub fn new(catalogue: &ModelCatalogue, config_path: PathBuf) -> Self {
         let models = PROVIDERS
             .iter()
             .filter_map(|p| p.provider)
             .map(|p| {
-                let ids = registry
-                    .list(Some(p))
-                    .into_iter()
-                    .map(|m| m.id.clone())
-                    .collect();
+                let ids = catalogue.of(Some(p)).map(|m| m.id.clone()).collect();
                 (p, ids)
             })
             .collect();
         SetupScreen {
             config_path,
             models,
+            providers: catalogue.providers.clone(),
             step: Step::Provider,
             provider_index: 0,
             confirmed_provider: None,
@@ -163,10 +161,25 @@ impl SetupScreen {
         }
     }
 
+    /// A provider TunaCode knows, by name.
+    fn known(&self, name: &str) -> Option<&ProviderInfo> {
+        self.providers.iter().find(|p| p.name == name)
+    }
+
+    /// The base URL requests go to: the chosen one, else the known provider's.
+    pub(crate) fn endpoint(&self, choice: &SetupChoice) -> String {
+        choice
+            .base_url
+            .clone()
+            .or_else(|| self.known(&choice.provider).map(|k| k.base_url.clone()))
+            .unwrap_or_default()
+    }
+
     /// The variable the key is saved under.
     pub(crate) fn key_env(&self) -> String {
-        match self.option().provider.and_then(known_provider) {
-            Some(k) => k.key_env.unwrap_or_default().to_string(),
+        let known = self.option().provider.and_then(|name| self.known(name));
+        match known {
+            Some(k) => k.key_env.clone().unwrap_or_default(),
             None => format!(
                 "{}_API_KEY",
                 self.provider_id()

@@ -140,19 +140,21 @@ fn tiny_areas_do_not_panic() {
 
 #[test]
 fn a_long_model_list_scrolls_to_the_selection() {
-    use tunacode_llm::models::{ModelInfo, ModelRegistry, Pricing, RegistrySource};
+    use tunacode_protocol::runtime::{CatalogueModel, ModelCatalogue};
     let models = (0..30)
-        .map(|i| ModelInfo {
+        .map(|i| CatalogueModel {
             provider: "openrouter".into(),
             id: format!("vendor/model-{i:02}"),
             context_window: 8192,
-            max_output: 1024,
-            pricing: Pricing::default(),
-            reasoning: false,
+            input_price: 0.0,
+            output_price: 0.0,
         })
         .collect();
-    let registry = ModelRegistry::from_models(models, RegistrySource::Refreshed);
-    let mut s = SetupScreen::new(&registry, "/tmp/tunacode.json".into());
+    let catalogue = ModelCatalogue {
+        models,
+        providers: super::flow_tests::catalogue().providers,
+    };
+    let mut s = SetupScreen::new(&catalogue, "/tmp/tunacode.json".into());
     press(&mut s, KeyCode::Char('4'));
     type_text(&mut s, "sk-or");
     press(&mut s, KeyCode::Enter);

@@ -357,7 +357,7 @@ impl SetupScreen {
         };
         let mut lines = vec![
             row("Model", choice.model_id()),
-            row("Endpoint", choice.endpoint()),
+            row("Endpoint", self.endpoint(choice)),
             row("Key", key),
             Line::default(),
         ];

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{Answer, ApprovalAnswer};
-use tunacode_tools::ToolKind;
+use tunacode_protocol::ToolKind;
 
 use super::frame::{
     LineEdit, Scroll, draw_popup, edit_line, field_line, option_lines, popup_width,
@@ -130,7 +130,7 @@ impl ApprovalDialog {
                 if self
                     .question
                     .tool_name
-                    .starts_with(tunacode_core::mcp::TOOL_PREFIX) =>
+                    .starts_with(tunacode_protocol::MCP_TOOL_PREFIX) =>
             {
                 p.lines()
                     .map(|l| Line::styled(format!("  {l}"), theme.accent))

@@ -6,7 +6,7 @@ use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{
     Answer, ApprovalAnswer, LimitDecision, PlanDecision, ProgressReport, SessionScope,
 };
-use tunacode_tools::ToolKind;
+use tunacode_protocol::ToolKind;
 
 use super::*;
 

@@ -152,7 +152,7 @@ fn last_cause(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setup::SetupChoice;
+    use crate::setup::{SetupChoice, provider_settings};
     use tunacode_testkit::{FakeProvider, Reply, Turn};
 
     fn choice(base_url: String) -> SetupChoice {
@@ -167,7 +167,7 @@ mod tests {
     }
 
     async fn check(choice: &SetupChoice) -> Result<(), String> {
-        check_choice(choice.provider_settings().unwrap(), &choice.model).await
+        check_choice(provider_settings(choice).unwrap(), &choice.model).await
     }
 
     #[tokio::test]
@@ -254,7 +254,7 @@ mod tests {
         })]);
         let c = choice(fake.base_url());
         let err = check_with(
-            c.provider_settings().unwrap(),
+            provider_settings(&c).unwrap(),
             &c.model,
             Duration::from_millis(200),
             Duration::from_secs(5),
@@ -269,7 +269,7 @@ mod tests {
         })]);
         let c = choice(fake.base_url());
         let err = check_with(
-            c.provider_settings().unwrap(),
+            provider_settings(&c).unwrap(),
             &c.model,
             Duration::from_secs(5),
             Duration::from_millis(200),
