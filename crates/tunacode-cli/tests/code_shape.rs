@@ -30,7 +30,6 @@ const STILL_BEING_FIXED: &[&str] = &[
     "tunacode-llm",
     "tunacode-protocol",
     "tunacode-store",
-    "tunacode-testkit",
     "tunacode-tools",
 ];
 
