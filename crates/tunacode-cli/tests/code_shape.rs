@@ -29,7 +29,6 @@ const STILL_BEING_FIXED: &[&str] = &[
     "tunacode-cli",
     "tunacode-llm",
     "tunacode-protocol",
-    "tunacode-store",
     "tunacode-tools",
 ];
 
