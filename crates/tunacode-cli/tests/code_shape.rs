@@ -28,7 +28,6 @@ const STILL_BEING_FIXED: &[&str] = &[
     "tunacode-acp",
     "tunacode-cli",
     "tunacode-llm",
-    "tunacode-protocol",
     "tunacode-tools",
 ];
 
