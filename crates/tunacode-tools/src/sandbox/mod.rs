@@ -72,9 +72,9 @@ pub struct SandboxPolicy {
     /// `*.crates.io`); empty: none, and no proxy runs.
     pub allowed_hosts: Vec<String>,
     /// Paths commands may not read (credentials, the agent's own files).
-    pub secrets: std::sync::Arc<crate::SecretPaths>,
+    pub secrets: std::sync::Arc<crate::secrets::SecretPaths>,
     /// Paths commands may not change (git hooks and config, the project's agent settings).
-    pub protected: std::sync::Arc<crate::ProtectedPaths>,
+    pub protected: std::sync::Arc<crate::protected::ProtectedPaths>,
 }
 
 /// Why a sandbox could not be set up.
