@@ -27,7 +27,6 @@ const STILL_BEING_FIXED: &[&str] = &[
     "tunacode-tui",
     "tunacode-acp",
     "tunacode-cli",
-    "tunacode-tools",
 ];
 
 /// The longest a function outside test code may be, in lines.
