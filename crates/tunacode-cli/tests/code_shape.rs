@@ -165,6 +165,12 @@ fn no_crate_has_a_file_import_cycle_or_a_function_over_60_lines() {
         "every crate read: {:?}",
         crates.iter().map(|c| &c.0).collect::<Vec<_>>()
     );
+    for name in STILL_BEING_FIXED {
+        assert!(
+            crates.iter().any(|c| c.0 == *name),
+            "STILL_BEING_FIXED names `{name}`, which is not a crate"
+        );
+    }
     let mut failures = String::new();
     let mut pending = String::new();
     for (name, sources) in &crates {
@@ -174,10 +180,10 @@ fn no_crate_has_a_file_import_cycle_or_a_function_over_60_lines() {
             "{name}: {} files in import cycles, {} functions over {MAX_FN_LINES} lines{}",
             shape.files_in_cycles(),
             shape.long_fns.len(),
-            if fixing {
-                " (still being fixed: not enforced)"
-            } else {
-                ""
+            match (fixing, shape.is_clean()) {
+                (true, true) => " (clean: take it off STILL_BEING_FIXED)",
+                (true, false) => " (still being fixed: not enforced)",
+                _ => "",
             },
         );
         if shape.is_clean() {
@@ -263,12 +269,13 @@ fn fn_of(name: &str, lines: usize) -> String {
 #[test]
 fn a_planted_61_line_function_is_found_and_a_60_line_one_is_not() {
     let lib = format!(
-        "{}{}struct T;\nimpl T {{\n{}}}\n#[cfg(test)]\nmod tests {{\n{}}}\n#[test]\n{}",
+        "{}{}struct T;\nimpl T {{\n{}}}\n#[cfg(test)]\nmod tests {{\n{}}}\n#[test]\n{}trait Tr {{\n{}}}\n",
         fn_of("long", 61),
         fn_of("fits", 60),
         fn_of("method", 62),
         fn_of("in_tests", 70),
         fn_of("a_test", 70),
+        fn_of("provided", 63),
     );
     let shape = Shape::of(&planted(&[
         ("lib.rs", &lib),
@@ -279,7 +286,14 @@ fn a_planted_61_line_function_is_found_and_a_60_line_one_is_not() {
         .iter()
         .map(|f| (f.name.as_str(), f.line, f.lines))
         .collect();
-    assert_eq!(found, vec![("long", 1, 61), ("T::method", 124, 62)]);
+    assert_eq!(
+        found,
+        vec![
+            ("long", 1, 61),
+            ("T::method", 124, 62),
+            ("Tr::provided", 332, 63)
+        ]
+    );
     assert_eq!(
         shape.report("k").lines().next(),
         Some("k: src/lib.rs:1 long (61 lines)")
