@@ -44,44 +44,16 @@ impl ResponseAssembler {
                     t.signature.get_or_insert_with(String::new).push_str(sig);
                 }
             }
-            ModelEvent::PartDetails { target, details } => {
-                let extra = match self.last_or_new(*target) {
-                    Part::Thinking(t) => &mut t.extra,
-                    Part::Text(t) => &mut t.extra,
-                    Part::ToolCall(c) => &mut c.extra,
-                    _ => return,
-                };
-                merge_details(extra, details);
-            }
+            ModelEvent::PartDetails { target, details } => self.part_details(*target, details),
             ModelEvent::ResponseDetails(details) => {
                 for (k, v) in details {
                     self.response_extra.insert(k.clone(), v.clone());
                 }
             }
-            ModelEvent::ToolCallStart { index, id, name } => {
-                if let Some((pos, _)) = self.calls.get(index) {
-                    // Some servers repeat the header; fill in whatever was missing.
-                    if let Some(Part::ToolCall(call)) = self.parts.get_mut(*pos) {
-                        if call.tool_name.is_empty() {
-                            call.tool_name = name.clone();
-                        }
-                        if call.tool_call_id.is_empty() {
-                            call.tool_call_id = id.clone();
-                        }
-                    }
-                    return;
-                }
-                self.calls.insert(*index, (self.parts.len(), String::new()));
-                self.parts
-                    .push(Part::tool_call(id.clone(), name.clone(), Value::Null));
-            }
+            ModelEvent::ToolCallStart { index, id, name } => self.start_call(*index, id, name),
             ModelEvent::ToolCallArgs { index, fragment } => {
                 if !self.calls.contains_key(index) {
-                    self.push(&ModelEvent::ToolCallStart {
-                        index: *index,
-                        id: String::new(),
-                        name: String::new(),
-                    });
+                    self.start_call(*index, "", "");
                 }
                 if let Some((_, args)) = self.calls.get_mut(index) {
                     args.push_str(fragment);
@@ -91,6 +63,39 @@ impl ResponseAssembler {
             ModelEvent::Finish(reason) => self.finish_reason = Some(reason.clone()),
             ModelEvent::Retrying { .. } => {}
         }
+    }
+
+    /// Merges provider details into the part they target.
+    fn part_details(&mut self, target: PartTarget, details: &Map<String, Value>) {
+        let extra = match self.last_or_new(target) {
+            Part::Thinking(t) => &mut t.extra,
+            Part::Text(t) => &mut t.extra,
+            Part::ToolCall(c) => &mut c.extra,
+            _ => return,
+        };
+        merge_details(extra, details);
+    }
+
+    /// Starts the tool call at `index`. Some servers repeat the header: a call already started gets
+    /// whatever it was missing.
+    fn start_call(&mut self, index: usize, id: &str, name: &str) {
+        if let Some((pos, _)) = self.calls.get(&index) {
+            if let Some(Part::ToolCall(call)) = self.parts.get_mut(*pos) {
+                if call.tool_name.is_empty() {
+                    call.tool_name = name.to_string();
+                }
+                if call.tool_call_id.is_empty() {
+                    call.tool_call_id = id.to_string();
+                }
+            }
+            return;
+        }
+        self.calls.insert(index, (self.parts.len(), String::new()));
+        self.parts.push(Part::tool_call(
+            id.to_string(),
+            name.to_string(),
+            Value::Null,
+        ));
     }
 
     /// The part a detail event targets: the last of its kind, or a new one.

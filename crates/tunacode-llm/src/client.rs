@@ -35,7 +35,7 @@ pub struct ModelRequest {
     pub reasoning: Option<String>,
     /// Serialized history messages kept by the engine between the calls of one request (`None`:
     /// everything is serialized).
-    pub cache: Option<Arc<crate::MessageCache>>,
+    pub cache: Option<Arc<crate::message_cache::MessageCache>>,
 }
 
 impl ModelRequest {

@@ -146,6 +146,18 @@ pub(crate) fn is_context_overflow(code: &str, message: &str) -> bool {
         || lower.contains("too many tokens")
 }
 
+/// A reqwest error as one line, with its source chain (which says "connection refused" etc.).
+pub(crate) fn describe_reqwest_error(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

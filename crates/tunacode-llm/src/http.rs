@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelEvent, ModelStream};
-use crate::error::LlmError;
+use crate::error::{LlmError, describe_reqwest_error};
 use crate::provider::ProviderSettings;
 use crate::retry::{RetryPolicy, parse_retry_after};
 use crate::sse::{SseEvent, SseReader};
@@ -177,18 +177,6 @@ impl StreamingCall {
             }
         }
     }
-}
-
-/// A reqwest error as one line, with its source chain (which says "connection refused" etc.).
-pub(crate) fn describe_reqwest_error(err: &reqwest::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 async fn read_bounded_text(response: reqwest::Response, limit: usize) -> String {

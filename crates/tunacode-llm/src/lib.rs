@@ -7,6 +7,7 @@ pub mod anthropic;
 mod assemble;
 mod client;
 mod error;
+mod factory;
 pub mod gemini;
 mod http;
 mod message_cache;
@@ -22,10 +23,10 @@ pub mod usage_norm;
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
+pub use factory::create_client;
 pub use message_cache::{MessageCache, Serialized};
 pub use offline::decode_response;
 pub use provider::{
-    KnownProvider, ModelId, ProviderSettings, WireApi, create_client, known_provider,
-    known_provider_names,
+    KnownProvider, ModelId, ProviderSettings, WireApi, known_provider, known_provider_names,
 };
 pub use retry::{RetryPolicy, parse_retry_after};

@@ -1,15 +1,10 @@
-//! Model ids (`provider:model`), the table of known providers, and [`create_client`].
+//! Model ids (`provider:model`), the table of known providers, and the settings that reach one
+//! ([`ProviderSettings`]). The clients depend on these; building a client is `factory.rs`'s.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::anthropic::AnthropicClient;
-use crate::client::ModelClient;
 use crate::error::LlmError;
-use crate::gemini::GeminiClient;
-use crate::openai_chat::OpenAiChatClient;
-use crate::openai_responses::OpenAiResponsesClient;
 use crate::retry::RetryPolicy;
 
 /// A model selector: `provider:model`, e.g. `openai:gpt-4.1` or `openrouter:anthropic/claude-sonnet-4`.
@@ -248,16 +243,6 @@ impl ProviderSettings {
             idle_timeout: Duration::from_secs(120),
             config_file: None,
         })
-    }
-}
-
-/// Builds the client for a model.
-pub fn create_client(settings: &ProviderSettings) -> Result<Arc<dyn ModelClient>, LlmError> {
-    match settings.wire {
-        WireApi::OpenAiChat => Ok(Arc::new(OpenAiChatClient::new(settings.clone())?)),
-        WireApi::OpenAiResponses => Ok(Arc::new(OpenAiResponsesClient::new(settings.clone())?)),
-        WireApi::Anthropic => Ok(Arc::new(AnthropicClient::new(settings.clone())?)),
-        WireApi::Gemini => Ok(Arc::new(GeminiClient::new(settings.clone())?)),
     }
 }
 

@@ -6,8 +6,7 @@ use eventsource_stream::{EventStream, Eventsource};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 
-use crate::error::LlmError;
-use crate::http::describe_reqwest_error;
+use crate::error::{LlmError, describe_reqwest_error};
 
 /// One server-sent event.
 #[derive(Debug, Clone, PartialEq, Eq)]

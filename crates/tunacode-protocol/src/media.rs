@@ -45,16 +45,35 @@ pub fn images_in(content: &Value) -> Vec<Image<'_>> {
     }
 }
 
+/// Renders a JSON content value as text: strings as they are, a list with images as its text items and
+/// an `[image: type]` line per image, anything else as compact JSON.
+pub fn content_to_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        // A tool return with images: its text, and a line naming each image (never the data).
+        Value::Array(items) if items.iter().any(|i| as_image(i).is_some()) => items
+            .iter()
+            .map(|item| match as_image(item) {
+                Some(image) => format!("[image: {}]", image.media_type),
+                None => content_to_text(item),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
 /// The text of a content value without its images (all of it, for content without images).
 pub fn text_without_images(content: &Value) -> String {
     match content {
         Value::Array(items) if items.iter().any(|i| as_image(i).is_some()) => items
             .iter()
             .filter(|i| as_image(i).is_none())
-            .map(crate::content_to_text)
+            .map(content_to_text)
             .collect::<Vec<_>>()
             .join("\n"),
-        other => crate::content_to_text(other),
+        other => content_to_text(other),
     }
 }
 
@@ -80,7 +99,7 @@ mod tests {
             "text\n{\"kind\":\"binary\",\"media_type\":\"audio/wav\",\"data\":\"x\"}"
         );
         assert_eq!(
-            crate::content_to_text(&json!(["done", image_item("image/png", "AAAA")])),
+            content_to_text(&json!(["done", image_item("image/png", "AAAA")])),
             "done\n[image: image/png]"
         );
     }

@@ -6,7 +6,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::part::{Part, content_to_text};
+use crate::media::content_to_text;
+use crate::part::{Part, ToolCallPart};
 
 /// The key marking a message a compaction replaced (`"compacted": true` beside `kind` and `parts`).
 pub const COMPACTED_KEY: &str = "compacted";
@@ -167,7 +168,7 @@ impl Message {
     }
 
     /// The tool call parts of this message, in order.
-    pub fn tool_calls(&self) -> impl Iterator<Item = &crate::ToolCallPart> {
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCallPart> {
         self.parts.iter().filter_map(|p| match p {
             Part::ToolCall(c) => Some(c),
             _ => None,

@@ -6,6 +6,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+// Rendering content as text is about the images in it, so it lives with them.
+pub use crate::media::content_to_text;
+
 /// A system prompt part. Never persisted in history (it is stripped before a run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemPromptPart {
@@ -286,25 +289,6 @@ impl Part {
     pub fn is_tool_answer(&self) -> bool {
         matches!(self, Part::ToolReturn(_))
             || matches!(self, Part::RetryPrompt(p) if p.tool_call_id.is_some())
-    }
-}
-
-/// Renders a JSON content value as text: strings as they are, a list with images as its text items and
-/// an `[image: type]` line per image, anything else as compact JSON.
-pub fn content_to_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        // A tool return with images: its text, and a line naming each image (never the data).
-        Value::Array(items) if items.iter().any(|i| crate::as_image(i).is_some()) => items
-            .iter()
-            .map(|item| match crate::as_image(item) {
-                Some(image) => format!("[image: {}]", image.media_type),
-                None => content_to_text(item),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
     }
 }
 

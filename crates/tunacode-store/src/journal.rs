@@ -113,7 +113,7 @@ impl Journal {
 
     fn open(&self) -> Result<(File, bool), StoreError> {
         if let Some(dir) = self.path.parent() {
-            crate::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+            crate::private::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
         }
         let file = OpenOptions::new()
             .create(true)
@@ -132,7 +132,7 @@ impl Journal {
     /// Keeps `bytes` (the part of this journal that could not be replayed) in a new file beside it,
     /// `<journal>.corrupt-<time>` (mode 0600, synced; never removed by TunaCode). Its path. Blocking.
     pub fn keep_aside(&self, bytes: &[u8]) -> Result<PathBuf, StoreError> {
-        let stamp: String = crate::now_rfc3339()
+        let stamp: String = crate::session_file::now_rfc3339()
             .chars()
             .filter(|c| !matches!(c, '-' | ':'))
             .collect();

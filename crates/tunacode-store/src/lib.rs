@@ -27,13 +27,8 @@ pub use journal_replay::{JournalProblem, Replay, replay_journal};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
 pub use private::{private_dir, private_tree};
-pub use session_file::{SESSION_FORMAT_VERSION, SessionFile};
+pub use session_file::{SESSION_FORMAT_VERSION, SessionFile, now_rfc3339};
 pub use session_list::INDEX_FILE;
 pub use session_store::{
     KeptAside, LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
 };
-
-/// The current time as RFC 3339 (UTC, seconds), as stored in session files.
-pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}

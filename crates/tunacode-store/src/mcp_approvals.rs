@@ -38,7 +38,7 @@ pub fn approve_project_mcp(store: &Path, file: &Path, text: &str) -> Result<(), 
     approvals.insert(file.to_string_lossy().into_owned(), content_digest(text));
     let value = serde_json::to_value(approvals).unwrap_or(Value::Null);
     if let Some(dir) = store.parent().filter(|d| !d.as_os_str().is_empty()) {
-        crate::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+        crate::private::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
     }
     write_atomic(store, &value)
 }

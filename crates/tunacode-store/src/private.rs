@@ -64,7 +64,7 @@ fn tighten_below(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-impl crate::Paths {
+impl crate::paths::Paths {
     /// Makes TunaCode's data folder (`<data>/tunacode`) and log folder private, tightening what an
     /// older version left readable inside them. Blocking.
     pub fn make_private(&self) -> io::Result<()> {
@@ -121,7 +121,7 @@ mod tests {
         for d in [&data, &objects] {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let paths = crate::Paths {
+        let paths = crate::paths::Paths {
             config_file: home.path().join("config/tunacode.json"),
             sessions_dir: data.join("sessions"),
             log_dir: home.path().join("state/tunacode"),

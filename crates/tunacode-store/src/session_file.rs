@@ -7,6 +7,11 @@ use tunacode_protocol::{Message, Usage};
 /// The version written in new session files.
 pub const SESSION_FORMAT_VERSION: u32 = 1;
 
+/// The current time as RFC 3339 (UTC, seconds), as stored in session files.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 /// One session as stored on disk. Keys this version does not know are kept and written back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionFile {

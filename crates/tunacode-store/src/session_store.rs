@@ -71,7 +71,7 @@ impl SessionStore {
     /// Returns the checkpoint new journal lines follow.
     pub fn save(&self, session: &SessionFile) -> Result<JournalBase, StoreError> {
         let dir = self.project_dir(&session.project_id);
-        crate::private_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
+        crate::private::private_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
         let json = serde_json::to_vec_pretty(session).map_err(|e| {
             StoreError::io(

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
+use crate::script::{Reply, ScriptedUsage};
 use crate::wire::{RenderContext, SseReply, WireFormat, split_chars};
-use crate::{Reply, ScriptedUsage};
 
 /// Characters per text/thinking delta when the reply says 0.
 const DEFAULT_CHUNK_CHARS: usize = 4;
@@ -40,69 +40,17 @@ impl WireFormat for AnthropicMessages {
             .and_then(Value::as_str)
             .unwrap_or("fake-model");
         let usage = reply.usage.unwrap_or_default();
-        let chunk_chars = if reply.chunk_chars == 0 {
-            DEFAULT_CHUNK_CHARS
-        } else {
-            reply.chunk_chars
-        };
         let mut frames = vec![message_start(ctx.turn_number, model, &usage)];
         frames.push(frame("ping", json!({"type": "ping"})));
-        let mut index = 0;
-        if let Some(reasoning) = &reply.reasoning {
-            let mut deltas: Vec<Value> = split_chars(reasoning, chunk_chars)
-                .into_iter()
-                .map(|piece| json!({"type": "thinking_delta", "thinking": piece}))
-                .collect();
-            let signature = format!("sig-{}", ctx.turn_number);
-            deltas.push(json!({"type": "signature_delta", "signature": signature}));
-            block(
-                &mut frames,
-                index,
-                json!({"type": "thinking", "thinking": "", "signature": ""}),
-                deltas,
-            );
-            index += 1;
+        let blocks = content_blocks(reply, ctx.turn_number);
+        for (index, (start, deltas)) in blocks.into_iter().enumerate() {
+            block(&mut frames, index, start, deltas);
         }
-        if let Some(text) = &reply.text {
-            let deltas = split_chars(text, chunk_chars)
-                .into_iter()
-                .map(|piece| json!({"type": "text_delta", "text": piece}))
-                .collect();
-            block(
-                &mut frames,
-                index,
-                json!({"type": "text", "text": ""}),
-                deltas,
-            );
-            index += 1;
-        }
-        for call in &reply.tool_calls {
-            // Like the real API: an empty piece first, then the JSON in pieces.
-            let deltas = std::iter::once("")
-                .chain(split_chars(&call.arguments, ARGUMENT_PIECE_CHARS))
-                .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
-                .collect();
-            block(
-                &mut frames,
-                index,
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}}),
-                deltas,
-            );
-            index += 1;
-        }
-        let stop_reason = match reply.finish_reason.as_deref() {
-            None if reply.tool_calls.is_empty() => "end_turn",
-            None => "tool_use",
-            Some("stop") => "end_turn",
-            Some("tool_calls") => "tool_use",
-            Some("length") => "max_tokens",
-            Some(other) => other,
-        };
         frames.push(frame(
             "message_delta",
             json!({
                 "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+                "delta": {"stop_reason": stop_reason(reply), "stop_sequence": null},
                 "usage": {"output_tokens": usage.completion_tokens},
             }),
         ));
@@ -124,6 +72,57 @@ impl WireFormat for AnthropicMessages {
             _ => "api_error",
         };
         json!({"type": "error", "error": {"type": kind, "message": message}}).to_string()
+    }
+}
+
+/// The reply's content blocks in the order the real API sends them, each as its `content_block` and
+/// its deltas: the thinking (signed `sig-<turn>`), the text, then each tool call.
+fn content_blocks(reply: &Reply, turn_number: usize) -> Vec<(Value, Vec<Value>)> {
+    let chunk_chars = if reply.chunk_chars == 0 {
+        DEFAULT_CHUNK_CHARS
+    } else {
+        reply.chunk_chars
+    };
+    let mut blocks = Vec::new();
+    if let Some(reasoning) = &reply.reasoning {
+        let mut deltas: Vec<Value> = split_chars(reasoning, chunk_chars)
+            .into_iter()
+            .map(|piece| json!({"type": "thinking_delta", "thinking": piece}))
+            .collect();
+        let signature = format!("sig-{turn_number}");
+        deltas.push(json!({"type": "signature_delta", "signature": signature}));
+        let start = json!({"type": "thinking", "thinking": "", "signature": ""});
+        blocks.push((start, deltas));
+    }
+    if let Some(text) = &reply.text {
+        let deltas = split_chars(text, chunk_chars)
+            .into_iter()
+            .map(|piece| json!({"type": "text_delta", "text": piece}))
+            .collect();
+        blocks.push((json!({"type": "text", "text": ""}), deltas));
+    }
+    for call in &reply.tool_calls {
+        // Like the real API: an empty piece first, then the JSON in pieces.
+        let deltas = std::iter::once("")
+            .chain(split_chars(&call.arguments, ARGUMENT_PIECE_CHARS))
+            .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
+            .collect();
+        let start = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}});
+        blocks.push((start, deltas));
+    }
+    blocks
+}
+
+/// The stop reason: a scripted one in OpenAI's words translated, else what the reply's tool calls
+/// imply.
+fn stop_reason(reply: &Reply) -> &str {
+    match reply.finish_reason.as_deref() {
+        None if reply.tool_calls.is_empty() => "end_turn",
+        None => "tool_use",
+        Some("stop") => "end_turn",
+        Some("tool_calls") => "tool_use",
+        Some("length") => "max_tokens",
+        Some(other) => other,
     }
 }
 
@@ -181,8 +180,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::AnthropicMessages;
+    use crate::recorded::RecordedRequest;
+    use crate::script::{Reply, ScriptedUsage, Turn};
     use crate::wire::{RenderContext, WireFormat};
-    use crate::{RecordedRequest, Reply, ScriptedUsage, Turn};
 
     fn request(body: Value) -> RecordedRequest {
         RecordedRequest {

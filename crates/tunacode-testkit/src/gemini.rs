@@ -8,8 +8,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::script::{Reply, ScriptedToolCall, ScriptedUsage};
 use crate::wire::{RenderContext, SseReply, WireFormat, split_chars};
-use crate::{Reply, ScriptedToolCall, ScriptedUsage};
 
 /// Characters per text/reasoning chunk when the reply says 0.
 const DEFAULT_CHUNK_CHARS: usize = 4;
@@ -188,8 +188,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::Gemini;
+    use crate::recorded::RecordedRequest;
+    use crate::script::{Reply, ScriptedUsage, Turn};
     use crate::wire::{RenderContext, WireFormat};
-    use crate::{RecordedRequest, Reply, ScriptedUsage, Turn};
 
     fn render(reply: &Reply) -> (Vec<Value>, Vec<String>) {
         let req = RecordedRequest {

@@ -4,8 +4,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+use crate::script::{Reply, ScriptedUsage};
 use crate::wire::{RenderContext, SseReply, WireFormat, split_chars};
-use crate::{Reply, ScriptedUsage};
 
 /// Characters per text/reasoning delta when the reply says 0.
 const DEFAULT_CHUNK_CHARS: usize = 4;
@@ -29,57 +29,9 @@ impl WireFormat for OpenAiChat {
     }
 
     fn render(&self, reply: &Reply, ctx: &RenderContext<'_>) -> SseReply {
-        let body = &ctx.request.body;
-        let chunker = Chunker {
-            id: format!("chatcmpl-fake-{}", ctx.turn_number),
-            created: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
-            model: body
-                .get("model")
-                .and_then(Value::as_str)
-                .unwrap_or("fake-model")
-                .to_string(),
-            usage_null: body
-                .pointer("/stream_options/include_usage")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        };
-
-        let chunk_chars = if reply.chunk_chars == 0 {
-            DEFAULT_CHUNK_CHARS
-        } else {
-            reply.chunk_chars
-        };
+        let chunker = Chunker::for_request(ctx);
         let mut frames = vec![chunker.delta(json!({"role": "assistant", "content": ""}), None)];
-        if let Some(reasoning) = &reply.reasoning {
-            for piece in split_chars(reasoning, chunk_chars) {
-                frames.push(chunker.delta(json!({"reasoning_content": piece}), None));
-            }
-        }
-        if let Some(text) = &reply.text {
-            for piece in split_chars(text, chunk_chars) {
-                frames.push(chunker.delta(json!({"content": piece}), None));
-            }
-        }
-        for (index, call) in reply.tool_calls.iter().enumerate() {
-            frames.push(chunker.delta(
-                json!({"tool_calls": [{
-                    "index": index,
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": ""},
-                }]}),
-                None,
-            ));
-            for piece in split_chars(&call.arguments, ARGUMENT_PIECE_CHARS) {
-                frames.push(chunker.delta(
-                    json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}),
-                    None,
-                ));
-            }
-        }
+        frames.extend(deltas(reply).into_iter().map(|d| chunker.delta(d, None)));
         let finish = reply.finish_reason.clone().unwrap_or_else(|| {
             if reply.tool_calls.is_empty() {
                 "stop".to_string()
@@ -98,6 +50,40 @@ impl WireFormat for OpenAiChat {
     }
 }
 
+/// The reply's content as chunk deltas: the reasoning, the text, then each tool call (its name, then
+/// its arguments in pieces).
+fn deltas(reply: &Reply) -> Vec<Value> {
+    let chunk_chars = if reply.chunk_chars == 0 {
+        DEFAULT_CHUNK_CHARS
+    } else {
+        reply.chunk_chars
+    };
+    let mut deltas = Vec::new();
+    if let Some(reasoning) = &reply.reasoning {
+        for piece in split_chars(reasoning, chunk_chars) {
+            deltas.push(json!({"reasoning_content": piece}));
+        }
+    }
+    if let Some(text) = &reply.text {
+        for piece in split_chars(text, chunk_chars) {
+            deltas.push(json!({"content": piece}));
+        }
+    }
+    for (index, call) in reply.tool_calls.iter().enumerate() {
+        deltas.push(json!({"tool_calls": [{
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }]}));
+        for piece in split_chars(&call.arguments, ARGUMENT_PIECE_CHARS) {
+            deltas
+                .push(json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}));
+        }
+    }
+    deltas
+}
+
 /// Builds the chunks of one response.
 struct Chunker {
     id: String,
@@ -107,6 +93,28 @@ struct Chunker {
 }
 
 impl Chunker {
+    /// The chunks' id (from the turn), time and model, and whether they carry `"usage": null` (when
+    /// the request asks for usage).
+    fn for_request(ctx: &RenderContext<'_>) -> Chunker {
+        let body = &ctx.request.body;
+        Chunker {
+            id: format!("chatcmpl-fake-{}", ctx.turn_number),
+            created: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            model: body
+                .get("model")
+                .and_then(Value::as_str)
+                .unwrap_or("fake-model")
+                .to_string(),
+            usage_null: body
+                .pointer("/stream_options/include_usage")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        }
+    }
+
     fn frame(&self, choices: Value, usage: Option<Value>) -> String {
         let mut chunk = json!({
             "id": self.id,
@@ -150,8 +158,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::OpenAiChat;
+    use crate::recorded::RecordedRequest;
+    use crate::script::{Reply, ScriptedUsage, Turn};
     use crate::wire::{RenderContext, WireFormat};
-    use crate::{RecordedRequest, Reply, ScriptedUsage, Turn};
 
     fn request(body: Value) -> RecordedRequest {
         RecordedRequest {

@@ -4,8 +4,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
+use crate::script::{Reply, ScriptedToolCall, ScriptedUsage};
 use crate::wire::{RenderContext, SseReply, WireFormat, split_chars};
-use crate::{Reply, ScriptedUsage};
 
 /// Characters per text/reasoning delta when the reply says 0.
 const DEFAULT_CHUNK_CHARS: usize = 4;
@@ -41,22 +41,7 @@ impl WireFormat for OpenAiResponses {
         } else {
             reply.chunk_chars
         };
-        let mut r = Renderer {
-            frames: Vec::new(),
-            output: Vec::new(),
-            response: json!({
-                "id": format!("resp_fake_{turn}"),
-                "object": "response",
-                "created_at": SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
-                "status": "in_progress",
-                "error": null,
-                "incomplete_details": null,
-                "model": ctx.request.body.get("model").and_then(Value::as_str).unwrap_or("fake-model"),
-                "output": [],
-                "store": false,
-                "usage": null,
-            }),
-        };
+        let mut r = Renderer::for_request(ctx);
         let response = r.response.clone();
         r.push("response.created", json!({"response": response}));
         r.push("response.in_progress", json!({"response": response}));
@@ -72,25 +57,7 @@ impl WireFormat for OpenAiResponses {
             r.message(&format!("msg_{turn}"), text, chunk_chars);
         }
         for (n, call) in reply.tool_calls.iter().enumerate() {
-            let index = r.output.len();
-            let item_id = format!("fc_{turn}_{n}");
-            let mut item = json!({"id": item_id, "type": "function_call", "status": "in_progress",
-                                  "arguments": "", "call_id": call.id, "name": call.name});
-            r.push(
-                "response.output_item.added",
-                json!({"output_index": index, "item": item}),
-            );
-            for piece in split_chars(&call.arguments, ARGUMENT_PIECE_CHARS) {
-                r.push("response.function_call_arguments.delta",
-                       json!({"item_id": item_id, "output_index": index, "delta": piece, "obfuscation": "fake"}));
-            }
-            r.push(
-                "response.function_call_arguments.done",
-                json!({"item_id": item_id, "output_index": index, "arguments": call.arguments}),
-            );
-            item["status"] = json!("completed");
-            item["arguments"] = json!(call.arguments);
-            r.finish_item(index, item);
+            r.function_call(&format!("fc_{turn}_{n}"), call);
         }
         let end = r.completion(reply);
         SseReply {
@@ -110,6 +77,27 @@ struct Renderer {
 }
 
 impl Renderer {
+    /// No frames yet, and the `in_progress` response object for the turn and the request's model.
+    fn for_request(ctx: &RenderContext<'_>) -> Renderer {
+        let turn = ctx.turn_number;
+        Renderer {
+            frames: Vec::new(),
+            output: Vec::new(),
+            response: json!({
+                "id": format!("resp_fake_{turn}"),
+                "object": "response",
+                "created_at": SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+                "status": "in_progress",
+                "error": null,
+                "incomplete_details": null,
+                "model": ctx.request.body.get("model").and_then(Value::as_str).unwrap_or("fake-model"),
+                "output": [],
+                "store": false,
+                "usage": null,
+            }),
+        }
+    }
+
     fn frame(&self, kind: &str, data: Value) -> String {
         // `type` first, as the API writes it.
         let mut ordered = serde_json::Map::new();
@@ -203,6 +191,28 @@ impl Renderer {
         );
     }
 
+    /// A `function_call` item whose arguments arrive in pieces.
+    fn function_call(&mut self, item_id: &str, call: &ScriptedToolCall) {
+        let index = self.output.len();
+        let mut item = json!({"id": item_id, "type": "function_call", "status": "in_progress",
+                              "arguments": "", "call_id": call.id, "name": call.name});
+        self.push(
+            "response.output_item.added",
+            json!({"output_index": index, "item": item}),
+        );
+        for piece in split_chars(&call.arguments, ARGUMENT_PIECE_CHARS) {
+            self.push("response.function_call_arguments.delta",
+                      json!({"item_id": item_id, "output_index": index, "delta": piece, "obfuscation": "fake"}));
+        }
+        self.push(
+            "response.function_call_arguments.done",
+            json!({"item_id": item_id, "output_index": index, "arguments": call.arguments}),
+        );
+        item["status"] = json!("completed");
+        item["arguments"] = json!(call.arguments);
+        self.finish_item(index, item);
+    }
+
     /// The final `response.completed` (or `response.incomplete`) frame.
     fn completion(&self, reply: &Reply) -> String {
         let mut response = self.response.clone();
@@ -258,8 +268,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::OpenAiResponses;
+    use crate::recorded::RecordedRequest;
+    use crate::script::{Reply, ScriptedUsage, Turn};
     use crate::wire::{RenderContext, WireFormat};
-    use crate::{RecordedRequest, Reply, ScriptedUsage, Turn};
 
     /// Renders `reply` as turn 2 and returns `(event line, data)` of every frame, end marker last.
     fn frames(reply: &Reply) -> Vec<(String, Value)> {

@@ -19,8 +19,11 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
+use crate::error::TestkitError;
+use crate::openai_chat::OpenAiChat;
+use crate::recorded::RecordedRequest;
+use crate::script::{Ending, Reply, Turn};
 use crate::wire::{RenderContext, SseReply, WireFormat};
-use crate::{Ending, OpenAiChat, RecordedRequest, TestkitError, Turn};
 
 /// Options for [`FakeProvider::start_with`].
 #[derive(Debug, Clone, Default)]
@@ -276,50 +279,11 @@ async fn handle(
     connection_id: u64,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let received_at = Instant::now();
-    let method = req.method().as_str().to_string();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or_else(|| req.uri().path().to_string(), |p| p.as_str().to_string());
-    let headers = req
-        .headers()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    let raw = match req.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => Bytes::new(),
-    };
-    let request = RecordedRequest {
-        method,
-        path,
-        headers,
-        body: serde_json::from_slice(&raw).unwrap_or(serde_json::Value::Null),
-        raw_body: String::from_utf8_lossy(&raw).into_owned(),
-        received_at,
-        connection_id,
-    };
+    let request = read_request(req, connection_id).await;
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
-    let summary = shared
-        .summary
-        .as_ref()
-        .filter(|_| endpoint && is_post && !offers_tools(&request.body));
-    let served = match summary {
-        Some(text) => {
-            shared.record(request.clone(), false);
-            Some((crate::Turn::text(text), 0))
-        }
-        None => shared.record(request.clone(), endpoint && is_post),
-    };
-
+    let served = take_turn(&shared, &request, endpoint && is_post);
     let response = if !endpoint {
         let message = format!(
             "fake provider: no route for {} {}",
@@ -353,20 +317,84 @@ async fn handle(
                 _,
             )) => http_error(status, &headers, body),
             Some((Turn::Reply(reply), turn_number)) => {
-                let ctx = RenderContext {
-                    turn_number,
-                    request: &request,
-                };
-                let sse = format.render(&reply, &ctx);
-                let body = sse_body(sse, Duration::from_millis(reply.delay_ms), reply.ending);
-                let mut response = Response::new(Either::Right(StreamBody::new(body)));
-                insert_header(&mut response, "content-type", format.content_type());
-                insert_header(&mut response, "cache-control", "no-cache");
-                response
+                reply_response(format.as_ref(), &reply, turn_number, &request)
             }
         }
     };
     Ok(response)
+}
+
+/// The request as received: the line, the headers and the body (JSON when it parses).
+async fn read_request(req: Request<Incoming>, connection_id: u64) -> RecordedRequest {
+    let received_at = Instant::now();
+    let method = req.method().as_str().to_string();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.uri().path().to_string(), |p| p.as_str().to_string());
+    let headers = req
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let raw = match req.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    RecordedRequest {
+        method,
+        path,
+        headers,
+        body: serde_json::from_slice(&raw).unwrap_or(serde_json::Value::Null),
+        raw_body: String::from_utf8_lossy(&raw).into_owned(),
+        received_at,
+        connection_id,
+    }
+}
+
+/// Records the request and picks what answers it: the fixed summary for a tool-less model call when
+/// one is set (it does not use up a turn), else the script's next turn when the call is one the format
+/// serves. `None` when the script is exhausted or the call is not a model call.
+fn take_turn(
+    shared: &Shared,
+    request: &RecordedRequest,
+    model_call: bool,
+) -> Option<(Turn, usize)> {
+    let summary = shared
+        .summary
+        .as_ref()
+        .filter(|_| model_call && !offers_tools(&request.body));
+    match summary {
+        Some(text) => {
+            shared.record(request.clone(), false);
+            Some((Turn::text(text), 0))
+        }
+        None => shared.record(request.clone(), model_call),
+    }
+}
+
+/// A scripted reply streamed in the format's own framing.
+fn reply_response(
+    format: &dyn WireFormat,
+    reply: &Reply,
+    turn_number: usize,
+    request: &RecordedRequest,
+) -> Response<Body> {
+    let ctx = RenderContext {
+        turn_number,
+        request,
+    };
+    let sse = format.render(reply, &ctx);
+    let body = sse_body(sse, Duration::from_millis(reply.delay_ms), reply.ending);
+    let mut response = Response::new(Either::Right(StreamBody::new(body)));
+    insert_header(&mut response, "content-type", format.content_type());
+    insert_header(&mut response, "cache-control", "no-cache");
+    response
 }
 
 fn json_response(status: StatusCode, body: String) -> Response<Body> {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::TestkitError;
+use crate::error::TestkitError;
 
 /// A tmux server with one window running a command.
 #[derive(Debug)]

@@ -1,6 +1,7 @@
 //! The [`WireFormat`] trait: how a scripted [`Reply`] becomes SSE frames for one provider API.
 
-use crate::{RecordedRequest, Reply};
+use crate::recorded::RecordedRequest;
+use crate::script::Reply;
 
 /// What a [`WireFormat`] knows about the reply it renders.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::tool::ToolError;
+use crate::tool_error::ToolError;
 use crate::workspace::Workspace;
 
 /// The path in the string argument `key`, as asked ([`Workspace::lexical`]); none when it is missing.

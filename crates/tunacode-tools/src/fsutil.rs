@@ -1,7 +1,7 @@
 //! File-system helpers: I/O error mapping and running file work on a blocking thread.
 
 use crate::beneath::is_link_refusal;
-use crate::tool::ToolError;
+use crate::tool_error::ToolError;
 
 /// Maps an I/O error on `shown` to the policy: what the model can fix is a retry, the rest is transient.
 pub(crate) fn io_error(shown: &str, err: std::io::Error) -> ToolError {

@@ -21,11 +21,11 @@ pub mod shell;
 #[cfg(test)]
 mod testutil;
 mod tool;
+mod tool_error;
 mod tools;
+mod toolset;
 mod truncate;
 mod workspace;
-
-use std::sync::Arc;
 
 pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
@@ -37,27 +37,11 @@ pub use sandbox::{
 };
 pub use schema::provider_schema;
 pub use secrets::{HOME_SECRETS, SecretPaths, is_secret_file_name};
-pub use tool::{
-    ImageAttachment, Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, ToolSource,
-};
+pub use tool::{ImageAttachment, Tool, ToolContext, ToolKind, ToolOutput, ToolSource};
+pub use tool_error::ToolError;
 pub use tools::{
     ApplyPatch, Bash, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList, UpdateFile,
     WebFetch, WriteFile, patch_paths, url_host,
 };
+pub use toolset::ToolSet;
 pub use workspace::{Located, Workspace, resolve_lexically};
-
-/// The built-in tools, in the order they are offered to the model; `todo` works on `todos`.
-pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {
-    vec![
-        Arc::new(ReadFile),
-        Arc::new(WriteFile),
-        Arc::new(UpdateFile),
-        Arc::new(ApplyPatch),
-        Arc::new(Bash::default()),
-        Arc::new(RunCommand),
-        Arc::new(Grep::default()),
-        Arc::new(Glob),
-        Arc::new(ListDir),
-        Arc::new(Todo::new(todos.clone())),
-    ]
-}

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::{ToolContext, Workspace};
+use crate::tool::ToolContext;
+use crate::workspace::Workspace;
 
 /// A context rooted at `dir`.
 pub(crate) fn ctx(dir: &std::path::Path) -> ToolContext {

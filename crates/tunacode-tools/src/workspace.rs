@@ -11,7 +11,7 @@ use crate::fsutil::io_error;
 use crate::protected::ProtectedPaths;
 use crate::resolve::{normalize, resolve};
 use crate::secrets::SecretPaths;
-use crate::tool::ToolError;
+use crate::tool_error::ToolError;
 
 /// The directory the agent works in, and the editor its files are open in (when the agent runs inside
 /// one).

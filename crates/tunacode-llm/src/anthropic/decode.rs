@@ -79,20 +79,7 @@ impl AnthropicStreamDecoder {
     pub fn decode_value(&mut self, kind: &str, value: &Value) -> Result<Vec<ModelEvent>, LlmError> {
         let mut events = Vec::new();
         match kind {
-            "message_start" => {
-                let message = value.get("message").unwrap_or(&Value::Null);
-                let mut details = Map::new();
-                details.insert("provider".into(), json!(PROVIDER));
-                for key in ["id", "model"] {
-                    if let Some(v) = message.get(key).and_then(Value::as_str) {
-                        details.insert(key.into(), json!(v));
-                    }
-                }
-                self.pending_details = Some(details);
-                if let Some(usage) = message.get("usage") {
-                    self.read_usage(usage);
-                }
-            }
+            "message_start" => self.message_start(value.get("message").unwrap_or(&Value::Null)),
             "content_block_start" => {
                 let index = block_index(value);
                 let block = value.get("content_block").unwrap_or(&Value::Null);
@@ -103,30 +90,8 @@ impl AnthropicStreamDecoder {
                 let delta = value.get("delta").unwrap_or(&Value::Null);
                 self.block_delta(index, delta, &mut events);
             }
-            "content_block_stop" => {
-                let index = block_index(value);
-                if let Some(Block::ToolUse {
-                    input: Some(input),
-                    streamed: false,
-                }) = self.blocks.get_mut(&index)
-                {
-                    // The whole input came in the start block and no delta repeated it.
-                    let fragment = std::mem::take(input);
-                    events.push(ModelEvent::ToolCallArgs { index, fragment });
-                }
-            }
-            "message_delta" => {
-                if let Some(usage) = value.get("usage") {
-                    self.read_usage(usage);
-                }
-                let reason = value.pointer("/delta/stop_reason").and_then(Value::as_str);
-                events.extend(self.flush(true));
-                if let Some(reason) = reason {
-                    self.finished = true;
-                    events.push(ModelEvent::Finish(map_stop_reason(reason).to_string()));
-                }
-                return Ok(events);
-            }
+            "content_block_stop" => self.stop_block(block_index(value), &mut events),
+            "message_delta" => return Ok(self.message_delta(value)),
             "error" => {
                 return Err(error_event(value.get("error").unwrap_or(value)));
             }
@@ -139,6 +104,48 @@ impl AnthropicStreamDecoder {
             events.insert(0, ModelEvent::ResponseDetails(details));
         }
         Ok(events)
+    }
+
+    /// Holds back the message's id and model until the first content, and reads its first usage.
+    fn message_start(&mut self, message: &Value) {
+        let mut details = Map::new();
+        details.insert("provider".into(), json!(PROVIDER));
+        for key in ["id", "model"] {
+            if let Some(v) = message.get(key).and_then(Value::as_str) {
+                details.insert(key.into(), json!(v));
+            }
+        }
+        self.pending_details = Some(details);
+        if let Some(usage) = message.get("usage") {
+            self.read_usage(usage);
+        }
+    }
+
+    /// The end of a block: a tool call whose whole input came in its start block (and no delta
+    /// repeated it) sends that input now.
+    fn stop_block(&mut self, index: usize, events: &mut Vec<ModelEvent>) {
+        if let Some(Block::ToolUse {
+            input: Some(input),
+            streamed: false,
+        }) = self.blocks.get_mut(&index)
+        {
+            let fragment = std::mem::take(input);
+            events.push(ModelEvent::ToolCallArgs { index, fragment });
+        }
+    }
+
+    /// The message's final usage, then its stop reason, which finishes the stream.
+    fn message_delta(&mut self, value: &Value) -> Vec<ModelEvent> {
+        if let Some(usage) = value.get("usage") {
+            self.read_usage(usage);
+        }
+        let reason = value.pointer("/delta/stop_reason").and_then(Value::as_str);
+        let mut events = self.flush(true);
+        if let Some(reason) = reason {
+            self.finished = true;
+            events.push(ModelEvent::Finish(map_stop_reason(reason).to_string()));
+        }
+        events
     }
 
     fn start_block(&mut self, index: usize, block: &Value, events: &mut Vec<ModelEvent>) {

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{ModelInfo, ModelRegistry, Pricing, RegistrySource};
-use crate::error::LlmError;
-use crate::http::{describe_reqwest_error, shared_http_client};
+use super::registry::{ModelInfo, ModelRegistry, Pricing, RegistrySource};
+use crate::error::{LlmError, describe_reqwest_error};
+use crate::http::shared_http_client;
 
 /// The catalogue's address (overridable with `TUNACODE_MODELS_URL`).
 pub const MODELS_DEV_URL: &str = "https://models.dev/api.json";

@@ -62,21 +62,16 @@ impl ResponsesStreamDecoder {
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or(event_name);
+        if let Some(error) = failure(kind, data) {
+            return Err(error);
+        }
         let index = data
             .get("output_index")
             .and_then(Value::as_u64)
             .unwrap_or(0) as usize;
         let mut events = Vec::new();
         match kind {
-            "response.created" | "response.in_progress" => {
-                if let Some(response) = data.get("response") {
-                    for key in ["id", "model"] {
-                        if let Some(v) = response.get(key).filter(|v| v.is_string()) {
-                            self.pending_details.insert(key.into(), v.clone());
-                        }
-                    }
-                }
-            }
+            "response.created" | "response.in_progress" => self.hold_details(data),
             "response.output_item.added" => {
                 if let Some(item) = data.get("item") {
                     self.item_added(index, item, &mut events);
@@ -87,64 +82,64 @@ impl ResponsesStreamDecoder {
                     self.item_done(index, item, &mut events);
                 }
             }
-            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-                let delta = str_field(data, "delta");
-                if !delta.is_empty() {
-                    let summary = data
-                        .get("summary_index")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0);
-                    let text = match self.summary_index {
-                        Some(last) if last != summary => format!("\n\n{delta}"),
-                        _ => delta.to_string(),
-                    };
-                    self.summary_index = Some(summary);
-                    events.push(ModelEvent::ThinkingDelta(text));
-                }
-            }
-            "response.output_text.delta" | "response.refusal.delta" => {
-                let delta = str_field(data, "delta");
-                if !delta.is_empty() {
-                    events.push(ModelEvent::TextDelta(delta.to_string()));
-                }
-            }
-            "response.function_call_arguments.delta" => {
-                let delta = str_field(data, "delta");
-                if !delta.is_empty() {
-                    self.args_sent.insert(index);
-                    events.push(ModelEvent::ToolCallArgs {
-                        index,
-                        fragment: delta.to_string(),
-                    });
-                }
-            }
             "response.function_call_arguments.done" => {
                 self.send_full_args(index, str_field(data, "arguments"), &mut events);
             }
             "response.completed" | "response.incomplete" => {
                 self.completed(kind, data.get("response"), &mut events);
             }
-            "response.failed" => {
-                let error = data.pointer("/response/error").filter(|e| e.is_object());
-                return Err(match error {
-                    Some(error) => stream_error(error),
-                    None => LlmError::Server {
-                        status: 0,
-                        message: "the response failed without an error message".into(),
-                    },
-                });
-            }
-            "error" => {
-                let error = data.get("error").filter(|e| e.is_object()).unwrap_or(data);
-                return Err(stream_error(error));
-            }
-            _ => {}
+            _ => self.delta(kind, index, data, &mut events),
         }
         if !events.is_empty() && !self.pending_details.is_empty() {
             let details = std::mem::take(&mut self.pending_details);
             events.insert(0, ModelEvent::ResponseDetails(details));
         }
         Ok(events)
+    }
+
+    /// Holds back the response's id and model until the first content event.
+    fn hold_details(&mut self, data: &Value) {
+        if let Some(response) = data.get("response") {
+            for key in ["id", "model"] {
+                if let Some(v) = response.get(key).filter(|v| v.is_string()) {
+                    self.pending_details.insert(key.into(), v.clone());
+                }
+            }
+        }
+    }
+
+    /// A reasoning, text or arguments delta (other event kinds are ignored). A reasoning delta of a
+    /// new summary part starts a new paragraph.
+    fn delta(&mut self, kind: &str, index: usize, data: &Value, events: &mut Vec<ModelEvent>) {
+        let delta = str_field(data, "delta");
+        if delta.is_empty() {
+            return;
+        }
+        match kind {
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                let summary = data
+                    .get("summary_index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let text = match self.summary_index {
+                    Some(last) if last != summary => format!("\n\n{delta}"),
+                    _ => delta.to_string(),
+                };
+                self.summary_index = Some(summary);
+                events.push(ModelEvent::ThinkingDelta(text));
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                events.push(ModelEvent::TextDelta(delta.to_string()));
+            }
+            "response.function_call_arguments.delta" => {
+                self.args_sent.insert(index);
+                events.push(ModelEvent::ToolCallArgs {
+                    index,
+                    fragment: delta.to_string(),
+                });
+            }
+            _ => {}
+        }
     }
 
     fn item_added(&mut self, index: usize, item: &Value, events: &mut Vec<ModelEvent>) {
@@ -315,175 +310,27 @@ fn truncate(text: &str, max: usize) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use tunacode_protocol::Usage;
-
-    fn run(d: &mut ResponsesStreamDecoder, events: &[Value]) -> Vec<ModelEvent> {
-        events
-            .iter()
-            .flat_map(|e| d.decode_event("", e).unwrap())
-            .collect()
-    }
-
-    fn details(pairs: Value) -> Map<String, Value> {
-        pairs.as_object().cloned().unwrap_or_default()
-    }
-
-    #[test]
-    fn decodes_reasoning_text_calls_usage_and_finish() {
-        let mut d = ResponsesStreamDecoder::default();
-        let events = run(
-            &mut d,
-            &[
-                json!({"type": "response.created", "response": {"id": "resp_1", "model": "gpt-x"}}),
-                json!({"type": "response.output_item.added", "output_index": 0,
-                       "item": {"id": "rs_1", "type": "reasoning", "summary": []}}),
-                json!({"type": "response.reasoning_summary_text.delta", "summary_index": 0, "delta": "a"}),
-                json!({"type": "response.reasoning_summary_text.delta", "summary_index": 1, "delta": "b"}),
-                json!({"type": "response.output_item.done", "output_index": 0,
-                       "item": {"id": "rs_1", "type": "reasoning", "encrypted_content": "ENC"}}),
-                json!({"type": "response.output_text.delta", "delta": "Hi", "obfuscation": "xx"}),
-                json!({"type": "response.output_item.added", "output_index": 2, "item": {"id": "fc_1",
-                       "type": "function_call", "call_id": "c1", "name": "grep", "arguments": ""}}),
-                json!({"type": "response.function_call_arguments.delta", "output_index": 2, "delta": "{}"}),
-                json!({"type": "response.function_call_arguments.done", "output_index": 2, "arguments": "{}"}),
-                json!({"type": "response.output_item.added", "output_index": 3, "item": {"id": "fc_2",
-                       "type": "function_call", "call_id": "c2", "name": "glob", "arguments": ""}}),
-                json!({"type": "response.function_call_arguments.done", "output_index": 3, "arguments": "{\"p\":1}"}),
-                json!({"type": "response.output_item.done", "output_index": 3, "item": {"id": "fc_2",
-                       "type": "function_call", "call_id": "c2", "name": "glob", "arguments": "{\"p\":1}"}}),
-                json!({"type": "some.future.event"}),
-                json!({"type": "response.completed", "response": {"usage": {"input_tokens": 10,
-                       "input_tokens_details": {"cached_tokens": 4}, "output_tokens": 7,
-                       "output_tokens_details": {"reasoning_tokens": 5}}}}),
-            ],
-        );
-        assert_eq!(
-            events,
-            vec![
-                ModelEvent::ResponseDetails(details(json!({"id": "resp_1", "model": "gpt-x"}))),
-                ModelEvent::ThinkingStart,
-                ModelEvent::PartDetails {
-                    target: PartTarget::Thinking,
-                    details: details(json!({"provider": "openai-responses", "id": "rs_1"})),
+/// The error a `response.failed` or `error` event reports; `None` for every other event.
+fn failure(kind: &str, data: &Value) -> Option<LlmError> {
+    match kind {
+        "response.failed" => {
+            let error = data.pointer("/response/error").filter(|e| e.is_object());
+            Some(match error {
+                Some(error) => stream_error(error),
+                None => LlmError::Server {
+                    status: 0,
+                    message: "the response failed without an error message".into(),
                 },
-                ModelEvent::ThinkingDelta("a".into()),
-                ModelEvent::ThinkingDelta("\n\nb".into()),
-                ModelEvent::ThinkingSignature("ENC".into()),
-                ModelEvent::TextDelta("Hi".into()),
-                ModelEvent::ToolCallStart {
-                    index: 2,
-                    id: "c1".into(),
-                    name: "grep".into()
-                },
-                ModelEvent::PartDetails {
-                    target: PartTarget::ToolCall(2),
-                    details: details(json!({"item_id": "fc_1"})),
-                },
-                ModelEvent::ToolCallArgs {
-                    index: 2,
-                    fragment: "{}".into()
-                },
-                ModelEvent::ToolCallStart {
-                    index: 3,
-                    id: "c2".into(),
-                    name: "glob".into()
-                },
-                ModelEvent::PartDetails {
-                    target: PartTarget::ToolCall(3),
-                    details: details(json!({"item_id": "fc_2"})),
-                },
-                ModelEvent::ToolCallArgs {
-                    index: 3,
-                    fragment: "{\"p\":1}".into()
-                },
-                ModelEvent::Usage(Usage {
-                    request_tokens: 10,
-                    response_tokens: 7,
-                    cached_tokens: 4,
-                    reasoning_tokens: 5,
-                    ..Usage::default()
-                }),
-                ModelEvent::Finish("tool_calls".into()),
-            ]
-        );
-        assert!(d.finished());
-        let after = d
-            .decode(&SseEvent {
-                event: "x".into(),
-                data: "{}".into(),
             })
-            .unwrap();
-        assert!(matches!(after, Decoded::Done));
-    }
-
-    #[test]
-    fn incomplete_response_finishes_with_length() {
-        let mut d = ResponsesStreamDecoder::default();
-        let events = run(
-            &mut d,
-            &[
-                json!({"type": "response.incomplete", "response": {"usage": null,
-                       "incomplete_details": {"reason": "max_output_tokens"}}}),
-            ],
-        );
-        assert_eq!(
-            events,
-            vec![
-                ModelEvent::ResponseDetails(details(
-                    json!({"incomplete_reason": "max_output_tokens"})
-                )),
-                ModelEvent::Finish("length".into()),
-            ]
-        );
-        assert!(d.finished());
-    }
-
-    #[test]
-    fn errors_inside_the_stream_are_classified() {
-        let cases = [
-            (
-                json!({"type": "error", "code": "context_length_exceeded", "message": "too long"}),
-                "context_overflow",
-            ),
-            (
-                json!({"type": "error", "error": {"code": "rate_limit_exceeded", "message": "slow"}}),
-                "rate_limit",
-            ),
-            (
-                json!({"type": "response.failed", "response": {"error": {"code": "server_error", "message": "boom"}}}),
-                "server",
-            ),
-            (
-                json!({"type": "response.failed", "response": {"error": {"code": "invalid_prompt", "message": "no"}}}),
-                "bad_request",
-            ),
-            (
-                json!({"type": "response.failed", "response": {"error": null}}),
-                "server",
-            ),
-        ];
-        for (event, kind) in cases {
-            let err = ResponsesStreamDecoder::default()
-                .decode_event("", &event)
-                .unwrap_err();
-            assert_eq!(err.kind(), kind, "{event}");
         }
-        let err = ResponsesStreamDecoder::default()
-            .decode_event(
-                "",
-                &json!({"type": "error", "code": "server_error", "message": "boom"}),
-            )
-            .unwrap_err();
-        assert_eq!(
-            err,
-            LlmError::Server {
-                status: 0,
-                message: "boom".into()
-            }
-        );
+        "error" => {
+            let error = data.get("error").filter(|e| e.is_object()).unwrap_or(data);
+            Some(stream_error(error))
+        }
+        _ => None,
     }
 }
+
+#[cfg(test)]
+#[path = "decode_tests.rs"]
+mod tests;

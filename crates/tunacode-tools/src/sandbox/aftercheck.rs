@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::ProtectedPaths;
+use crate::protected::ProtectedPaths;
 
 /// At most this many entries are remembered under one protected directory; a directory with more
 /// (before or after) is judged whole: changed at all, it is set aside.

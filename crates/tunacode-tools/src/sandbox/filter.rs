@@ -13,7 +13,7 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-use super::SandboxError;
+use super::policy::SandboxError;
 
 /// `open_tree_attr` (Linux 6.15; one number on every architecture since 5.x), not in `libc` yet: it
 /// clones a mount with its attributes changed, read-only taken off included.

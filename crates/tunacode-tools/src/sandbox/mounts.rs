@@ -9,7 +9,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::SandboxPolicy;
+use super::policy::{SandboxError, SandboxPolicy};
 
 /// One step of the plan.
 #[derive(Debug, Clone)]
@@ -67,7 +67,7 @@ fn locked_flags(path: &Path) -> libc::c_ulong {
 impl MountPlan {
     /// The plan for `policy`: protected paths read-only (workspace-write only: read-only mode writes
     /// nothing anyway), secrets masked, and the workspace's `.env*` files when the user hides them.
-    pub(super) fn for_policy(policy: &SandboxPolicy) -> Result<Self, super::SandboxError> {
+    pub(super) fn for_policy(policy: &SandboxPolicy) -> Result<Self, SandboxError> {
         let mut steps = Vec::new();
         for root in policy.protected.roots() {
             let git = root.join(".git");
@@ -107,7 +107,7 @@ impl MountPlan {
             let mut budget = ENV_SEARCH_BUDGET;
             env_files(root, &mut found, &mut budget);
             if budget == 0 {
-                return Err(super::SandboxError::Setup(format!(
+                return Err(SandboxError::Setup(format!(
                     "{} has more than {ENV_SEARCH_BUDGET} entries, too many to find every .env file \
                      to hide (settings.sandbox.hide_env_files)",
                     root.display()

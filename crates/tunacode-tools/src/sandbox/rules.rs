@@ -11,7 +11,7 @@ use landlock::{
     PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope,
 };
 
-use super::{SandboxError, SandboxMode, SandboxPolicy};
+use super::policy::{SandboxError, SandboxMode, SandboxPolicy};
 
 /// Device files every command may write (output thrown away, its own terminals).
 const WRITABLE_DEVICES: [&str; 6] = [

@@ -2,7 +2,7 @@
 //! `popd`), variables (`export`, `declare`, `local`, `readonly`, `typeset`, `unset`, `read`,
 //! `mapfile`, `getopts`, `printf -v`) and positional parameters (`set --`, `shift`).
 
-use super::analysis::Arg;
+use super::invocation::Arg;
 use super::paths::change_dir;
 use super::walk::{State, Walker};
 

@@ -12,10 +12,11 @@
 
 use std::path::Path;
 
-use super::analysis::{Analysis, Arg, Invocation, operand_texts};
+use super::analysis::operand_texts;
 use super::find::Find;
 use super::git::dangerous_git;
 use super::git_options::revision_paths;
+use super::invocation::{Analysis, Arg, Invocation};
 use super::paths::target_danger;
 use super::runners::runner_danger;
 use super::secret_names::{glob_may_name_secret, names_secret_file};

@@ -4,7 +4,7 @@
 
 use globset::GlobBuilder;
 
-use super::analysis::Arg;
+use super::invocation::Arg;
 
 /// Tests that narrow what `find` finds by name or path.
 const NAME_TESTS: &[&str] = &[

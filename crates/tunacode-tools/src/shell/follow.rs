@@ -4,38 +4,12 @@
 //! -c`, `eval`, `trap`, `alias`, `watch`, `su -c`, `script -c`, a shell fed a here-document, `git
 //! rebase -x` and friends), and `find -exec`/`fd -x` run a command per file found.
 
-use super::analysis::{Arg, Input};
 use super::builtins::is_name;
 use super::find::find_exec_commands;
 use super::git_commands::git_steps;
+use super::invocation::{Arg, Input};
 use super::runners::{ShellRun, is_shell, shell_run};
-
-/// One thing a command makes run.
-#[derive(Debug)]
-pub(super) enum Step {
-    /// A command.
-    Command {
-        /// Its words.
-        argv: Vec<Arg>,
-        /// It runs in the same shell (`command cd x` changes the directory).
-        same_shell: bool,
-        /// The directory it runs in, when the wrapper changes it (`env -C dir`).
-        dir: Option<Arg>,
-        /// Variables the wrapper sets for it.
-        env: Vec<(String, Arg)>,
-    },
-    /// Shell code.
-    Code {
-        /// What runs it (for the reason when it cannot be followed).
-        runner: String,
-        /// The code.
-        code: Arg,
-        /// A new shell with these positional parameters, or (`None`) the same shell.
-        new_shell: Option<Vec<Arg>>,
-        /// Its standard input, when not the command's.
-        input: Option<Input>,
-    },
-}
+use super::step::Step;
 
 /// A wrapper's options: short options taking a value, long ones taking a value, and how many
 /// operands come before the command.
@@ -132,13 +106,7 @@ pub(super) fn steps(argv: &[Arg], stdin: &Input) -> Vec<Step> {
     }
     match name {
         "env" => env_steps(args),
-        "command" => {
-            let at = args.iter().take_while(|a| a.text.starts_with('-')).count();
-            if args[..at].iter().any(|a| a.text.contains(['v', 'V'])) {
-                return Vec::new();
-            }
-            command(args[at..].to_vec(), true)
-        }
+        "command" => command_builtin(args),
         "eval" => {
             let text: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
             vec![code(name, joined(args, &text.join(" ")), None)]
@@ -170,20 +138,33 @@ pub(super) fn steps(argv: &[Arg], stdin: &Input) -> Vec<Step> {
         "flock" if args.iter().any(|a| a.text == "-c" || a.text == "--command") => {
             flag_code(name, args, "-c", "--command")
         }
-        _ => match wrapper_spec(name) {
-            Some(spec) => {
-                let rest = args.get(skip_options(args, &spec)..).unwrap_or(&[]);
-                let env = rest.iter().take_while(|a| assignment(a).is_some()).count();
-                let mut steps = command(rest[env..].to_vec(), name == "builtin");
-                if let Some(Step::Command { env: vars, dir, .. }) = steps.first_mut() {
-                    vars.extend(rest[..env].iter().filter_map(assignment));
-                    *dir = option_value(args, "-D", "--chdir").filter(|_| name == "sudo");
-                }
-                steps
-            }
-            None => Vec::new(),
-        },
+        _ => wrapper_steps(name, args),
     }
+}
+
+/// `command [-p] COMMAND…` runs the command in the same shell; `command -v`/`-V` only looks it up.
+fn command_builtin(args: &[Arg]) -> Vec<Step> {
+    let at = args.iter().take_while(|a| a.text.starts_with('-')).count();
+    if args[..at].iter().any(|a| a.text.contains(['v', 'V'])) {
+        return Vec::new();
+    }
+    command(args[at..].to_vec(), true)
+}
+
+/// A wrapper runs the rest of its words after its options and operands, with the variables it
+/// assigns (and, for `sudo -D`, in another directory); not a wrapper: nothing.
+fn wrapper_steps(name: &str, args: &[Arg]) -> Vec<Step> {
+    let Some(spec) = wrapper_spec(name) else {
+        return Vec::new();
+    };
+    let rest = args.get(skip_options(args, &spec)..).unwrap_or(&[]);
+    let env = rest.iter().take_while(|a| assignment(a).is_some()).count();
+    let mut steps = command(rest[env..].to_vec(), name == "builtin");
+    if let Some(Step::Command { env: vars, dir, .. }) = steps.first_mut() {
+        vars.extend(rest[..env].iter().filter_map(assignment));
+        *dir = option_value(args, "-D", "--chdir").filter(|_| name == "sudo");
+    }
+    steps
 }
 
 /// A step running `argv`, if there is one.

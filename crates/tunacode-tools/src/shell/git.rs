@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use super::analysis::{Arg, Invocation};
 use super::git_config::{env_option_danger, option_danger, write_danger};
 use super::git_options::{is_valued, subcommand_index};
+use super::invocation::{Arg, Invocation};
 use super::paths::is_whole_workspace;
 
 /// Why `git` with `args` (run from `dirs`) is dangerous, if it is.

@@ -3,9 +3,9 @@
 //! -OCMD` (`--open-files-in-pager=CMD`) and `send-email --to-cmd=CMD` (`--cc-cmd`, `--header-cmd`,
 //! `--sendmail-cmd`, and `--smtp-server=/a/program`).
 
-use super::analysis::Arg;
-use super::follow::Step;
 use super::git_options::subcommand_index;
+use super::invocation::Arg;
+use super::step::Step;
 
 /// `git rebase -x CMD`.
 const REBASE_EXEC: Spec = Spec {

@@ -6,7 +6,7 @@
 //! (`core.hooksPath`, `init.templateDir`, `include.path`), and each release may add one: a list of
 //! dangerous keys always misses some, a list of harmless ones only asks too often.
 
-use super::analysis::Arg;
+use super::invocation::Arg;
 
 /// Keys (section and name in lower case) that neither name a program nor a place git loads code
 /// or configuration from, whatever their value: identity, line endings, formatting, defaults.

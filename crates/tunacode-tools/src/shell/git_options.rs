@@ -3,7 +3,7 @@
 //! `git -C . push` as `git push`; and the `<rev>:<path>` words of subcommands that print a file
 //! of a revision (`git show HEAD:secret.txt`, `git show :secret.txt`), which name that file.
 
-use super::analysis::Arg;
+use super::invocation::Arg;
 
 /// Git's global options that take the next word as their value (as `git.c` reads them; each but
 /// `-C` and `-c` also takes it after `=` in the same word).

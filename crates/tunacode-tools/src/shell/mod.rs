@@ -15,16 +15,18 @@ mod git;
 mod git_commands;
 mod git_config;
 mod git_options;
+mod invocation;
 mod paths;
 mod runners;
 mod secret_names;
 mod simple;
+mod step;
 mod walk;
 mod words;
 mod writes;
 
-pub use analysis::{Analysis, Arg, Input, Invocation, Redirect};
 pub use dangerous::{dangerous_argv, dangerous_command};
+pub use invocation::{Analysis, Arg, Input, Invocation, Redirect};
 pub use secret_names::names_secret_file;
 
 /// A command line split at its control operators.
@@ -167,12 +169,7 @@ fn scan(command: &str) -> Option<Vec<Segment<'_>>> {
             '#' if word_start => return None,
             '*' | '?' | '[' => glob_risk |= !safe_lead,
             '|' | '&' => {
-                let len = match (c, next) {
-                    ('|', Some('|')) | ('&', Some('&')) => 2,
-                    ('|', Some('&')) => return None,
-                    ('|', _) => 1,
-                    _ => return None, // `&` (background) or `&>`
-                };
+                let len = operator_len(c, next)?;
                 if len == 2 {
                     chars.next();
                 }
@@ -196,6 +193,17 @@ fn scan(command: &str) -> Option<Vec<Segment<'_>>> {
         glob_risk,
     });
     Some(segments)
+}
+
+/// The length of the control operator `c` starts: 2 for `||` and `&&`, 1 for `|`; `None` for `|&`,
+/// `&` (background) and `&>`, which make the line complex.
+fn operator_len(c: char, next: Option<char>) -> Option<usize> {
+    match (c, next) {
+        ('|', Some('|')) | ('&', Some('&')) => Some(2),
+        ('|', Some('&')) => None,
+        ('|', _) => Some(1),
+        _ => None,
+    }
 }
 
 /// Whether a `$` followed by `next` expands something (rather than being a literal `$`).

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::GlobBuilder;
 
-use super::analysis::Arg;
+use super::invocation::Arg;
 
 /// Where `cd target` leads from each of `dirs` (`None` for a directory this cannot tell: `~`, `-`,
 /// a variable's value not in the line).

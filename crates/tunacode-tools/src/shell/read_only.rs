@@ -90,7 +90,7 @@ pub fn is_read_only_argv(argv: &[String]) -> bool {
     if args.iter().any(|a| {
         super::analysis::operand_texts(a)
             .into_iter()
-            .any(super::names_secret_file)
+            .any(super::secret_names::names_secret_file)
     }) {
         return false;
     }

@@ -1,7 +1,7 @@
 //! Programs that run code: shells (`sh -c CODE`, a script, or what they read on standard input) and
 //! interpreters (`python3 -c`, `perl -e`, `node -e`, … or a script, or their input).
 
-use super::analysis::{Arg, Input, Invocation};
+use super::invocation::{Arg, Input, Invocation};
 
 /// Shells whose `-c` code the walk follows.
 const SHELLS: &[&str] = &[

@@ -6,9 +6,10 @@ use std::rc::Rc;
 
 use brush_parser::ast;
 
-use super::analysis::{Arg, Input, Invocation, Redirect};
-use super::follow::{Step, steps};
+use super::follow::steps;
+use super::invocation::{Arg, Input, Invocation, Redirect};
 use super::paths::change_dir;
+use super::step::Step;
 use super::walk::{State, Walker};
 
 /// Variables that make programs load or run code given in their value by other means than a

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use brush_parser::ast;
 
-use super::analysis::{Analysis, Arg, Input};
+use super::invocation::{Analysis, Arg, Input};
 
 /// How deep code may nest (`sh -c` in `eval` in a function …) before the walk gives up.
 const MAX_DEPTH: usize = 32;

@@ -9,7 +9,7 @@ use brush_parser::word::{
     SpecialParameter, WordPiece, WordPieceWithSource,
 };
 
-use super::analysis::{Arg, Input};
+use super::invocation::{Arg, Input};
 use super::walk::{State, Walker};
 
 /// Words one brace expansion may produce before the word is called unknown.

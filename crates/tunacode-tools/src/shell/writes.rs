@@ -5,7 +5,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::analysis::{Analysis, Arg};
+use super::invocation::{Analysis, Arg};
 use super::runners::script_operand;
 
 /// The paths `arg` names from each of `dirs` (unknown directories are skipped).

@@ -249,7 +249,7 @@ async fn output_reaches_the_sink_while_the_command_still_runs() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut ctx = ctx(dir.path());
-    ctx.output = Some(crate::ToolOutputSink::new(move |stream, text| {
+    ctx.output = Some(crate::live::ToolOutputSink::new(move |stream, text| {
         let _ = tx.send((stream, text.to_string()));
     }));
     // The command waits for a file only the test makes once it has seen the first line.

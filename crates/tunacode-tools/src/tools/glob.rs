@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 use crate::args::parse;
 use crate::fsutil::{blocking, io_error, join_error};
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::workspace::Workspace;
 use std::sync::LazyLock;
 

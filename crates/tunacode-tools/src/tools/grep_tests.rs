@@ -206,8 +206,11 @@ async fn secrets_are_skipped_and_counted_and_an_explicit_one_is_refused() {
     std::fs::write(root.join("private/keys.txt"), "helper=secret-value\n").unwrap();
     std::fs::write(root.join("creds.txt"), "helper=secret-value\n").unwrap();
     std::fs::write(root.join(".env"), "HELPER=secret-value\n").unwrap();
-    let secrets =
-        crate::SecretPaths::new(None, &[], &[root.join("private"), root.join("creds.txt")]);
+    let secrets = crate::secrets::SecretPaths::new(
+        None,
+        &[],
+        &[root.join("private"), root.join("creds.txt")],
+    );
     let mut ctx = ctx(&root);
     ctx.workspace = ctx.workspace.with_secrets(std::sync::Arc::new(secrets));
 

@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 use crate::args::parse;
 use crate::fsutil::join_error;
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::tools::glob::locate_dir;
 use std::sync::LazyLock;
 

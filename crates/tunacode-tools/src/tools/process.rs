@@ -17,7 +17,8 @@ use crate::exec::looks_refused;
 use crate::fsutil::join_error;
 use crate::live::LiveOutput;
 use crate::sandbox::ProtectedSnapshot;
-use crate::tool::{ToolContext, ToolError};
+use crate::tool::ToolContext;
+use crate::tool_error::ToolError;
 use crate::truncate::HeadTail;
 
 /// A command's timeout when none is given, in seconds.
@@ -148,7 +149,7 @@ pub(crate) async fn run_captured(
     let exec = ctx.exec.clone();
     let outside = run.outside_sandbox;
     // Only a sandboxed launch reads the file system; an unconfined one is built in place.
-    let prepared = if outside || exec.sandbox.mode == crate::SandboxMode::Off {
+    let prepared = if outside || exec.sandbox.mode == crate::sandbox::SandboxMode::Off {
         exec.sandbox.prepare(true)
     } else {
         tokio::task::spawn_blocking(move || exec.sandbox.prepare(outside))

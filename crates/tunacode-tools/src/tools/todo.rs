@@ -12,7 +12,8 @@ use tunacode_protocol::{TodoItem, TodoStatus};
 
 use crate::args::parse;
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use std::sync::LazyLock;
 
 const NAME: &str = "todo";

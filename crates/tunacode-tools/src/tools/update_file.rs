@@ -10,10 +10,10 @@ use serde_json::{Map, Value};
 use crate::args::{parse, path_arg};
 use crate::beneath::Beneath;
 use crate::diff::{line_counts, unified_diff};
-use crate::editor::read_text;
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::workspace::{Located, Workspace};
 use std::sync::LazyLock;
 
@@ -77,6 +77,34 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
         old,
         new,
         diff,
+    })
+}
+
+/// The text of the file `at` leads to: through the editor when there is one, else from the disk,
+/// opened beneath the workspace root with no link followed. Not UTF-8 text is an error the model can
+/// act on.
+async fn read_text(workspace: &Workspace, at: &Located, shown: &str) -> Result<String, ToolError> {
+    if let Some(editor) = workspace.editor() {
+        return editor
+            .read_text(&at.real)
+            .await
+            .map_err(|e| io_error(shown, e));
+    }
+    let (root, rel, name) = (
+        workspace.root().to_path_buf(),
+        workspace.relative(at).to_path_buf(),
+        shown.to_string(),
+    );
+    let bytes = blocking(move || {
+        Beneath::new(&root)
+            .and_then(|b| b.read_regular(&rel))
+            .map_err(|e| io_error(&name, e))
+    })
+    .await?;
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::Retry(format!(
+            "`{shown}` is not UTF-8 text; only text files can be edited"
+        ))
     })
 }
 

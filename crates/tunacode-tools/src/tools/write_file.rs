@@ -13,7 +13,8 @@ use crate::beneath::Beneath;
 use crate::diff::unified_diff;
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use crate::workspace::{Located, Workspace};
 
 const NAME: &str = "write_file";

@@ -6,6 +6,7 @@
 //! link followed.
 
 mod apply;
+mod change;
 mod parse;
 mod plan;
 
@@ -17,12 +18,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use change::Change;
+
 use crate::args::parse as parse_args;
-use crate::diff::unified_diff;
 use crate::fsutil::blocking;
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
-use crate::workspace::{Located, Workspace};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
+use crate::workspace::Workspace;
 
 const NAME: &str = "apply_patch";
 
@@ -54,63 +57,6 @@ pub struct ApplyPatch;
 struct Args {
     /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
     input: String,
-}
-
-/// One file's change, checked and computed.
-struct Change {
-    /// Where it is now (or will be, for an added file).
-    at: Located,
-    shown: String,
-    /// Its content now (`None`: it does not exist yet).
-    old: Option<String>,
-    /// Its content after (`None`: deleted).
-    new: Option<String>,
-    /// For a move: where it goes.
-    move_to: Option<(Located, String)>,
-}
-
-impl Change {
-    fn new(
-        at: Located,
-        shown: String,
-        old: Option<String>,
-        new: Option<String>,
-        move_to: Option<(Located, String)>,
-    ) -> Self {
-        Change {
-            at,
-            shown,
-            old,
-            new,
-            move_to,
-        }
-    }
-
-    fn summary(&self) -> String {
-        match (&self.old, &self.new, &self.move_to) {
-            (None, _, _) => format!("A {}", self.shown),
-            (_, None, _) => format!("D {}", self.shown),
-            (_, _, Some((_, to))) => format!("R {} -> {to}", self.shown),
-            _ => format!("M {}", self.shown),
-        }
-    }
-
-    fn diff(&self) -> String {
-        let old_header = match &self.old {
-            Some(_) => format!("a/{}", self.shown),
-            None => "/dev/null".into(),
-        };
-        let new_header = match (&self.new, &self.move_to) {
-            (None, _) => "/dev/null".into(),
-            (_, Some((_, to))) => format!("b/{to}"),
-            _ => format!("b/{}", self.shown),
-        };
-        let (old, new) = (
-            self.old.as_deref().unwrap_or(""),
-            self.new.as_deref().unwrap_or(""),
-        );
-        unified_diff(old, new, &old_header, &new_header)
-    }
 }
 
 async fn planned(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Vec<Change>, ToolError> {

@@ -51,38 +51,14 @@ pub(crate) fn parse_patch(text: &str) -> Result<Vec<FileOp>, String> {
         .lines()
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
-    let start = lines
-        .iter()
-        .position(|l| l.trim() == "*** Begin Patch")
-        .ok_or("the patch must start with `*** Begin Patch`")?;
-    let end = lines
-        .iter()
-        .rposition(|l| l.trim() == "*** End Patch")
-        .ok_or("the patch must end with `*** End Patch`")?;
-    if end <= start {
-        return Err("`*** End Patch` comes before `*** Begin Patch`".into());
-    }
-    let body = &lines[start + 1..end];
+    let body = patch_body(&lines)?;
     let mut ops = Vec::new();
     let mut i = 0;
     while i < body.len() {
         let line = body[i];
         if let Some(path) = header(line, "*** Add File:") {
-            let mut added = Vec::new();
-            i += 1;
-            while i < body.len() && !body[i].starts_with("*** ") {
-                let l = body[i];
-                added.push(
-                    l.strip_prefix('+')
-                        .ok_or_else(|| {
-                            format!(
-                                "in `*** Add File: {path}`, every line must start with `+`: {l:?}"
-                            )
-                        })?
-                        .to_string(),
-                );
-                i += 1;
-            }
+            let (added, next) = parse_added(body, i + 1, &path)?;
+            i = next;
             ops.push(FileOp::Add { path, lines: added });
         } else if let Some(path) = header(line, "*** Delete File:") {
             ops.push(FileOp::Delete { path });
@@ -112,6 +88,37 @@ pub(crate) fn parse_patch(text: &str) -> Result<Vec<FileOp>, String> {
         return Err("the patch changes no file".into());
     }
     Ok(ops)
+}
+
+/// The lines between `*** Begin Patch` and the last `*** End Patch`.
+fn patch_body<'a>(lines: &'a [&'a str]) -> Result<&'a [&'a str], String> {
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == "*** Begin Patch")
+        .ok_or("the patch must start with `*** Begin Patch`")?;
+    let end = lines
+        .iter()
+        .rposition(|l| l.trim() == "*** End Patch")
+        .ok_or("the patch must end with `*** End Patch`")?;
+    if end <= start {
+        return Err("`*** End Patch` comes before `*** Begin Patch`".into());
+    }
+    Ok(&lines[start + 1..end])
+}
+
+/// The lines of an added file, from `body[i]` up to the next header, each without its `+`; where
+/// parsing stopped.
+fn parse_added(body: &[&str], mut i: usize, path: &str) -> Result<(Vec<String>, usize), String> {
+    let mut added = Vec::new();
+    while i < body.len() && !body[i].starts_with("*** ") {
+        let l = body[i];
+        let text = l.strip_prefix('+').ok_or_else(|| {
+            format!("in `*** Add File: {path}`, every line must start with `+`: {l:?}")
+        })?;
+        added.push(text.to_string());
+        i += 1;
+    }
+    Ok((added, i))
 }
 
 fn header(line: &str, tag: &str) -> Option<String> {

@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Change;
 use super::apply::apply_hunks;
+use super::change::Change;
 use super::parse::{FileOp, parse_patch};
 use crate::beneath::Beneath;
 use crate::fsutil::io_error;
-use crate::tool::{ToolContext, ToolError};
+use crate::tool::ToolContext;
+use crate::tool_error::ToolError;
 use crate::workspace::{Located, Workspace};
 
 /// The paths a patch touches, each with what is done to it, to refuse one touched twice.

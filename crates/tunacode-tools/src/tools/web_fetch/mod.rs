@@ -20,7 +20,8 @@ use serde_json::{Map, Value};
 
 use crate::args::parse;
 use crate::schema::schema_for;
-use crate::tool::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
+use crate::tool_error::ToolError;
 use guard::{GuardedResolver, local_addrs, refused};
 
 const NAME: &str = "web_fetch";
