@@ -10,7 +10,7 @@ use agent_client_protocol::{Client, ErrorCode};
 use async_trait::async_trait;
 use tunacode_core::EditorFiles;
 
-use crate::server::ClientOffers;
+use crate::shared::ClientOffers;
 
 /// Files read (and, when the editor offers it, written) through the editor.
 pub(crate) struct ClientFiles {

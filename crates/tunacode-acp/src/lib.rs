@@ -6,7 +6,9 @@
 //! it (its unsaved buffers). Nothing here decides policy: the runtime does.
 
 mod client_fs;
+mod command;
 mod diffs;
+mod in_flight;
 mod modes;
 mod open_sessions;
 mod prompt;
@@ -15,8 +17,10 @@ mod replay;
 mod server;
 mod session;
 mod setup;
+mod shared;
 mod tool_calls;
 mod turns;
 mod updates;
 
-pub use server::{AcpError, AcpOptions, serve, serve_on};
+pub use server::{AcpError, serve, serve_on};
+pub use shared::AcpOptions;

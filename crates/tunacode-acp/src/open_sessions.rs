@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::session::Command;
+use crate::command::Command;
 
 /// A session task to wait for (whoever waits first takes the handle; later ones find it done).
 type Stopping = Arc<tokio::sync::Mutex<Option<JoinHandle<()>>>>;

@@ -15,8 +15,9 @@ use tunacode_core::{
     Answer, ApprovalAnswer, LimitDecision, Op, PlanDecision, Question, QuestionKind,
 };
 
+use crate::command::Command;
 use crate::diffs::{Side, diff_content, text_content};
-use crate::session::{Command, Session};
+use crate::session::Session;
 use crate::tool_calls;
 
 const ALLOW_ONCE: &str = "allow_once";

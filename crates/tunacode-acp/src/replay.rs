@@ -14,6 +14,18 @@ use crate::session::Session;
 use crate::tool_calls;
 use crate::updates::{plan, shown_output};
 
+/// A user prompt as the editor shows it: the summary compaction left is a thought.
+fn prompt_update(text: &str) -> SessionUpdate {
+    let chunk = |text: String| ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
+    match text.strip_prefix(tunacode_core::compaction::SUMMARY_HEADER) {
+        Some(summary) => SessionUpdate::AgentThoughtChunk(chunk(format!(
+            "Earlier turns were summarized for the model:\n{}",
+            summary.trim()
+        ))),
+        None => SessionUpdate::UserMessageChunk(chunk(text.to_string())),
+    }
+}
+
 /// The updates that show `messages`.
 pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> Vec<SessionUpdate> {
     let chunk = |text: String| ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
@@ -29,16 +41,7 @@ pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> V
     for message in messages {
         for part in &message.parts {
             let update = match part {
-                Part::UserPrompt(p) => {
-                    let text = content_to_text(&p.content);
-                    match text.strip_prefix(tunacode_core::compaction::SUMMARY_HEADER) {
-                        Some(summary) => SessionUpdate::AgentThoughtChunk(chunk(format!(
-                            "Earlier turns were summarized for the model:\n{}",
-                            summary.trim()
-                        ))),
-                        None => SessionUpdate::UserMessageChunk(chunk(text)),
-                    }
-                }
+                Part::UserPrompt(p) => prompt_update(&content_to_text(&p.content)),
                 Part::Text(t) if message.is_response() && !t.content.trim().is_empty() => {
                     SessionUpdate::AgentMessageChunk(chunk(t.content.clone()))
                 }

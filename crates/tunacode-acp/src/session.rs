@@ -9,55 +9,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Notice, NoticeSeverity, PromptResponse, SessionNotification,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    ContentBlock, ContentChunk, Notice, NoticeSeverity, SessionNotification, SessionUpdate,
     SetSessionModeResponse, TextContent,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error};
 use tokio::sync::mpsc;
 use tunacode_core::EditorFiles;
-use tunacode_core::{Answer, Op, RuntimeEvent, RuntimeHandle, SessionView};
+use tunacode_core::{Op, RuntimeEvent, RuntimeHandle, SessionView};
 
+use crate::command::{Command, session_not_found};
+use crate::in_flight::{Current, Waiting};
 use crate::modes::{ASK_MODE, PLAN_MODE, YOLO_MODE, mode_ops};
 use crate::open_sessions::Registered;
-use crate::turns::{Current, Waiting};
-
-/// What the connection hands a session.
-pub(crate) enum Command {
-    /// `session/prompt`.
-    Prompt(Vec<ContentBlock>, Responder<PromptResponse>),
-    /// `session/cancel`.
-    Cancel,
-    /// `session/set_mode`.
-    SetMode(String, Responder<SetSessionModeResponse>),
-    /// `session/set_config_option`.
-    SetConfig(
-        SetSessionConfigOptionRequest,
-        Responder<SetSessionConfigOptionResponse>,
-    ),
-    /// The connection closes the session (`session/close`, or the end of the connection).
-    Close,
-    /// The editor answered a question (from the task that asked it).
-    Answered {
-        /// The question's id.
-        id: String,
-        /// The answer.
-        answer: Answer,
-    },
-}
-
-impl Command {
-    /// Answers the command's request with `error` (the session is not open).
-    pub(crate) fn refuse(self, error: Error) -> Result<(), Error> {
-        match self {
-            Command::Prompt(_, r) => r.respond_with_error(error),
-            Command::SetMode(_, r) => r.respond_with_error(error),
-            Command::SetConfig(_, r) => r.respond_with_error(error),
-            Command::Cancel | Command::Close | Command::Answered { .. } => Ok(()),
-        }
-    }
-}
 
 /// A session's state, owned by its task.
 pub(crate) struct Session {
@@ -217,7 +181,7 @@ impl Session {
         self.end_all();
         commands.close();
         while let Ok(command) = commands.try_recv() {
-            let _ = command.refuse(crate::server::session_not_found(&self.id));
+            let _ = command.refuse(session_not_found(&self.id));
         }
         self.runtime.submit(Op::Shutdown);
         while !stopped {

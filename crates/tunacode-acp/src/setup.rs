@@ -17,8 +17,8 @@ use tunacode_protocol::{McpServerSpec, McpTransport};
 
 use crate::client_fs::ClientFiles;
 use crate::modes::{ASK_MODE, mode_state, model_options, offered_models};
-use crate::server::Server;
 use crate::session::Session;
+use crate::shared::Server;
 
 /// A session to open, with the responder of the request that asked.
 pub(crate) enum Opening {

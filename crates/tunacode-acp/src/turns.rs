@@ -13,48 +13,10 @@ use tunacode_core::runtime::OpFailure;
 use tunacode_core::{Op, RequestEnd};
 use tunacode_protocol::FinishReason;
 
+use crate::in_flight::{Current, Waiting};
 use crate::modes::{MODEL_OPTION, model_options};
 use crate::prompt::{ReplyKind, SlashCommand, message, parse_command};
 use crate::session::Session;
-
-/// What the runtime is doing for the editor.
-pub(crate) enum Current {
-    /// A prompt running as a request, until `RequestEnded`.
-    Request {
-        responder: Responder<PromptResponse>,
-        /// The editor cancelled it.
-        cancelled: bool,
-    },
-    /// A built-in command, answered by one event.
-    Reply {
-        kind: ReplyKind,
-        responder: Responder<PromptResponse>,
-        /// The editor cancelled it.
-        cancelled: bool,
-    },
-    /// A model switch, answered by `ModelChanged` or `OpFailed`.
-    Model(Responder<SetSessionConfigOptionResponse>),
-}
-
-/// What waits for the runtime.
-pub(crate) enum Waiting {
-    /// A prompt: its operation, and the event answering it when it is a built-in command.
-    Prompt {
-        op: Op,
-        reply: Option<ReplyKind>,
-        responder: Responder<PromptResponse>,
-    },
-    /// A model switch.
-    Model {
-        model: String,
-        responder: Responder<SetSessionConfigOptionResponse>,
-    },
-    /// A prompt answered without the runtime (a built-in command's bad argument), in its turn.
-    Say {
-        text: String,
-        responder: Responder<PromptResponse>,
-    },
-}
 
 impl Session {
     /// `session/prompt`: queued as a built-in command or a message for the runtime.

@@ -5,7 +5,7 @@
 use tokio::sync::mpsc;
 use tunacode_protocol::AgentEvent;
 
-use crate::runtime::RuntimeEvent;
+use tunacode_protocol::runtime::RuntimeEvent;
 
 /// The sending side of the event stream. Sending never blocks and never fails the request: when no one
 /// listens, events are dropped.

@@ -12,7 +12,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use tunacode_store::{Paths, UserConfig};
 use tunacode_tools::{ExecPolicy, ProtectedPaths, SandboxMode, SandboxPolicy, SecretPaths};
 
-use crate::settings::SettingsError;
+use crate::settings_error::SettingsError;
 
 /// Name patterns of variables that hold secrets.
 const SECRET_PATTERNS: [&str; 4] = ["*_API_KEY", "*_TOKEN", "*_SECRET", "*PASSWORD*"];

@@ -35,6 +35,7 @@ pub mod response_state;
 pub mod runtime;
 mod session;
 pub mod settings;
+mod settings_error;
 pub mod setup;
 pub mod skills;
 mod streaming;

@@ -14,7 +14,7 @@ use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 use tunacode_store::PermissionsConfig;
 
-use crate::settings::SettingsError;
+use crate::settings_error::SettingsError;
 use subject::Subject;
 
 /// What the rules say of a call.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tunacode_llm::models::{ModelOverride, ModelRegistry};
 use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, WireApi, known_provider};
-use tunacode_store::{Paths, StoreError, UserConfig};
+use tunacode_store::{Paths, UserConfig};
 
 use crate::agent::AgentOptions;
 use crate::concurrency::default_max_parallel;
@@ -37,77 +37,7 @@ pub struct SettingsFlags {
     pub sandbox: Option<String>,
 }
 
-/// Why settings could not be resolved. Each names what to change.
-#[derive(Debug, thiserror::Error)]
-pub enum SettingsError {
-    /// The config file could not be read or is malformed (with its line and column).
-    #[error(transparent)]
-    Config(#[from] StoreError),
-    /// No model was given and the config has no default.
-    #[error(
-        "no model chosen: pass --model provider:model (e.g. openai:gpt-4.1) or set \"default_model\" in {}",
-        config_file.display()
-    )]
-    NoModel {
-        /// The config file to set it in.
-        config_file: PathBuf,
-    },
-    /// The model text is not `provider:model`.
-    #[error("unknown model `{text}`: {reason}")]
-    UnknownModel {
-        /// What was given.
-        text: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The provider is neither known nor declared in the config, and no base URL was given.
-    #[error(
-        "unknown provider `{provider}`: pass --base-url (or set TUNACODE_BASE_URL) for an \
-         OpenAI-compatible server, declare it under \"providers\" in {}, or use one of: {known}",
-        config_file.display()
-    )]
-    UnknownProvider {
-        /// The provider named.
-        provider: String,
-        /// The providers TunaCode knows.
-        known: String,
-        /// The config file to declare it in.
-        config_file: PathBuf,
-    },
-    /// The provider needs a key and none was found.
-    #[error(
-        "no API key for {provider}: set {var} in the environment or under \"env\" in {}",
-        config_file.display()
-    )]
-    MissingKey {
-        /// The provider.
-        provider: String,
-        /// The variable to set.
-        var: String,
-        /// The config file that may hold it.
-        config_file: PathBuf,
-    },
-    /// The base URL is not an http(s) URL.
-    #[error("malformed base URL `{url}`: {reason}")]
-    BadBaseUrl {
-        /// What was given.
-        url: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// Some other setting has a value that cannot be used.
-    #[error("{0}")]
-    Invalid(String),
-    /// The working directory cannot be used.
-    #[error("working directory {} is not usable: {source}", dir.display())]
-    Cwd {
-        /// The directory.
-        dir: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-}
+pub use crate::settings_error::SettingsError;
 
 /// One model's resolved settings: the engine options and how to reach the provider.
 #[derive(Debug, Clone)]
@@ -248,33 +178,17 @@ fn resolve_model(
         &[crate::skills::Skill],
     ),
 ) -> Result<ModelSettings, SettingsError> {
-    let text = flags
-        .model
-        .clone()
-        .or_else(|| config.env_var("TUNACODE_MODEL"))
-        .or_else(|| config.default_model.clone())
-        .ok_or_else(|| SettingsError::NoModel {
-            config_file: paths.config_file.clone(),
-        })?;
-    let model = ModelId::parse(&text).map_err(|e| SettingsError::UnknownModel {
-        text: text.clone(),
-        reason: e.to_string(),
-    })?;
+    let model = chosen_model(paths, config, flags)?;
     let provider = provider_settings(&model, flags, config, paths)?;
     let s = &config.settings;
-    let timeout = flags.timeout.unwrap_or(s.global_request_timeout);
-    if !timeout.is_finite() || timeout < 0.0 {
-        return Err(SettingsError::Invalid(format!(
-            "the timeout must be a positive number of seconds, got {timeout}"
-        )));
-    }
+    let request_timeout = request_timeout(flags.timeout.unwrap_or(s.global_request_timeout))?;
     let registry = load_registry(paths, config)?;
     let info = registry.find(&model.provider, &model.model);
     let options = AgentOptions {
         model: model.to_string(),
         provider_model: model.model.clone(),
         max_iterations: flags.max_iterations.unwrap_or(s.max_iterations).max(1),
-        request_timeout: (timeout > 0.0).then(|| Duration::from_secs_f64(timeout)),
+        request_timeout,
         tool_max_retries: s.tool_max_retries,
         max_parallel: s.max_parallel.unwrap_or_else(default_max_parallel),
         prune: PruneConfig {
@@ -304,6 +218,36 @@ fn resolve_model(
         provider,
         options,
     })
+}
+
+/// The model the flags, the environment or the config's default name.
+fn chosen_model(
+    paths: &Paths,
+    config: &UserConfig,
+    flags: &SettingsFlags,
+) -> Result<ModelId, SettingsError> {
+    let text = flags
+        .model
+        .clone()
+        .or_else(|| config.env_var("TUNACODE_MODEL"))
+        .or_else(|| config.default_model.clone())
+        .ok_or_else(|| SettingsError::NoModel {
+            config_file: paths.config_file.clone(),
+        })?;
+    ModelId::parse(&text).map_err(|e| SettingsError::UnknownModel {
+        text: text.clone(),
+        reason: e.to_string(),
+    })
+}
+
+/// The global request timeout in seconds as a duration (`0`: none).
+fn request_timeout(timeout: f64) -> Result<Option<Duration>, SettingsError> {
+    if !timeout.is_finite() || timeout < 0.0 {
+        return Err(SettingsError::Invalid(format!(
+            "the timeout must be a positive number of seconds, got {timeout}"
+        )));
+    }
+    Ok((timeout > 0.0).then(|| Duration::from_secs_f64(timeout)))
 }
 
 fn resolve_cwd(flag: Option<&Path>) -> Result<PathBuf, SettingsError> {

@@ -52,30 +52,7 @@ pub(crate) async fn stream_response(
             Some(Err(e)) => return Err(StreamStop::Failed(e)),
             Some(Ok(event)) => event,
         };
-        match &event {
-            ModelEvent::TextDelta(text) => {
-                let visible = filter.push(text);
-                if !visible.is_empty() {
-                    shown.push_str(&visible);
-                    events.emit(AgentEvent::TextDelta { text: visible });
-                }
-            }
-            ModelEvent::ThinkingDelta(text) => {
-                events.emit(AgentEvent::ThinkingDelta { text: text.clone() })
-            }
-            ModelEvent::Retrying {
-                attempt,
-                delay_ms,
-                error,
-            } => events.emit(AgentEvent::Notice {
-                level: NoticeLevel::Warning,
-                message: format!(
-                    "{error}; retrying in {:.1}s (attempt {attempt})",
-                    *delay_ms as f64 / 1000.0
-                ),
-            }),
-            _ => {}
-        }
+        show(&event, &mut filter, events, shown);
         assembler.push(&event);
     }
     let rest = filter.finish();
@@ -85,6 +62,44 @@ pub(crate) async fn stream_response(
     }
     let usage = assembler.usage();
     let mut message = assembler.finish();
+    let completed = strip_markers(&mut message);
+    Ok(Streamed {
+        message,
+        usage,
+        completed,
+    })
+}
+
+/// Shows one streamed event: visible text (the completion marker held back), reasoning, retries.
+fn show(event: &ModelEvent, filter: &mut MarkerFilter, events: &EventSink, shown: &mut String) {
+    match event {
+        ModelEvent::TextDelta(text) => {
+            let visible = filter.push(text);
+            if !visible.is_empty() {
+                shown.push_str(&visible);
+                events.emit(AgentEvent::TextDelta { text: visible });
+            }
+        }
+        ModelEvent::ThinkingDelta(text) => {
+            events.emit(AgentEvent::ThinkingDelta { text: text.clone() })
+        }
+        ModelEvent::Retrying {
+            attempt,
+            delay_ms,
+            error,
+        } => events.emit(AgentEvent::Notice {
+            level: NoticeLevel::Warning,
+            message: format!(
+                "{error}; retrying in {:.1}s (attempt {attempt})",
+                *delay_ms as f64 / 1000.0
+            ),
+        }),
+        _ => {}
+    }
+}
+
+/// Removes the completion marker from the message's text parts; whether one was there.
+fn strip_markers(message: &mut Message) -> bool {
     let mut completed = false;
     for part in &mut message.parts {
         if let Part::Text(text) = part {
@@ -93,9 +108,5 @@ pub(crate) async fn stream_response(
             text.content = stripped;
         }
     }
-    Ok(Streamed {
-        message,
-        usage,
-        completed,
-    })
+    completed
 }

@@ -52,7 +52,7 @@ pub(crate) struct ToolDispatcher {
     /// When set (plan mode), write and execute calls are refused with this text.
     pub read_only_reason: Option<String>,
     /// Where each finished result is made durable before it is reported.
-    pub results: Option<crate::orchestrator::ResultSink>,
+    pub results: Option<crate::orchestrator::run_journal::ResultSink>,
 }
 
 /// How one call ended: the part answering it and the event status.
@@ -181,25 +181,8 @@ impl ToolDispatcher {
             tool_name: name.clone(),
             args: Value::Object(args.clone()),
         });
-        let gate = self.approver.gate(name, &call.args);
-        if let Gate::Refuse(reason) = &gate {
-            return Answer::failed(id, name, reason.clone());
-        }
-        let kind = tool.classify(&args);
-        if kind != ToolKind::ReadOnly
-            && let Some(reason) = &self.read_only_reason
-        {
-            return Answer::failed(id, name, reason.clone());
-        }
-        if kind != ToolKind::ReadOnly || gate == Gate::Ask {
-            match self.ask_approval(call, tool.as_ref(), &args, kind).await {
-                Some(ApprovalDecision::Approve) => {}
-                Some(ApprovalDecision::Deny { reason }) => {
-                    let text = format!("The user did not allow this call: {reason}");
-                    return Answer::failed(id, name, text);
-                }
-                None => return Answer::cancelled(id, name),
-            }
+        if let Some(refused) = self.permit(call, tool.as_ref(), &args).await {
+            return refused;
         }
         let ctx = self.call_context(id);
         match self.call_with_retries(tool.as_ref(), args, &ctx).await {
@@ -215,6 +198,38 @@ impl ToolDispatcher {
             }
             Err(ToolError::Cancelled) => Answer::cancelled(id, name),
         }
+    }
+
+    /// What the rules, plan mode and the user say of a call before it runs: `None` when it may run,
+    /// else the answer the model gets instead.
+    async fn permit(
+        &self,
+        call: &ToolCallPart,
+        tool: &dyn Tool,
+        args: &Map<String, Value>,
+    ) -> Option<Answer> {
+        let (id, name) = (&call.tool_call_id, &call.tool_name);
+        let gate = self.approver.gate(name, &call.args);
+        if let Gate::Refuse(reason) = &gate {
+            return Some(Answer::failed(id, name, reason.clone()));
+        }
+        let kind = tool.classify(args);
+        if kind != ToolKind::ReadOnly
+            && let Some(reason) = &self.read_only_reason
+        {
+            return Some(Answer::failed(id, name, reason.clone()));
+        }
+        if kind != ToolKind::ReadOnly || gate == Gate::Ask {
+            match self.ask_approval(call, tool, args, kind).await {
+                Some(ApprovalDecision::Approve) => {}
+                Some(ApprovalDecision::Deny { reason }) => {
+                    let text = format!("The user did not allow this call: {reason}");
+                    return Some(Answer::failed(id, name, text));
+                }
+                None => return Some(Answer::cancelled(id, name)),
+            }
+        }
+        None
     }
 
     /// `None` when the request was cancelled while waiting.

@@ -13,9 +13,9 @@ mod finish;
 mod journal;
 mod limit;
 mod node;
+pub(crate) mod run_journal;
+mod supervise;
 mod undo_point;
-
-pub(crate) use journal::ResultSink;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -79,7 +79,7 @@ pub(crate) struct RequestRun<'a> {
     /// Every tool-call id in the history sent to the model (kept unique).
     call_ids: HashSet<String>,
     /// The session's journal (none when the session is not stored).
-    journal: Option<Arc<journal::RunJournal>>,
+    journal: Option<Arc<run_journal::RunJournal>>,
     /// Run messages before this index are in the journal as they are now.
     journal_mark: usize,
     /// A failed journal write was reported.
@@ -250,10 +250,9 @@ impl<'a> RequestRun<'a> {
         }
         self.baseline = session.messages.len();
         self.journal_mark = self.run_messages.len();
-        self.journal =
-            self.agent.store.as_ref().map(|store| {
-                journal::RunJournal::new(store.journal(&session.project_id, &session.id))
-            });
+        self.journal = self.agent.store.as_ref().map(|store| {
+            run_journal::RunJournal::new(store.journal(&session.project_id, &session.id))
+        });
         self.call_ids = self
             .run_messages
             .iter()

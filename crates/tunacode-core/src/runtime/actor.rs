@@ -19,13 +19,13 @@ use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::{Attachment, attach, expand_mentions};
-use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, request_failure};
+use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, SessionNotice, request_failure};
+use crate::runtime::handle::{RuntimeConfig, RuntimeError, SessionChoice};
 use crate::runtime::ops::Op;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
+use crate::runtime::sandbox_setup;
 use crate::runtime::sessions::{self, Opened};
-use crate::runtime::{RuntimeConfig, RuntimeError};
-use crate::runtime::{mcp_ops, sandbox};
 use crate::session::{Session, SessionHandle};
 use crate::settings::{ModelSettings, RuntimeSettings};
 use crate::skills::SkillTool;
@@ -140,19 +140,16 @@ impl Actor {
     ) -> Result<Actor, RuntimeError> {
         let settings = config.settings;
         let store = SessionStore::new(&settings.paths.sessions_dir);
-        let opened = {
-            let (store, cwd) = (store.clone(), settings.cwd.clone());
-            let (model, choice) = (settings.model.options.model.clone(), config.session);
-            tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
-                .await
-                .map_err(|e| RuntimeError::Internal(e.to_string()))??
-        };
-        let questions = Questions::new(events.clone());
+        let opened = open_session(&store, &settings, config.session).await?;
         let mcp = McpManager::with_env(
             &settings.cwd,
-            mcp_ops::status_sink(&events),
+            {
+                let events = events.clone();
+                Arc::new(move |status| events.send(RuntimeEvent::McpServer(status)))
+            },
             settings.exec.env.clone(),
         );
+        let questions = Questions::new(events.clone());
         let policy = Arc::new(
             Policy::new(
                 questions,
@@ -164,13 +161,8 @@ impl Actor {
             .with_rules(settings.permissions.clone(), &settings.cwd)
             .with_protected(settings.exec.sandbox.protected.clone()),
         );
-        let sandbox::SandboxSetup {
-            exec,
-            state,
-            notice: sandbox_notice,
-            proxy,
-        } = sandbox::sandbox_state(&settings).await;
-        policy.set_sandbox(state);
+        let sandbox = sandbox_setup::sandbox_state(&settings).await;
+        policy.set_sandbox(sandbox.state);
         let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
         let parts = Parts {
             model: settings.model.clone(),
@@ -178,43 +170,49 @@ impl Actor {
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
             editor: config.editor_files,
-            exec: Arc::new(exec),
-            egress: proxy,
+            exec: Arc::new(sandbox.exec),
+            egress: sandbox.proxy,
             checkpoints,
             mcp,
             policy,
             store,
             events,
         };
-        let Opened {
-            session,
-            resumed,
-            notice,
-        } = opened;
         let actor = Actor {
-            agent: Arc::new(parts.engine(session)),
+            agent: Arc::new(parts.engine(opened.session)),
             parts,
             queue: VecDeque::new(),
             running: None,
             shell: CancellationToken::new(),
             finishing: false,
         };
-        actor.announce_session(resumed, notice);
-        actor.announce_commands();
-        let skipped = actor.parts.settings.skipped_files.iter().map(|s| {
-            format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
-        });
-        for message in sandbox_notice.into_iter().chain(skipped) {
-            actor.parts.events.emit(AgentEvent::Notice {
-                level: tunacode_protocol::NoticeLevel::Warning,
-                message,
-            });
-        }
-        actor.start_mcp();
+        actor.announce_start(opened.resumed, opened.notice, sandbox.notice);
         if config.plan_mode {
             actor.agent.set_plan_mode(true);
         }
         Ok(actor)
+    }
+
+    /// What the front end learns first: the session, the custom commands, what was skipped or is
+    /// weaker than configured; then the MCP servers start.
+    fn announce_start(
+        &self,
+        resumed: bool,
+        notice: Option<SessionNotice>,
+        sandbox_notice: Option<String>,
+    ) {
+        self.announce_session(resumed, notice);
+        self.announce_commands();
+        let skipped = self.parts.settings.skipped_files.iter().map(|s| {
+            format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
+        });
+        for message in sandbox_notice.into_iter().chain(skipped) {
+            self.parts.events.emit(AgentEvent::Notice {
+                level: tunacode_protocol::NoticeLevel::Warning,
+                message,
+            });
+        }
+        self.start_mcp();
     }
 
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
@@ -459,4 +457,18 @@ fn panic_text(err: JoinError) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// Opens the session a runtime starts with, off the async threads.
+async fn open_session(
+    store: &SessionStore,
+    settings: &RuntimeSettings,
+    choice: SessionChoice,
+) -> Result<Opened, RuntimeError> {
+    let (store, cwd) = (store.clone(), settings.cwd.clone());
+    let model = settings.model.options.model.clone();
+    tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
+        .await
+        .map_err(|e| RuntimeError::Internal(e.to_string()))?
+        .map_err(RuntimeError::from)
 }

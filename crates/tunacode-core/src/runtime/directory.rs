@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use tunacode_protocol::runtime::{ModelCatalogue, SessionSummary};
 use tunacode_store::{Paths, SessionStore, project_id};
 
-use crate::runtime::Runtime;
+use crate::runtime::handle::Runtime;
 
 impl Runtime {
     /// The saved sessions of `cwd`'s project (the process's working directory's when `None`), newest

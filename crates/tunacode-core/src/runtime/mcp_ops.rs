@@ -1,19 +1,11 @@
 //! The runtime's MCP operations: starting the configured servers when the session opens (in the
 //! background: nothing waits for them), reporting their states, approving the project's `.mcp.json`.
 
-use tunacode_mcp::StatusSink;
 use tunacode_store::{UserConfig, approve_project_mcp};
 
-use crate::events::EventSink;
 use crate::mcp::resolve_mcp;
 use crate::runtime::actor::Actor;
 use crate::runtime::events::{OpFailure, RuntimeEvent, store_failure};
-
-/// Reports each server's change as a [`RuntimeEvent::McpServer`].
-pub(super) fn status_sink(events: &EventSink) -> StatusSink {
-    let events = events.clone();
-    std::sync::Arc::new(move |status| events.send(RuntimeEvent::McpServer(status)))
-}
 
 impl Actor {
     /// Starts the configured servers and says when the project's file waits for approval.

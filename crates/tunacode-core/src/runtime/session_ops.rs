@@ -50,7 +50,7 @@ impl Actor {
         }
         let (store, cwd) = (self.parts.store.clone(), self.parts.settings.cwd.clone());
         let model = self.parts.model.options.model.clone();
-        let choice = crate::runtime::SessionChoice::Resume(id);
+        let choice = crate::runtime::handle::SessionChoice::Resume(id);
         let opened =
             tokio::task::spawn_blocking(move || sessions::open(&store, &cwd, &model, &choice))
                 .await;

@@ -5,8 +5,8 @@ use std::path::Path;
 use tunacode_protocol::NoticeLevel;
 use tunacode_store::{LoadedSession, SessionStore, StoreError, project_id};
 
-use crate::runtime::SessionChoice;
 use crate::runtime::events::{JournalRecovery, ListedSession, SessionNotice};
+use crate::runtime::handle::SessionChoice;
 use crate::session::Session;
 
 /// A session opened for the runtime.

@@ -9,8 +9,9 @@ use tunacode_store::{Paths, config_with_setup, save_setup};
 
 use crate::events::EventSink;
 use crate::runtime::actor::Actor;
-use crate::runtime::launch::{LaunchOptions, resolve, setup_fixes};
-use crate::runtime::{Op, OpFailure, RuntimeEvent};
+use crate::runtime::events::{OpFailure, RuntimeEvent};
+use crate::runtime::launch_options::{LaunchOptions, resolve, setup_fixes};
+use crate::runtime::ops::Op;
 use crate::settings::{RuntimeSettings, SettingsFlags};
 use crate::setup::{check_choice, setup_flags, setup_update};
 

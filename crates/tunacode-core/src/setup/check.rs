@@ -152,7 +152,8 @@ fn last_cause(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setup::{SetupChoice, provider_settings};
+    use crate::setup::choice::provider_settings;
+    use tunacode_protocol::runtime::SetupChoice;
     use tunacode_testkit::{FakeProvider, Reply, Turn};
 
     fn choice(base_url: String) -> SetupChoice {

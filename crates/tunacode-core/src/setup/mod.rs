@@ -3,33 +3,17 @@
 //! use), and the catalogue front ends offer models from.
 
 mod check;
+mod choice;
 
 use serde_json::{Map, Value};
 use tunacode_llm::models::ModelRegistry;
-use tunacode_llm::{LlmError, ModelId, ProviderSettings, WireApi};
 use tunacode_protocol::runtime::{CatalogueModel, ModelCatalogue, ProviderInfo, SetupChoice};
 use tunacode_store::{Paths, SetupUpdate, UserConfig};
 
 pub use check::check_choice;
+pub use choice::provider_settings;
 
 use crate::settings::{SettingsFlags, load_registry};
-
-/// How to reach the chosen model (default retry policy and idle timeout; the key variable as the
-/// hint in auth errors).
-pub fn provider_settings(choice: &SetupChoice) -> Result<ProviderSettings, LlmError> {
-    let id = ModelId::parse(&choice.model_id())?;
-    let wire = choice.wire_api.as_deref().map(WireApi::parse).transpose()?;
-    let mut settings = ProviderSettings::for_model_with_wire(
-        &id,
-        choice.base_url.clone(),
-        choice.api_key.clone(),
-        wire,
-    )?;
-    if settings.key_hint.is_none() {
-        settings.key_hint = choice.key_env.clone();
-    }
-    Ok(settings)
-}
 
 /// What to write to the config file for a choice: `default_model`, the key under `env.<key_env>`, and
 /// for an OpenAI-compatible server a `providers.<name>` entry (`base_url`, `wire_api`, `key_env`).

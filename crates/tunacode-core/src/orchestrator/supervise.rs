@@ -1,0 +1,78 @@
+//! How a request runs under supervision: one run token, cancelled by the user or the global timeout,
+//! with the cause recorded for the run to report.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{RequestRun, StopCause};
+use crate::agent::{Agent, RunOutcome};
+use crate::error::RequestError;
+
+impl Agent {
+    /// Processes one user message (seed 000 §1.1 `process_request`). Cancelling `cancel` aborts the
+    /// request: partial text is kept as `[INTERRUPTED]`, running tools are cancelled, the session stays
+    /// valid and is saved. The global timeout takes the same path.
+    pub async fn process_request(
+        &self,
+        message: &str,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome, RequestError> {
+        self.supervised(cancel, |token, cause| {
+            RequestRun::new(self, message, token, cause).run()
+        })
+        .await
+    }
+
+    /// Compacts the session's history now (`/compact`): the model writes a hand-off summary (no tools)
+    /// of the older turns, which replaces them in the conversation; `focus` says what the summary
+    /// should keep. They stay in the session, marked. Cancelling `cancel` stops it, changing nothing.
+    pub async fn compact(
+        &self,
+        focus: Option<String>,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome, RequestError> {
+        self.supervised(cancel, |token, cause| {
+            RequestRun::new(self, "", token, cause).run_compaction(focus)
+        })
+        .await
+    }
+
+    /// Runs `work` with one run token, cancelled by `cancel` (the user) or the global timeout.
+    async fn supervised<'s, F, Fut>(
+        &'s self,
+        cancel: CancellationToken,
+        work: F,
+    ) -> Result<RunOutcome, RequestError>
+    where
+        F: FnOnce(CancellationToken, Arc<std::sync::Mutex<Option<StopCause>>>) -> Fut,
+        Fut: std::future::Future<Output = Result<RunOutcome, RequestError>> + 's,
+    {
+        let run_token = CancellationToken::new();
+        let cause = Arc::new(std::sync::Mutex::new(None::<StopCause>));
+        let finished = CancellationToken::new();
+        let watcher = {
+            let (run_token, cause, finished) = (run_token.clone(), cause.clone(), finished.clone());
+            let timeout = self.options.request_timeout;
+            tokio::spawn(async move {
+                let timer = async {
+                    match timeout {
+                        Some(t) => tokio::time::sleep(t).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                let stop = tokio::select! {
+                    _ = finished.cancelled() => return,
+                    _ = cancel.cancelled() => StopCause::Abort,
+                    _ = timer => StopCause::Timeout,
+                };
+                *cause.lock().unwrap_or_else(|p| p.into_inner()) = Some(stop);
+                run_token.cancel();
+            })
+        };
+        let result = work(run_token, cause).await;
+        finished.cancel();
+        let _ = watcher.await;
+        result
+    }
+}
