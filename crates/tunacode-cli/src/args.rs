@@ -60,6 +60,8 @@ pub enum Command {
     },
     /// Print the man page (roff), e.g. `tunacode man > tunacode.1`.
     Man,
+    /// Print the JSON schema of `run`'s stream-json output and input lines.
+    Schema,
     /// Show the instruction files (and skills) the model reads here, with their token cost.
     Context {
         /// The project directory (default: the current one).

@@ -11,9 +11,6 @@ mod mcp_cmd;
 mod models_cmd;
 mod output;
 mod run_cmd;
-mod schema;
-mod schema_map;
-mod schema_notice;
 mod sessions_cmd;
 mod tui_cmd;
 mod undo_cmd;
@@ -52,6 +49,7 @@ fn main() -> ExitCode {
             Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
             Some(Command::Completions { shell }) => docs_cmd::completions(shell),
             Some(Command::Man) => docs_cmd::man(),
+            Some(Command::Schema) => docs_cmd::schema(),
             None => tui_cmd::run(cli).await,
         }
     });

@@ -67,7 +67,10 @@ async fn list(paths: &Paths, cwd: &Path, as_json: bool) -> anyhow::Result<u8> {
         }
     }
     if let Some(project) = project.filter(|p| !p.approved) {
-        say(&pending_notice(&project.file, &project.names));
+        say(&tunacode_protocol::pending_mcp_notice(
+            &project.file,
+            &project.names,
+        ));
     }
     Ok(0)
 }
@@ -139,16 +142,6 @@ async fn approve(paths: &Paths, cwd: &Path) -> anyhow::Result<u8> {
         names.join(", ")
     ));
     Ok(0)
-}
-
-/// Said when the project's `.mcp.json` waits for approval.
-pub fn pending_notice(file: &Path, servers: &[String]) -> String {
-    format!(
-        "{} names MCP servers ({}) that are not started until you approve them: \
-         `tunacode mcp approve` (or /mcp approve in the UI)",
-        file.display(),
-        servers.join(", ")
-    )
 }
 
 /// A warning for a server that failed, shown by headless runs.

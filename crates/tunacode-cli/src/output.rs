@@ -10,7 +10,7 @@ use tunacode_core::{RequestEnd, RuntimeEvent};
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::args::OutputFormat;
-use crate::schema::{self, Line, UsageOut};
+use tunacode_protocol::stream::{self as schema, Line, RunResult, ToolSummary};
 
 /// The task finished.
 pub const EXIT_OK: u8 = 0;
@@ -22,40 +22,6 @@ pub const EXIT_ITERATION_LIMIT: u8 = 3;
 pub const EXIT_TIMEOUT: u8 = 4;
 /// The user interrupted.
 pub const EXIT_INTERRUPTED: u8 = 130;
-
-/// One tool call in the result summary.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolSummary {
-    tool_call_id: String,
-    tool_name: String,
-    status: ToolStatus,
-    duration_ms: u64,
-}
-
-/// The final line / object of a run.
-#[derive(Debug, Clone, Serialize)]
-pub struct RunResult {
-    /// `completed`, `answered`, `iteration_limit`, `aborted`, `timeout` or `error`.
-    pub status: String,
-    /// The process exit code.
-    pub exit_code: u8,
-    /// The session id (to resume with `--session`).
-    pub session_id: String,
-    /// The request id.
-    pub request_id: String,
-    /// `provider:model`.
-    pub model: String,
-    /// Iterations run.
-    pub iterations: u32,
-    /// The final answer (marker stripped).
-    pub response: String,
-    /// Session usage.
-    pub usage: UsageOut,
-    /// The error, when the run failed.
-    pub error: Option<Value>,
-    /// The progress summary, when the iteration limit stopped the run.
-    pub limit_summary: Option<String>,
-}
 
 /// Renders events as they come.
 pub struct Renderer<O: Write, E: Write> {
@@ -99,7 +65,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     self.line(&Line::new(line));
                 }
                 if let RuntimeEvent::SessionOpened(view) = event
-                    && let Some(notice) = crate::schema_notice::session_notice(view)
+                    && let Some(notice) = schema::session_notice(view)
                 {
                     self.line(&Line::new(notice));
                 }
@@ -125,7 +91,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 RuntimeEvent::Undone(undone) => self.note(&undone.describe()),
                 RuntimeEvent::McpProjectPending { file, servers } => self.note(&format!(
                     "warning: {}",
-                    crate::mcp_cmd::pending_notice(file, servers)
+                    tunacode_protocol::pending_mcp_notice(file, servers)
                 )),
                 event => {
                     if let Some(warning) = crate::mcp_cmd::failure_notice(event) {
@@ -198,13 +164,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 result,
                 ..
             } => {
-                let line = match status {
-                    ToolStatus::Completed => format!("  ✓ {tool_name} ({duration_ms} ms)"),
-                    ToolStatus::Failed => {
-                        format!("  ✗ {tool_name}: {}", first_line(result, 160))
-                    }
-                    ToolStatus::Cancelled => format!("  ⊘ {tool_name} cancelled"),
-                };
+                let line = finished_line(tool_name, *status, *duration_ms, result);
                 let _ = writeln!(self.err, "{line}");
             }
             AgentEvent::FallbackResponse { text } | AgentEvent::PlanPresented { plan: text } => {
@@ -218,15 +178,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
             }
             AgentEvent::TodosUpdated { items } => {
                 self.end_out_line();
-                let _ = writeln!(self.err, "todo:");
-                for t in items {
-                    let mark = match t.status {
-                        tunacode_protocol::TodoStatus::Pending => "[ ]",
-                        tunacode_protocol::TodoStatus::InProgress => "[~]",
-                        tunacode_protocol::TodoStatus::Completed => "[x]",
-                    };
-                    let _ = writeln!(self.err, "  {mark} {}. {}", t.id, t.content);
-                }
+                let _ = writeln!(self.err, "{}", todo_lines(items));
             }
             AgentEvent::PlanModeChanged { active } => {
                 self.end_out_line();
@@ -263,12 +215,12 @@ impl<O: Write, E: Write> Renderer<O, E> {
         if result.status == "iteration_limit" {
             result.limit_summary = self.limit_summary.take();
         }
+        result.tool_calls = std::mem::take(&mut self.tools);
         let code = result.exit_code;
         let mut value = match serde_json::to_value(&result) {
             Ok(v) => v,
             Err(_) => return code,
         };
-        value["tool_calls"] = json!(std::mem::take(&mut self.tools));
         match self.format {
             OutputFormat::Text => {
                 self.end_out_line();
@@ -312,6 +264,7 @@ fn run_result(end: &RequestEnd) -> RunResult {
         usage: (&end.usage).into(),
         error: None,
         limit_summary: None,
+        tool_calls: Vec::new(),
     };
     let (status, code) = match &end.outcome {
         Ok(outcome) => {
@@ -335,6 +288,29 @@ fn run_result(end: &RequestEnd) -> RunResult {
     };
     (result.status, result.exit_code) = (status.to_string(), code);
     result
+}
+
+/// A finished tool call, one line for stderr.
+fn finished_line(tool_name: &str, status: ToolStatus, duration_ms: u64, result: &str) -> String {
+    match status {
+        ToolStatus::Completed => format!("  ✓ {tool_name} ({duration_ms} ms)"),
+        ToolStatus::Failed => format!("  ✗ {tool_name}: {}", first_line(result, 160)),
+        ToolStatus::Cancelled => format!("  ⊘ {tool_name} cancelled"),
+    }
+}
+
+/// The todo list, a line an item under `todo:`.
+fn todo_lines(items: &[tunacode_protocol::TodoItem]) -> String {
+    let mut text = "todo:".to_string();
+    for t in items {
+        let mark = match t.status {
+            tunacode_protocol::TodoStatus::Pending => "[ ]",
+            tunacode_protocol::TodoStatus::InProgress => "[~]",
+            tunacode_protocol::TodoStatus::Completed => "[x]",
+        };
+        text.push_str(&format!("\n  {mark} {}. {}", t.id, t.content));
+    }
+    text
 }
 
 /// The argument worth showing for a tool call (a path, a pattern, a command), shortened.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::usage::Usage;
 
 /// How a finished tool call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {
     /// It ran and returned a result.

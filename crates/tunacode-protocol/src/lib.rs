@@ -8,6 +8,7 @@ mod media;
 mod message;
 mod part;
 pub mod runtime;
+pub mod stream;
 mod tail;
 mod tool_kind;
 mod usage;
@@ -17,6 +18,7 @@ pub use event::{
 };
 pub use mcp::{
     ConfigSource, MCP_TOOL_PREFIX, McpServerSpec, McpTransport, ServerState, ServerStatus,
+    pending_mcp_notice,
 };
 pub use media::{Image, as_image, image_item, images_in, text_without_images};
 pub use message::{COMPACTED_KEY, Message, MessageKind};

@@ -1,6 +1,6 @@
 //! MCP servers as the runtime reports them and as an editor hands them over.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -123,4 +123,14 @@ pub enum McpTransport {
         /// Why it cannot be used, in words.
         reason: String,
     },
+}
+
+/// Said when the project's `.mcp.json` waits for approval.
+pub fn pending_mcp_notice(file: &Path, servers: &[String]) -> String {
+    format!(
+        "{} names MCP servers ({}) that are not started until you approve them: \
+         `tunacode mcp approve` (or /mcp approve in the UI)",
+        file.display(),
+        servers.join(", ")
+    )
 }

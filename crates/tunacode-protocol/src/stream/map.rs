@@ -1,11 +1,12 @@
 //! Mapping the runtime's events to the public stream-json lines ([`crate::schema`] holds the lines'
 //! types): what each event becomes, and which are not shown.
 
-use tunacode_core::mcp::{ServerState, ServerStatus};
-use tunacode_core::{QuestionKind, RuntimeEvent};
-use tunacode_protocol::{AgentEvent, ToolStatus};
-
-use crate::schema::*;
+use crate::event::{AgentEvent, ToolStatus};
+use crate::mcp::{ServerState, ServerStatus};
+use crate::runtime::{Question, QuestionKind, RuntimeEvent, Undone};
+use crate::stream::notice::level_name;
+use crate::stream::output::OutputEvent;
+use crate::stream::values::{TodoOut, ToolUseOut, UndoneFile, finish_reason};
 
 fn tool_status(status: ToolStatus) -> &'static str {
     match status {
@@ -16,7 +17,7 @@ fn tool_status(status: ToolStatus) -> &'static str {
 }
 
 /// The public line for a question the runtime asks.
-fn question(q: &tunacode_core::Question) -> OutputEvent {
+fn question(q: &Question) -> OutputEvent {
     match &q.kind {
         QuestionKind::Approval(a) => OutputEvent::ApprovalRequested {
             request_id: q.id.clone(),
@@ -41,7 +42,7 @@ fn question(q: &tunacode_core::Question) -> OutputEvent {
 }
 
 /// The public line for an undo's report.
-fn undone_line(undone: &tunacode_core::runtime::Undone) -> OutputEvent {
+fn undone_line(undone: &Undone) -> OutputEvent {
     OutputEvent::Undone {
         request_id: undone.request_id.clone(),
         files: undone
@@ -90,7 +91,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::McpServer(status) if status.state == ServerState::Stopped => return None,
         RuntimeEvent::McpServer(status) => mcp_server(status),
         RuntimeEvent::McpProjectPending { file, servers } => {
-            OutputEvent::notice("warning", crate::mcp_cmd::pending_notice(file, servers))
+            OutputEvent::notice("warning", crate::mcp::pending_mcp_notice(file, servers))
         }
         // Scripts cannot start `!` commands, so there is no live output of one to show.
         RuntimeEvent::McpServers(_)
@@ -143,6 +144,13 @@ pub fn from_agent(event: &AgentEvent) -> OutputEvent {
         },
         AgentEvent::TextDelta { text } => OutputEvent::TextDelta { text },
         AgentEvent::ThinkingDelta { text } => OutputEvent::ThinkingDelta { text },
+        other => tool_line(other),
+    }
+}
+
+/// The lines of tool calls: batches, starts, output while they run, ends.
+fn tool_line(event: AgentEvent) -> OutputEvent {
+    match event {
         AgentEvent::ToolBatchStarted {
             batch,
             display,
@@ -190,11 +198,10 @@ pub fn from_agent(event: &AgentEvent) -> OutputEvent {
     }
 }
 
+/// The lines of progress and state: notices, usage, the limit, context, todos, plans.
 fn from_agent_rest(event: AgentEvent) -> OutputEvent {
     match event {
-        AgentEvent::Notice { level, message } => {
-            OutputEvent::notice(crate::schema_notice::level_name(level), message)
-        }
+        AgentEvent::Notice { level, message } => OutputEvent::notice(level_name(level), message),
         AgentEvent::UsageUpdated {
             last_call,
             session_total,
@@ -237,6 +244,13 @@ fn from_agent_rest(event: AgentEvent) -> OutputEvent {
         },
         AgentEvent::PlanModeChanged { active } => OutputEvent::PlanModeChanged { active },
         AgentEvent::PlanPresented { plan } => OutputEvent::PlanPresented { plan },
+        other => end_line(other),
+    }
+}
+
+/// The lines that end a request.
+fn end_line(event: AgentEvent) -> OutputEvent {
+    match event {
         AgentEvent::RequestFinished {
             reason,
             iterations,
@@ -251,7 +265,7 @@ fn from_agent_rest(event: AgentEvent) -> OutputEvent {
             OutputEvent::RequestTimedOut { timeout_secs }
         }
         AgentEvent::RequestFailed { kind, message } => OutputEvent::RequestFailed { kind, message },
-        // The first half is mapped by `from_agent`.
+        // The first kinds are mapped by `from_agent`.
         other => from_agent(&other),
     }
 }

@@ -2,33 +2,10 @@
 //! for notices a script may want to act on (adding a kind is compatible; a notice without one has
 //! only `level` and `message`).
 
-use serde::Serialize;
-use tunacode_core::{SessionNotice, SessionView};
-use tunacode_protocol::NoticeLevel;
-
-use crate::schema::OutputEvent;
-
-/// What a notice with a `kind` adds.
-#[derive(Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum NoticeDetail {
-    /// The session's journal was replayed when it opened (the last run stopped before it saved).
-    JournalRecovery {
-        /// The figures.
-        recovery: RecoveryOut,
-    },
-}
-
-/// What replaying a session's journal found.
-#[derive(Debug, Serialize)]
-pub struct RecoveryOut {
-    /// Journal lines replayed (messages and tool results the last run wrote before it stopped).
-    pub recovered: usize,
-    /// Journal lines that could not be replayed.
-    pub kept_aside: usize,
-    /// The file they were kept in, beside the session (or null).
-    pub kept_file: Option<String>,
-}
+use crate::event::NoticeLevel;
+use crate::runtime::{SessionNotice, SessionView};
+use crate::stream::output::OutputEvent;
+use crate::stream::values::{NoticeDetail, RecoveryOut};
 
 /// The public name of a notice level.
 pub fn level_name(level: NoticeLevel) -> &'static str {
@@ -72,10 +49,9 @@ pub fn session_notice(view: &SessionView) -> Option<OutputEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::Line;
+    use crate::runtime::{JournalRecovery, ModelView};
+    use crate::stream::line::Line;
     use serde_json::json;
-    use tunacode_core::JournalRecovery;
-    use tunacode_core::runtime::ModelView;
 
     fn view(notice: Option<SessionNotice>) -> SessionView {
         SessionView {

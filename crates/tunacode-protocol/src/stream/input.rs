@@ -1,0 +1,260 @@
+//! The stream-json input of `tunacode run --input-format stream-json`: one JSON object a line, each
+//! turned into a runtime operation. Like the output, these types are the public contract, separate
+//! from the runtime's own.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::runtime::{Answer, ApprovalAnswer, LimitDecision, Op, PlanDecision};
+
+/// One input line.
+#[derive(Debug, Deserialize, PartialEq, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InputLine {
+    /// A message from the user.
+    UserMessage {
+        /// What the user says.
+        text: String,
+    },
+    /// Claude Code's form of a user message, so tools written for it work.
+    User {
+        /// `{"role": "user", "content": "…" | [{"type": "text", "text": "…"}, …]}`.
+        message: ClaudeMessage,
+    },
+    /// The answer to an `approval_requested` line.
+    Approval {
+        /// The `request_id` of the question.
+        request_id: String,
+        /// `allow`, `allow_session` or `deny`.
+        decision: ApprovalChoice,
+        /// With `deny`: what the model is told.
+        #[serde(default)]
+        note: Option<String>,
+    },
+    /// The answer to a `limit_choice_requested` line.
+    LimitChoice {
+        /// The `request_id` of the question.
+        request_id: String,
+        /// `continue`, `summarize`, `another_approach` or `stop`.
+        choice: LimitChoice,
+    },
+    /// The answer to a `plan_review_requested` line.
+    PlanReview {
+        /// The `request_id` of the question.
+        request_id: String,
+        /// `approve` or `reject`.
+        decision: PlanChoice,
+        /// With `reject`: what to change.
+        #[serde(default)]
+        feedback: Option<String>,
+    },
+    /// Stops the running request.
+    Interrupt,
+    /// Compacts the history now.
+    Compact {
+        /// What the summary should keep in particular.
+        #[serde(default)]
+        focus: Option<String>,
+    },
+    /// Puts the workspace back as it was before the last request that changed it (`to`: further).
+    Undo {
+        /// How many requests back (default 1).
+        #[serde(default)]
+        to: Option<usize>,
+    },
+    /// Switches the model between requests.
+    SetModel {
+        /// `provider:model`.
+        model: String,
+    },
+    /// Asks for the sandbox, its guards on this kernel and the rules (a `permissions` line).
+    Permissions,
+}
+
+/// Claude Code's user message.
+#[derive(Debug, Deserialize, PartialEq, JsonSchema)]
+pub struct ClaudeMessage {
+    /// Must be `user`.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// A string, or content blocks whose `text` blocks are joined.
+    pub content: Value,
+}
+
+/// An approval decision.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalChoice {
+    /// This call only.
+    Allow,
+    /// This call and those like it for the session.
+    AllowSession,
+    /// Refuse.
+    Deny,
+}
+
+/// The choice at the iteration limit.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitChoice {
+    /// Five more iterations.
+    Continue,
+    /// A summary without tools, then stop.
+    Summarize,
+    /// Five more iterations, trying another approach.
+    AnotherApproach,
+    /// Stop now.
+    Stop,
+}
+
+/// A plan review decision.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanChoice {
+    /// Carry it out.
+    Approve,
+    /// Revise it.
+    Reject,
+}
+
+impl InputLine {
+    /// The operation this line asks for.
+    pub fn into_op(self) -> Result<Op, String> {
+        Ok(match self {
+            InputLine::UserMessage { text } => Op::user_message(text),
+            InputLine::User { message } => Op::user_message(claude_text(&message)?),
+            InputLine::Approval {
+                request_id,
+                decision,
+                note,
+            } => Op::Answer {
+                id: request_id,
+                answer: Answer::Approval(match decision {
+                    ApprovalChoice::Allow => ApprovalAnswer::AllowOnce,
+                    ApprovalChoice::AllowSession => ApprovalAnswer::AllowSession,
+                    ApprovalChoice::Deny => ApprovalAnswer::Deny { note },
+                }),
+            },
+            InputLine::LimitChoice { request_id, choice } => Op::Answer {
+                id: request_id,
+                answer: Answer::Limit(match choice {
+                    LimitChoice::Continue => LimitDecision::Continue,
+                    LimitChoice::Summarize => LimitDecision::Summarize,
+                    LimitChoice::AnotherApproach => LimitDecision::TryAnotherApproach,
+                    LimitChoice::Stop => LimitDecision::Stop,
+                }),
+            },
+            InputLine::PlanReview {
+                request_id,
+                decision,
+                feedback,
+            } => Op::Answer {
+                id: request_id,
+                answer: Answer::Plan(match decision {
+                    PlanChoice::Approve => PlanDecision::Approve,
+                    PlanChoice::Reject => PlanDecision::Reject {
+                        feedback: feedback.unwrap_or_else(|| "the user rejected the plan".into()),
+                    },
+                }),
+            },
+            InputLine::Interrupt => Op::Interrupt,
+            InputLine::SetModel { model } => Op::SetModel { model },
+            InputLine::Compact { focus } => Op::Compact { focus },
+            InputLine::Undo { to } => Op::Undo { to },
+            InputLine::Permissions => Op::DescribePermissions,
+        })
+    }
+}
+
+fn claude_text(message: &ClaudeMessage) -> Result<String, String> {
+    if message.role.as_deref().is_some_and(|r| r != "user") {
+        return Err("a `user` line's message must have the role `user`".into());
+    }
+    match &message.content {
+        Value::String(text) => Ok(text.clone()),
+        Value::Array(blocks) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str())
+                .collect();
+            if texts.is_empty() {
+                Err("the message has no text block".into())
+            } else {
+                Ok(texts.join("\n"))
+            }
+        }
+        _ => Err("`message.content` must be a string or a list of content blocks".into()),
+    }
+}
+
+/// Parses one line into an operation, or says what is wrong with it.
+pub fn parse_line(line: &str) -> Result<Op, String> {
+    serde_json::from_str::<InputLine>(line)
+        .map_err(|e| e.to_string())?
+        .into_op()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_become_operations() {
+        assert_eq!(
+            parse_line(r#"{"type":"user_message","text":"hi"}"#),
+            Ok(Op::user_message("hi"))
+        );
+        assert_eq!(
+            parse_line(
+                r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]}}"#
+            ),
+            Ok(Op::user_message("a\nb"))
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"user","message":{"role":"user","content":"plain"}}"#),
+            Ok(Op::user_message("plain"))
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"approval","request_id":"q-1","decision":"deny","note":"no"}"#),
+            Ok(Op::Answer {
+                id: "q-1".into(),
+                answer: Answer::Approval(ApprovalAnswer::Deny {
+                    note: Some("no".into())
+                })
+            })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"approval","request_id":"q-2","decision":"allow_session"}"#),
+            Ok(Op::Answer {
+                id: "q-2".into(),
+                answer: Answer::Approval(ApprovalAnswer::AllowSession)
+            })
+        );
+        assert_eq!(
+            parse_line(r#"{"type":"limit_choice","request_id":"q","choice":"another_approach"}"#),
+            Ok(Op::Answer {
+                id: "q".into(),
+                answer: Answer::Limit(LimitDecision::TryAnotherApproach)
+            })
+        );
+        assert_eq!(parse_line(r#"{"type":"interrupt"}"#), Ok(Op::Interrupt));
+        assert_eq!(
+            parse_line(r#"{"type":"permissions"}"#),
+            Ok(Op::DescribePermissions)
+        );
+    }
+
+    #[test]
+    fn bad_lines_say_what_is_wrong() {
+        assert!(parse_line("not json").is_err());
+        let err =
+            parse_line(r#"{"type":"approval","request_id":"q","decision":"maybe"}"#).unwrap_err();
+        assert!(err.contains("maybe"), "{err}");
+        let err = parse_line(r#"{"type":"user","message":{"role":"assistant","content":"x"}}"#)
+            .unwrap_err();
+        assert!(err.contains("role"), "{err}");
+        assert!(parse_line(r#"{"type":"fly"}"#).is_err());
+    }
+}
