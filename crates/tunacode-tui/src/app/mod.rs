@@ -36,10 +36,10 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tunacode_core::{Op, Runtime, RuntimeEvent};
 
-use crate::TuiConfig;
 use crate::app::state::{App, AppMsg, Screen};
 use crate::app::status::StatusState;
 use crate::complete::{InputHistory, SharedFileIndex};
+use crate::config::TuiConfig;
 use crate::error::TuiError;
 use crate::setup::{SetupChoice, SetupScreen};
 use crate::theme::Theme;
