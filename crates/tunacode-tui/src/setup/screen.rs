@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tunacode_protocol::runtime::{ModelCatalogue, ProviderInfo};
+use tunacode_protocol::runtime::{ModelCatalogue, ProviderInfo, SetupChoice};
 
+use super::action::SetupAction;
 use super::input::LineInput;
 use super::steps::{CheckState, ModelItem, PROVIDERS, ProviderOption, Step};
-use super::{SetupAction, SetupChoice};
 
 /// The base URL offered for an OpenAI-compatible server (Ollama's).
 pub(crate) const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
