@@ -22,7 +22,7 @@ use code_shape::modules::{Sources, Tree, parse, roots};
 /// Crates whose findings are printed but do not fail the test, because they are still being fixed.
 /// The lead empties this list as each crate is brought into shape; when it is empty every crate is held
 /// to the rule.
-const STILL_BEING_FIXED: &[&str] = &["tunacode-tui", "tunacode-cli"];
+const STILL_BEING_FIXED: &[&str] = &["tunacode-cli"];
 
 /// The longest a function outside test code may be, in lines.
 const MAX_FN_LINES: usize = 60;

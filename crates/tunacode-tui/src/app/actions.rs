@@ -81,101 +81,124 @@ impl App {
         self.submit_op(Op::Interrupt);
     }
 
-    /// Runs a `/` command.
+    /// Runs a `/` command: those only the UI sees, those on the conversation, and the runtime's
+    /// settings.
     pub fn run_command(&mut self, command: Command) {
         match command {
-            Command::Help => {
-                let custom = self.custom_command_infos();
-                self.transcript.push(CellKind::Info(help_text(&custom)))
-            }
+            // The UI: what it shows and keeps.
+            Command::Help => self.show_help(),
             Command::Exit => self.should_quit = true,
-            Command::Thoughts => {
-                self.show_thoughts = !self.show_thoughts;
-                self.hint = Some(format!(
-                    "reasoning {}",
-                    if self.show_thoughts {
-                        "shown"
-                    } else {
-                        "hidden"
-                    }
-                ));
-                for cell in &mut self.transcript.cells {
-                    cell.touch();
-                }
-            }
+            Command::Thoughts => self.toggle_thoughts(),
+            Command::Theme(Some(name)) => self.set_theme(&name),
+            Command::Theme(None) => self.open_theme_picker(),
+            Command::Cost => self.show_cost(),
+            Command::Copy => self.copy_last_answer(),
+            // The conversation.
+            Command::Init => self.send_message(INIT_PROMPT.to_string()),
+            Command::Compact(focus) => self.compact(focus),
+            Command::Undo(arg) => self.undo(arg.as_deref()),
+            Command::Clear => self.submit_op(Op::NewSession),
+            Command::Resume => self.submit_op(Op::ListSessions),
+            // The runtime's settings.
             Command::Yolo => self.submit_op(Op::SetYolo {
                 on: !self.status.yolo,
             }),
             Command::Plan => self.submit_op(Op::SetPlanMode {
                 active: !self.status.plan_mode,
             }),
-            Command::Theme(Some(name)) => self.set_theme(&name),
-            Command::Theme(None) => {
-                let items = Theme::NAMES
-                    .iter()
-                    .map(|n| PickerItem {
-                        id: n.to_string(),
-                        label: n.to_string(),
-                        detail: String::new(),
-                        preview: None,
-                    })
-                    .collect();
-                self.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
-            }
-            Command::Cost => self.show_cost(),
-            Command::Copy => self.copy_last_answer(),
-            Command::Init => self.send_message(INIT_PROMPT.to_string()),
-            Command::Compact(focus) => {
-                if self.busy {
-                    self.hint =
-                        Some("wait for the agent to finish (or Esc) before compacting".into());
-                } else {
-                    self.busy = true;
-                    self.status.set_activity(Activity::Thinking);
-                    self.submit_op(Op::Compact { focus });
-                }
-            }
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
             Command::Context => self.submit_op(Op::DescribeContext),
-            Command::Undo(arg) => match arg.as_deref().map(str::parse::<usize>) {
-                None => self.submit_op(Op::Undo { to: None }),
-                Some(Ok(n)) if n > 0 => self.submit_op(Op::Undo { to: Some(n) }),
-                Some(_) => self.transcript.push(CellKind::Error(
-                    "/undo takes how many requests back, e.g. /undo 2".into(),
-                )),
-            },
             Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
-            Command::Clear => self.submit_op(Op::NewSession),
-            Command::Resume => self.submit_op(Op::ListSessions),
             Command::Model(Some(id)) => self.switch_model(&id),
-            Command::Model(None) => {
-                let items = self
-                    .catalogue
-                    .of(None)
-                    .map(|m| PickerItem {
-                        id: m.key(),
-                        label: m.key(),
-                        detail: format!(
-                            "  {}k ctx  ${}/${} per M",
-                            m.context_window / 1000,
-                            m.input_price,
-                            m.output_price
-                        ),
-                        preview: None,
-                    })
-                    .collect();
-                self.picker = Some(Picker::new(
-                    PickerKind::Model,
-                    "Model (type to filter, Enter picks; provider:model typed works too)",
-                    items,
-                ));
-            }
+            Command::Model(None) => self.open_model_picker(),
             Command::Unknown(name) => self.transcript.push(CellKind::Error(format!(
                 "Unknown command /{name}. Type /help for the list."
             ))),
         }
+    }
+
+    /// `/help`: the commands (the custom ones too) and keys.
+    fn show_help(&mut self) {
+        let custom = self.custom_command_infos();
+        self.transcript.push(CellKind::Info(help_text(&custom)))
+    }
+
+    /// `/thoughts`: shows or hides reasoning; every cell is drawn again.
+    fn toggle_thoughts(&mut self) {
+        self.show_thoughts = !self.show_thoughts;
+        self.hint = Some(format!(
+            "reasoning {}",
+            if self.show_thoughts {
+                "shown"
+            } else {
+                "hidden"
+            }
+        ));
+        for cell in &mut self.transcript.cells {
+            cell.touch();
+        }
+    }
+
+    /// `/theme` without a name: the picker of themes.
+    fn open_theme_picker(&mut self) {
+        let items = Theme::NAMES
+            .iter()
+            .map(|n| PickerItem {
+                id: n.to_string(),
+                label: n.to_string(),
+                detail: String::new(),
+                preview: None,
+            })
+            .collect();
+        self.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
+    }
+
+    /// `/compact [focus]`: only while the agent is idle.
+    fn compact(&mut self, focus: Option<String>) {
+        if self.busy {
+            self.hint = Some("wait for the agent to finish (or Esc) before compacting".into());
+        } else {
+            self.busy = true;
+            self.status.set_activity(Activity::Thinking);
+            self.submit_op(Op::Compact { focus });
+        }
+    }
+
+    /// `/undo [N]`: N must be a positive count of requests.
+    fn undo(&mut self, arg: Option<&str>) {
+        match arg.map(str::parse::<usize>) {
+            None => self.submit_op(Op::Undo { to: None }),
+            Some(Ok(n)) if n > 0 => self.submit_op(Op::Undo { to: Some(n) }),
+            Some(_) => self.transcript.push(CellKind::Error(
+                "/undo takes how many requests back, e.g. /undo 2".into(),
+            )),
+        }
+    }
+
+    /// `/model` without an id: the picker of the catalogue's models.
+    fn open_model_picker(&mut self) {
+        let items = self
+            .catalogue
+            .of(None)
+            .map(|m| PickerItem {
+                id: m.key(),
+                label: m.key(),
+                detail: format!(
+                    "  {}k ctx  ${}/${} per M",
+                    m.context_window / 1000,
+                    m.input_price,
+                    m.output_price
+                ),
+                preview: None,
+            })
+            .collect();
+        self.picker = Some(Picker::new(
+            PickerKind::Model,
+            "Model (type to filter, Enter picks; provider:model typed works too)",
+            items,
+        ));
     }
 
     /// Applies a theme by name.

@@ -26,10 +26,7 @@ impl App {
     /// Applies one engine event.
     pub fn on_agent_event(&mut self, event: AgentEvent) {
         match event {
-            AgentEvent::RequestStarted { session_id, .. } => {
-                self.status.session_id = session_id;
-                self.status.set_activity(Activity::Thinking);
-            }
+            AgentEvent::RequestStarted { session_id, .. } => self.on_request_started(session_id),
             AgentEvent::IterationStarted { .. } => self.status.set_activity(Activity::Thinking),
             AgentEvent::TextDelta { text } => self.on_text(&text),
             AgentEvent::ThinkingDelta { text } => self.on_thinking(text),
@@ -65,32 +62,51 @@ impl App {
                 last_call,
                 session_total,
             } => self.on_usage(&last_call, session_total),
-            AgentEvent::FallbackResponse { text } => {
-                let mut md = StreamingMarkdown::new();
-                md.push(&text);
-                self.transcript.push(CellKind::Assistant(md));
-            }
+            AgentEvent::FallbackResponse { text } => self.on_fallback_response(&text),
             AgentEvent::TodosUpdated { items } => self.todos = items,
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
-            AgentEvent::ContextUsed { tokens, window } => {
-                // The gauge shows the engine's own figure for the request being sent.
-                self.status.context_used = tokens;
-                if window.is_some() {
-                    self.status.context_window = window;
-                }
-            }
+            AgentEvent::ContextUsed { tokens, window } => self.on_context_used(tokens, window),
             AgentEvent::ContextCompacted {
                 tokens_before,
                 tokens_after,
                 compacted_messages,
-            } => self.transcript.push(CellKind::Notice(
-                NoticeLevel::Info,
-                format!(
-                    "Context compacted: {compacted_messages} older messages summarized                      (~{tokens_before} → ~{tokens_after} tokens). They stay in the session."
-                ),
-            )),
+            } => self.on_context_compacted(tokens_before, tokens_after, compacted_messages),
             other => self.on_request_end_event(other),
         }
+    }
+
+    fn on_request_started(&mut self, session_id: String) {
+        self.status.session_id = session_id;
+        self.status.set_activity(Activity::Thinking);
+    }
+
+    /// The gauge shows the engine's own figure for the request being sent.
+    fn on_context_used(&mut self, tokens: u64, window: Option<u64>) {
+        self.status.context_used = tokens;
+        if window.is_some() {
+            self.status.context_window = window;
+        }
+    }
+
+    /// A whole answer that was not streamed.
+    fn on_fallback_response(&mut self, text: &str) {
+        let mut md = StreamingMarkdown::new();
+        md.push(text);
+        self.transcript.push(CellKind::Assistant(md));
+    }
+
+    fn on_context_compacted(
+        &mut self,
+        tokens_before: u64,
+        tokens_after: u64,
+        compacted_messages: usize,
+    ) {
+        self.transcript.push(CellKind::Notice(
+            NoticeLevel::Info,
+            format!(
+                "Context compacted: {compacted_messages} older messages summarized                      (~{tokens_before} → ~{tokens_after} tokens). They stay in the session."
+            ),
+        ));
     }
 
     fn on_text(&mut self, text: &str) {

@@ -1,10 +1,12 @@
 //! How the runtime's events change what the UI shows: one handler per kind of event. The engine's own
 //! events (streamed text, tools, usage) are in `agent_events.rs`.
 
-use tunacode_core::RuntimeEvent;
+use std::path::PathBuf;
+
 use tunacode_core::runtime::{ListedSession, OpFailure};
+use tunacode_core::{Question, RuntimeEvent};
 use tunacode_protocol::NoticeLevel;
-use tunacode_protocol::runtime::{RequestFailure, RunOutcome, SessionView};
+use tunacode_protocol::runtime::{ModelView, RequestFailure, RunOutcome, SessionView};
 
 use crate::app::dialogs::dialog_for;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
@@ -21,52 +23,27 @@ impl App {
         }
     }
 
-    /// Applies one runtime event.
+    /// Applies one runtime event. Grouped by what they change: the open question, the requests, the
+    /// session (with its settings and setup), the transcript's outputs, and the MCP servers.
     pub fn on_runtime_event(&mut self, event: RuntimeEvent) {
         match event {
             RuntimeEvent::Agent(e) => self.on_agent_event(e),
-            RuntimeEvent::Question(question) => {
-                if let Some(old) = self.dialog.take() {
-                    let answer = old.dismissed();
-                    self.answer(old.question_id().to_string(), answer);
-                }
-                self.status.set_activity(Activity::WaitingForUser);
-                self.dialog = Some(dialog_for(question));
-                self.dialog_undrawn = true;
-            }
-            RuntimeEvent::QuestionClosed { id } => {
-                if self.dialog.as_ref().is_some_and(|d| d.question_id() == id) {
-                    self.close_dialog();
-                }
-            }
+            // The question on screen.
+            RuntimeEvent::Question(question) => self.on_question(question),
+            RuntimeEvent::QuestionClosed { id } => self.on_question_closed(&id),
+            // Requests.
             RuntimeEvent::UserMessage { text, attached } => self.on_user_message(text, attached),
-            RuntimeEvent::Queued { pending } => {
-                self.queued = pending;
-                self.hint = (pending > 0)
-                    .then(|| format!("{pending} message(s) queued; they are sent in order"));
-            }
+            RuntimeEvent::Queued { pending } => self.on_queued(pending),
             RuntimeEvent::RequestEnded(end) => self.on_request_ended(&end.outcome),
-            RuntimeEvent::SetupChecked(result) => {
-                if let Screen::Setup(screen) = &mut self.screen {
-                    screen.on_check_result(result);
-                }
-            }
-            RuntimeEvent::SetupNeeded(info) => {
-                self.screen = Screen::Setup(Box::new(SetupScreen::new(
-                    &self.catalogue,
-                    info.config_file,
-                )))
-            }
+            // The session, its settings, and setup.
+            RuntimeEvent::SetupChecked(result) => self.on_setup_checked(result),
+            RuntimeEvent::SetupNeeded(info) => self.open_setup(info.config_file),
             RuntimeEvent::SessionOpened(view) => self.on_session_opened(*view),
-            RuntimeEvent::ModelChanged(model) => {
-                self.status.model = model.model.clone();
-                self.status.context_window = model.context_window;
-                self.transcript.push(CellKind::Notice(
-                    NoticeLevel::Info,
-                    format!("Model: {}", model.model),
-                ));
-            }
+            RuntimeEvent::ModelChanged(model) => self.on_model_changed(&model),
             RuntimeEvent::YoloChanged { on } => self.on_yolo_changed(on),
+            RuntimeEvent::CustomCommands(commands) => self.custom_commands = commands,
+            RuntimeEvent::Stopped => self.runtime = None,
+            // Outputs: `!` commands, what `/` commands asked for, failures.
             RuntimeEvent::ShellOutput { command, text } => self.on_shell_output(&command, &text),
             RuntimeEvent::ShellFinished { command, output } => {
                 self.on_shell_finished(command, output)
@@ -75,14 +52,14 @@ impl App {
                 sessions,
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
-            RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
-            RuntimeEvent::CustomCommands(commands) => self.custom_commands = commands,
             RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
                 self.transcript.push(CellKind::Info(text))
             }
             RuntimeEvent::Undone(undone) => self
                 .transcript
                 .push(CellKind::Notice(NoticeLevel::Info, undone.describe())),
+            RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            // MCP servers.
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
             RuntimeEvent::McpServers(statuses) => {
                 statuses.into_iter().for_each(|s| self.on_mcp_status(s))
@@ -90,8 +67,51 @@ impl App {
             RuntimeEvent::McpProjectPending { file, servers } => {
                 self.on_mcp_project_pending(&file, &servers)
             }
-            RuntimeEvent::Stopped => self.runtime = None,
         }
+    }
+
+    /// A question replaces any open one, which is dismissed (its answer sent) first.
+    fn on_question(&mut self, question: Question) {
+        if let Some(old) = self.dialog.take() {
+            let answer = old.dismissed();
+            self.answer(old.question_id().to_string(), answer);
+        }
+        self.status.set_activity(Activity::WaitingForUser);
+        self.dialog = Some(dialog_for(question));
+        self.dialog_undrawn = true;
+    }
+
+    /// The runtime no longer waits for question `id`: its dialog closes if it is still open.
+    fn on_question_closed(&mut self, id: &str) {
+        if self.dialog.as_ref().is_some_and(|d| d.question_id() == id) {
+            self.close_dialog();
+        }
+    }
+
+    fn on_queued(&mut self, pending: usize) {
+        self.queued = pending;
+        self.hint =
+            (pending > 0).then(|| format!("{pending} message(s) queued; they are sent in order"));
+    }
+
+    fn on_setup_checked(&mut self, result: Result<(), String>) {
+        if let Screen::Setup(screen) = &mut self.screen {
+            screen.on_check_result(result);
+        }
+    }
+
+    /// The setup screen, for a config written to `config_file`.
+    fn open_setup(&mut self, config_file: PathBuf) {
+        self.screen = Screen::Setup(Box::new(SetupScreen::new(&self.catalogue, config_file)));
+    }
+
+    fn on_model_changed(&mut self, model: &ModelView) {
+        self.status.model = model.model.clone();
+        self.status.context_window = model.context_window;
+        self.transcript.push(CellKind::Notice(
+            NoticeLevel::Info,
+            format!("Model: {}", model.model),
+        ));
     }
 
     fn on_user_message(&mut self, text: String, attached: Vec<String>) {

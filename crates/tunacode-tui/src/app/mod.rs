@@ -36,10 +36,10 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tunacode_core::{Op, Runtime, RuntimeEvent};
 
-use crate::TuiConfig;
 use crate::app::state::{App, AppMsg, Screen};
 use crate::app::status::StatusState;
 use crate::complete::{InputHistory, SharedFileIndex};
+use crate::config::TuiConfig;
 use crate::error::TuiError;
 use crate::setup::{SetupChoice, SetupScreen};
 use crate::theme::Theme;
@@ -154,6 +154,18 @@ fn discard_typed_ahead(input: &mut EventStream, app: &mut App) -> bool {
     changed
 }
 
+/// Writes what the app queued for the terminal itself (the OSC 52 of `/copy`).
+fn write_pending_output(app: &mut App) {
+    if app.pending_output.is_empty() {
+        return;
+    }
+    let mut out = std::io::stdout();
+    for seq in app.pending_output.drain(..) {
+        let _ = out.write_all(seq.as_bytes());
+    }
+    let _ = out.flush();
+}
+
 /// The receiving end the event loop listens on (runtime events and background results).
 #[derive(Debug)]
 pub struct Channels {
@@ -178,18 +190,12 @@ async fn event_loop(
             urgent = false;
             terminal.draw(|f| app.draw(f))?;
             last_draw = Instant::now();
-            dirty = false;
-            if std::mem::take(&mut app.dialog_undrawn) && app.dialog.is_some() {
-                dirty |= discard_typed_ahead(&mut input, &mut app);
-            }
+            // Drawn; only a dialog shown for the first time may leave something to draw again.
+            dirty = std::mem::take(&mut app.dialog_undrawn)
+                && app.dialog.is_some()
+                && discard_typed_ahead(&mut input, &mut app);
         }
-        if !app.pending_output.is_empty() {
-            let mut out = std::io::stdout();
-            for seq in app.pending_output.drain(..) {
-                let _ = out.write_all(seq.as_bytes());
-            }
-            let _ = out.flush();
-        }
+        write_pending_output(&mut app);
         if app.should_quit {
             break;
         }

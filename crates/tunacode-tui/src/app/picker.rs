@@ -177,6 +177,15 @@ impl Picker {
                 .split(inner)
         };
         let list_area = columns[0];
+        frame.render_widget(Paragraph::new(self.list_lines(list_area, theme)), list_area);
+        if with_preview {
+            self.render_preview(frame, columns[1], theme);
+        }
+    }
+
+    /// The filter line, a blank, and the rows of the list that fit in `list_area`, scrolled to keep
+    /// the selection in view.
+    fn list_lines(&self, list_area: Rect, theme: &Theme) -> Vec<Line<'static>> {
         let rows = list_area.height.saturating_sub(2) as usize;
         let top = self.selected.saturating_sub(rows.saturating_sub(1));
         let mut lines = vec![
@@ -211,18 +220,23 @@ impl Picker {
         if self.shown.is_empty() {
             lines.push(Line::styled(" no match", theme.muted));
         }
-        frame.render_widget(Paragraph::new(lines), list_area);
-        if with_preview && let Some(preview) = self.current().and_then(|i| i.preview.clone()) {
-            let p = Paragraph::new(preview)
-                .style(theme.muted)
-                .wrap(Wrap { trim: false })
-                .block(
-                    Block::default()
-                        .borders(Borders::LEFT)
-                        .border_style(theme.border),
-                );
-            frame.render_widget(p, columns[1]);
-        }
+        lines
+    }
+
+    /// The selected item's preview (a session's first messages), if it has one.
+    fn render_preview(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
+        let Some(preview) = self.current().and_then(|i| i.preview.clone()) else {
+            return;
+        };
+        let p = Paragraph::new(preview)
+            .style(theme.muted)
+            .wrap(Wrap { trim: false })
+            .block(
+                Block::default()
+                    .borders(Borders::LEFT)
+                    .border_style(theme.border),
+            );
+        frame.render_widget(p, area);
     }
 }
 

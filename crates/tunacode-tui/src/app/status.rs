@@ -102,55 +102,7 @@ impl StatusState {
 
     /// The line, fitted to `width`.
     pub fn line(&self, width: u16, theme: &Theme, now: Instant) -> Line<'static> {
-        let mut left: Vec<Vec<Span<'static>>> = Vec::new();
-        left.push(vec![Span::styled(format!(" {}", self.model), theme.accent)]);
-        if let Some(window) = self.context_window.filter(|w| *w > 0) {
-            let pct = (self.context_used as f64 / window as f64 * 100.0).min(100.0);
-            let filled = ((pct / 100.0) * 8.0).round() as usize;
-            let style = if pct > 85.0 {
-                theme.error
-            } else if pct > 60.0 {
-                theme.warning
-            } else {
-                theme.success
-            };
-            left.push(vec![
-                Span::raw(format!("ctx {pct:.0}% ")),
-                Span::styled("█".repeat(filled), style),
-                Span::styled("░".repeat(8 - filled), theme.muted),
-            ]);
-        }
-        left.push(vec![Span::raw(format!(
-            "↑{} ↓{}",
-            human_tokens(self.usage.request_tokens),
-            human_tokens(self.usage.response_tokens)
-        ))]);
-        if self.usage.cost > 0.0 {
-            left.push(vec![Span::raw(format!("${:.4}", self.usage.cost))]);
-        }
-        if self.yolo {
-            left.push(vec![Span::styled("YOLO", theme.warning)]);
-        }
-        if self.plan_mode {
-            left.push(vec![Span::styled("PLAN", theme.accent)]);
-        }
-        if let Some(mcp) = &self.mcp {
-            let style = if mcp.failed > 0 {
-                theme.warning
-            } else {
-                theme.muted
-            };
-            left.push(vec![Span::styled(
-                format!("MCP {}/{}", mcp.ready, mcp.total),
-                style,
-            )]);
-        }
-        let short_id: String = self.session_id.chars().take(8).collect();
-        left.push(vec![Span::styled(
-            format!("session {short_id}"),
-            theme.muted,
-        )]);
-
+        let left = self.segments(theme);
         let right = self.activity_spans(theme, now);
         let right_width: usize = right.iter().map(|s| s.content.width()).sum();
         let sep = " │ ";
@@ -183,6 +135,64 @@ impl StatusState {
         spans.push(Span::raw(" ".repeat(pad)));
         spans.extend(right);
         Line::from(spans).style(theme.status)
+    }
+
+    /// The segments left of the activity, in the order they drop from the right when the line is
+    /// narrow: model, context gauge, tokens, cost, modes, MCP, session.
+    fn segments(&self, theme: &Theme) -> Vec<Vec<Span<'static>>> {
+        let mut left: Vec<Vec<Span<'static>>> = Vec::new();
+        left.push(vec![Span::styled(format!(" {}", self.model), theme.accent)]);
+        left.extend(self.context_gauge(theme));
+        left.push(vec![Span::raw(format!(
+            "↑{} ↓{}",
+            human_tokens(self.usage.request_tokens),
+            human_tokens(self.usage.response_tokens)
+        ))]);
+        if self.usage.cost > 0.0 {
+            left.push(vec![Span::raw(format!("${:.4}", self.usage.cost))]);
+        }
+        if self.yolo {
+            left.push(vec![Span::styled("YOLO", theme.warning)]);
+        }
+        if self.plan_mode {
+            left.push(vec![Span::styled("PLAN", theme.accent)]);
+        }
+        if let Some(mcp) = &self.mcp {
+            let style = if mcp.failed > 0 {
+                theme.warning
+            } else {
+                theme.muted
+            };
+            left.push(vec![Span::styled(
+                format!("MCP {}/{}", mcp.ready, mcp.total),
+                style,
+            )]);
+        }
+        let short_id: String = self.session_id.chars().take(8).collect();
+        left.push(vec![Span::styled(
+            format!("session {short_id}"),
+            theme.muted,
+        )]);
+        left
+    }
+
+    /// `ctx 42% ████░░░░`, colored by how full the context is; `None` while the window is unknown.
+    fn context_gauge(&self, theme: &Theme) -> Option<Vec<Span<'static>>> {
+        let window = self.context_window.filter(|w| *w > 0)?;
+        let pct = (self.context_used as f64 / window as f64 * 100.0).min(100.0);
+        let filled = ((pct / 100.0) * 8.0).round() as usize;
+        let style = if pct > 85.0 {
+            theme.error
+        } else if pct > 60.0 {
+            theme.warning
+        } else {
+            theme.success
+        };
+        Some(vec![
+            Span::raw(format!("ctx {pct:.0}% ")),
+            Span::styled("█".repeat(filled), style),
+            Span::styled("░".repeat(8 - filled), theme.muted),
+        ])
     }
 
     /// The working directory and branch in at most `room` columns: the whole directory, else

@@ -41,6 +41,32 @@ impl App {
         let (main, todo_area, input_area, status_area) =
             (chunks[0], chunks[1], chunks[2], chunks[3]);
 
+        self.draw_transcript(frame, main);
+
+        if todo_height > 0 {
+            self.draw_todos(frame, todo_area);
+        }
+
+        // A question replaces the input box, as the composer gives way to an approval in codex: the
+        // keys go to the question, and its popup gets the rows down to the status line.
+        if self.dialog.is_none() {
+            self.draw_input(frame, main, input_area);
+        }
+
+        frame.render_widget(
+            Paragraph::new(
+                self.status
+                    .line(status_area.width, &self.theme, Instant::now()),
+            ),
+            status_area,
+        );
+
+        self.draw_overlays(frame, area, status_area);
+    }
+
+    /// The transcript in `main`, scrolled; when scrolled up, its bottom row says how many lines are
+    /// below.
+    fn draw_transcript(&mut self, frame: &mut Frame, main: Rect) {
         let flags = ViewFlags {
             show_thoughts: self.show_thoughts,
             expand_tools: self.expand_tools,
@@ -70,25 +96,10 @@ impl App {
             };
             frame.render_widget(Paragraph::new(Line::styled(note, self.theme.selected)), r);
         }
+    }
 
-        if todo_height > 0 {
-            self.draw_todos(frame, todo_area);
-        }
-
-        // A question replaces the input box, as the composer gives way to an approval in codex: the
-        // keys go to the question, and its popup gets the rows down to the status line.
-        if self.dialog.is_none() {
-            self.draw_input(frame, main, input_area);
-        }
-
-        frame.render_widget(
-            Paragraph::new(
-                self.status
-                    .line(status_area.width, &self.theme, Instant::now()),
-            ),
-            status_area,
-        );
-
+    /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
+    fn draw_overlays(&self, frame: &mut Frame, area: Rect, status_area: Rect) {
         if let Some(picker) = &self.picker {
             picker.render(frame, area, &self.theme);
         }

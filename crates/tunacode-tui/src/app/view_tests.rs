@@ -13,11 +13,11 @@ use tunacode_protocol::{
     AgentEvent, NoticeLevel, TodoItem, TodoStatus, ToolKind, ToolStatus, Usage,
 };
 
-use crate::TuiConfig;
 use crate::app::dialogs::dialog_for;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::{Channels, build_app};
+use crate::config::TuiConfig;
 
 /// An app in a temp home over a runtime pointed at `base_url`, with the volatile parts of the status
 /// line pinned. Waits until the runtime's first session is shown.

@@ -61,47 +61,15 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
             .collect();
     }
     let lower = query.to_lowercase();
-    let pattern = Pattern::new(
-        query,
-        CaseMatching::Ignore,
-        Normalization::Smart,
-        AtomKind::Fuzzy,
-    );
-    let mut matcher = Matcher::new(Config::DEFAULT);
-    let mut buf = Vec::new();
-    // (exact, prefix, position) decide the order of prefix matches; fuzzy ones go by score.
+    let mut fuzzy = FuzzyNames::new(query);
+    // (exact, position) with `prefix` decide the order of prefix matches; fuzzy ones go by score.
     let mut found: Vec<(bool, usize, CommandMatch)> = Vec::new();
     for (position, command) in commands.iter().enumerate() {
         let name = command.name.to_lowercase();
         if name.starts_with(&lower) {
-            let count = query.chars().count();
-            found.push((
-                name == lower,
-                position,
-                CommandMatch {
-                    command: command.clone(),
-                    prefix: true,
-                    score: 0,
-                    indices: (0..count).filter_map(|i| u32::try_from(i).ok()).collect(),
-                },
-            ));
-            continue;
-        }
-        let mut indices = Vec::new();
-        let haystack = Utf32Str::new(&command.name, &mut buf);
-        if let Some(score) = pattern.indices(haystack, &mut matcher, &mut indices) {
-            indices.sort_unstable();
-            indices.dedup();
-            found.push((
-                false,
-                position,
-                CommandMatch {
-                    command: command.clone(),
-                    prefix: false,
-                    score,
-                    indices,
-                },
-            ));
+            found.push((name == lower, position, prefix_match(command, query)));
+        } else if let Some(m) = fuzzy.find(command) {
+            found.push((false, position, m));
         }
     }
     found.sort_by(|(exact_a, pos_a, a), (exact_b, pos_b, b)| {
@@ -112,6 +80,56 @@ pub fn complete_commands(commands: &[CommandInfo], query: &str) -> Vec<CommandMa
             .then_with(|| pos_a.cmp(pos_b))
     });
     found.into_iter().map(|(_, _, m)| m).collect()
+}
+
+/// `command`, whose name starts with `query`: its first characters are the matched ones.
+fn prefix_match(command: &CommandInfo, query: &str) -> CommandMatch {
+    let count = query.chars().count();
+    CommandMatch {
+        command: command.clone(),
+        prefix: true,
+        score: 0,
+        indices: (0..count).filter_map(|i| u32::try_from(i).ok()).collect(),
+    }
+}
+
+/// Fuzzy matching of command names against one query.
+struct FuzzyNames {
+    pattern: Pattern,
+    matcher: Matcher,
+    buf: Vec<char>,
+}
+
+impl FuzzyNames {
+    fn new(query: &str) -> Self {
+        FuzzyNames {
+            pattern: Pattern::new(
+                query,
+                CaseMatching::Ignore,
+                Normalization::Smart,
+                AtomKind::Fuzzy,
+            ),
+            matcher: Matcher::new(Config::DEFAULT),
+            buf: Vec::new(),
+        }
+    }
+
+    /// `command` as a fuzzy match with its score and matched positions, if its name matches.
+    fn find(&mut self, command: &CommandInfo) -> Option<CommandMatch> {
+        let mut indices = Vec::new();
+        let haystack = Utf32Str::new(&command.name, &mut self.buf);
+        let score = self
+            .pattern
+            .indices(haystack, &mut self.matcher, &mut indices)?;
+        indices.sort_unstable();
+        indices.dedup();
+        Some(CommandMatch {
+            command: command.clone(),
+            prefix: false,
+            score,
+            indices,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -54,72 +54,91 @@ fn parse_hunk(line: &str) -> Option<(usize, usize, usize, usize)> {
     Some((old, old_count, new, new_count))
 }
 
+/// The lines that introduce a file's diff (outside hunks).
+const FILE_HEADERS: [&str; 6] = [
+    "--- ",
+    "+++ ",
+    "diff ",
+    "index ",
+    "new file",
+    "deleted file",
+];
+
 /// Classifies the lines of a diff, numbering them from the hunk headers. A line counts as a header
 /// only while the current hunk has no lines left, so removed lines starting `--` stay removed lines.
 fn classify(diff: &str) -> Vec<DiffLine<'_>> {
     let mut out = Vec::new();
-    let (mut old, mut new) = (0usize, 0usize);
-    let (mut old_left, mut new_left) = (0usize, 0usize);
-    let mut seen_hunk = false;
+    let mut at = Numbering::default();
     for line in diff.lines() {
-        let in_hunk = old_left > 0 || new_left > 0;
+        let in_hunk = at.in_hunk();
         if !in_hunk && let Some((o, oc, n, nc)) = parse_hunk(line) {
-            (old, old_left, new, new_left) = (o, oc, n, nc);
-            seen_hunk = true;
+            (at.old, at.old_left, at.new, at.new_left) = (o, oc, n, nc);
+            at.seen_hunk = true;
             out.push(DiffLine::Hunk(line));
-            continue;
-        }
-        if !in_hunk
-            && [
-                "--- ",
-                "+++ ",
-                "diff ",
-                "index ",
-                "new file",
-                "deleted file",
-            ]
-            .iter()
-            .any(|p| line.starts_with(p))
-        {
+        } else if !in_hunk && FILE_HEADERS.iter().any(|p| line.starts_with(p)) {
             out.push(DiffLine::Header(line));
-            continue;
+        } else {
+            out.push(at.body_line(line));
         }
-        let classified = match line.as_bytes().first() {
-            Some(b'+') if seen_hunk => {
+    }
+    out
+}
+
+/// Where [`classify`] is in the diff: the next old and new line numbers, and how many lines of each
+/// the current hunk still has.
+#[derive(Default)]
+struct Numbering {
+    old: usize,
+    new: usize,
+    old_left: usize,
+    new_left: usize,
+    seen_hunk: bool,
+}
+
+impl Numbering {
+    /// Whether the current hunk still has lines to come.
+    fn in_hunk(&self) -> bool {
+        self.old_left > 0 || self.new_left > 0
+    }
+
+    /// A line that is neither a hunk nor a file header: added, removed or context (numbered, and the
+    /// numbers move on) once a hunk was seen; anything else is other.
+    fn body_line<'a>(&mut self, line: &'a str) -> DiffLine<'a> {
+        let in_hunk = self.in_hunk();
+        match line.as_bytes().first() {
+            Some(b'+') if self.seen_hunk => {
                 let l = DiffLine::Added {
-                    new,
+                    new: self.new,
                     text: line.get(1..).unwrap_or_default(),
                 };
-                new = new.saturating_add(1);
-                new_left = new_left.saturating_sub(1);
+                self.new = self.new.saturating_add(1);
+                self.new_left = self.new_left.saturating_sub(1);
                 l
             }
-            Some(b'-') if seen_hunk => {
+            Some(b'-') if self.seen_hunk => {
                 let l = DiffLine::Removed {
-                    old,
+                    old: self.old,
                     text: line.get(1..).unwrap_or_default(),
                 };
-                old = old.saturating_add(1);
-                old_left = old_left.saturating_sub(1);
+                self.old = self.old.saturating_add(1);
+                self.old_left = self.old_left.saturating_sub(1);
                 l
             }
-            Some(b' ') | None if seen_hunk && in_hunk => {
+            Some(b' ') | None if self.seen_hunk && in_hunk => {
                 let l = DiffLine::Context {
-                    old,
-                    new,
+                    old: self.old,
+                    new: self.new,
                     text: line.get(1..).unwrap_or_default(),
                 };
-                old = old.saturating_add(1);
-                new = new.saturating_add(1);
-                old_left = old_left.saturating_sub(1);
-                new_left = new_left.saturating_sub(1);
+                self.old = self.old.saturating_add(1);
+                self.new = self.new.saturating_add(1);
+                self.old_left = self.old_left.saturating_sub(1);
+                self.new_left = self.new_left.saturating_sub(1);
                 l
             }
             _ => DiffLine::Other(line),
-        };
-        out.push(classified);
+        }
     }
-    out
 }
 
 /// How many lines a unified diff adds and removes (`(added, removed)`; headers not counted).

@@ -123,15 +123,7 @@ impl<'t> Renderer<'t> {
 
     fn start(&mut self, tag: Tag<'_>) {
         match tag {
-            Tag::Paragraph => {
-                self.flush_inline();
-                if matches!(self.containers.last(), Some(Container::Item { .. })) {
-                    let parent_list = self.containers.iter_mut().rev().nth(1);
-                    if let Some(Container::List { loose, .. }) = parent_list {
-                        *loose = true;
-                    }
-                }
-            }
+            Tag::Paragraph => self.start_paragraph(),
             Tag::Heading { level, .. } => {
                 self.flush_inline();
                 self.heading = Some(level);
@@ -142,15 +134,7 @@ impl<'t> Renderer<'t> {
             }
             Tag::CodeBlock(kind) => {
                 self.flush_inline();
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split([',', ' ', '\t', '{'])
-                        .next()
-                        .filter(|l| !l.is_empty())
-                        .map(str::to_string),
-                    CodeBlockKind::Indented => None,
-                };
-                self.code = Some((lang, String::new()));
+                self.code = Some((code_language(kind), String::new()));
             }
             Tag::HtmlBlock => self.flush_inline(),
             Tag::List(start) => {
@@ -172,21 +156,32 @@ impl<'t> Renderer<'t> {
                 }
             }
             Tag::TableCell => self.inline.clear(),
-            Tag::Emphasis => self
-                .styles
-                .push(Style::default().add_modifier(Modifier::ITALIC)),
-            Tag::Strong => self
-                .styles
-                .push(Style::default().add_modifier(Modifier::BOLD)),
-            Tag::Strikethrough => self
-                .styles
-                .push(Style::default().add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Emphasis => self.push_modifier(Modifier::ITALIC),
+            Tag::Strong => self.push_modifier(Modifier::BOLD),
+            Tag::Strikethrough => self.push_modifier(Modifier::CROSSED_OUT),
             Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
                 self.styles.push(self.theme.link);
                 self.links.push((dest_url.to_string(), self.inline.len()));
             }
             _ => {}
         }
+    }
+
+    /// A paragraph in a list item makes the item's list loose (its items are set apart by blank
+    /// lines).
+    fn start_paragraph(&mut self) {
+        self.flush_inline();
+        if matches!(self.containers.last(), Some(Container::Item { .. })) {
+            let parent_list = self.containers.iter_mut().rev().nth(1);
+            if let Some(Container::List { loose, .. }) = parent_list {
+                *loose = true;
+            }
+        }
+    }
+
+    /// Opens an inline style that adds `modifier` (emphasis, strong, strikethrough).
+    fn push_modifier(&mut self, modifier: Modifier) {
+        self.styles.push(Style::default().add_modifier(modifier));
     }
 
     fn end(&mut self, tag: TagEnd) {
@@ -437,6 +432,18 @@ impl<'t> Renderer<'t> {
                 }
             })
             .collect()
+    }
+}
+
+/// The language a code block names for highlighting: the first word of a fence's info string.
+fn code_language(kind: CodeBlockKind<'_>) -> Option<String> {
+    match kind {
+        CodeBlockKind::Fenced(info) => info
+            .split([',', ' ', '\t', '{'])
+            .next()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string),
+        CodeBlockKind::Indented => None,
     }
 }
 

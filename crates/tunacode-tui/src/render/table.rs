@@ -66,6 +66,23 @@ impl TableBuf {
         if columns == 0 || self.rows.is_empty() {
             return Vec::new();
         }
+        let (natural, words) = self.measure(columns);
+        let room = width.saturating_sub(SEPARATOR.width() * (columns - 1));
+        let widths = fit_columns(&natural, &words, room);
+        let mut lines = Vec::new();
+        for (index, row) in self.rows.into_iter().enumerate() {
+            lines.extend(row_lines(row, &widths, &self.aligns, theme));
+            if index + 1 == self.header_rows {
+                let rule: Vec<String> = widths.iter().map(|&w| "─".repeat(w)).collect();
+                lines.push(Line::from(Span::styled(rule.join("─┼─"), theme.border)));
+            }
+        }
+        lines
+    }
+
+    /// Each of the `columns` columns' natural width (its widest cell) and the width of its longest
+    /// word, both at least 1.
+    fn measure(&self, columns: usize) -> (Vec<usize>, Vec<usize>) {
         let mut natural = vec![1usize; columns];
         let mut words = vec![1usize; columns];
         for row in &self.rows {
@@ -80,49 +97,52 @@ impl TableBuf {
                 words[i] = words[i].max(longest);
             }
         }
-        let room = width.saturating_sub(SEPARATOR.width() * (columns - 1));
-        let widths = fit_columns(&natural, &words, room);
-        let mut lines = Vec::new();
-        for (index, row) in self.rows.into_iter().enumerate() {
-            let mut cells: Vec<Vec<Line<'static>>> = row
-                .into_iter()
-                .zip(&widths)
-                .map(|(cell, &w)| wrap_spans(cell, w, Line::default(), Line::default()))
-                .collect();
-            cells.resize_with(columns, || vec![Line::default()]);
-            let height = cells.iter().map(Vec::len).max().unwrap_or(1);
-            for k in 0..height {
-                let mut spans = Vec::new();
-                for (i, cell) in cells.iter_mut().enumerate() {
-                    if i > 0 {
-                        spans.push(Span::styled(SEPARATOR, theme.border));
-                    }
-                    let line = cell.get_mut(k).map(std::mem::take).unwrap_or_default();
-                    let gap = widths[i].saturating_sub(line_width(&line));
-                    let last = i + 1 == columns;
-                    let (left, right) = match self.aligns.get(i).copied().unwrap_or(Alignment::None)
-                    {
-                        Alignment::Right => (gap, 0),
-                        Alignment::Center => (gap / 2, gap - gap / 2),
-                        Alignment::Left | Alignment::None => (0, gap),
-                    };
-                    if left > 0 {
-                        spans.push(Span::raw(" ".repeat(left)));
-                    }
-                    spans.extend(line.spans);
-                    if right > 0 && !last {
-                        spans.push(Span::raw(" ".repeat(right)));
-                    }
-                }
-                lines.push(Line::from(spans));
+        (natural, words)
+    }
+}
+
+/// One row: each cell wrapped to its column's width, the cells side by side and aligned, as many
+/// lines as the tallest cell needs. Missing cells are blank.
+fn row_lines(
+    row: Vec<Vec<Span<'static>>>,
+    widths: &[usize],
+    aligns: &[Alignment],
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let columns = widths.len();
+    let mut cells: Vec<Vec<Line<'static>>> = row
+        .into_iter()
+        .zip(widths)
+        .map(|(cell, &w)| wrap_spans(cell, w, Line::default(), Line::default()))
+        .collect();
+    cells.resize_with(columns, || vec![Line::default()]);
+    let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+    let mut lines = Vec::new();
+    for k in 0..height {
+        let mut spans = Vec::new();
+        for (i, cell) in cells.iter_mut().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(SEPARATOR, theme.border));
             }
-            if index + 1 == self.header_rows {
-                let rule: Vec<String> = widths.iter().map(|&w| "─".repeat(w)).collect();
-                lines.push(Line::from(Span::styled(rule.join("─┼─"), theme.border)));
+            let line = cell.get_mut(k).map(std::mem::take).unwrap_or_default();
+            let gap = widths[i].saturating_sub(line_width(&line));
+            let last = i + 1 == columns;
+            let (left, right) = match aligns.get(i).copied().unwrap_or(Alignment::None) {
+                Alignment::Right => (gap, 0),
+                Alignment::Center => (gap / 2, gap - gap / 2),
+                Alignment::Left | Alignment::None => (0, gap),
+            };
+            if left > 0 {
+                spans.push(Span::raw(" ".repeat(left)));
+            }
+            spans.extend(line.spans);
+            if right > 0 && !last {
+                spans.push(Span::raw(" ".repeat(right)));
             }
         }
-        lines
+        lines.push(Line::from(spans));
     }
+    lines
 }
 
 /// Column widths fitting `room`: the natural widths when they fit; else every column gets at least

@@ -7,8 +7,8 @@ use ratatui::layout::{Margin, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear};
 
+use super::draw::{FIELD, panel, put_field, put_lines, styled_lines};
 use super::input::LineInput;
-use super::view::{FIELD, panel, put_field, put_lines, styled_lines};
 use super::wrap::truncate;
 use crate::theme::Theme;
 

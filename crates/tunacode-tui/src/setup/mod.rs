@@ -6,6 +6,8 @@
 //! writes the config and opens the session). [`KeyPrompt`] is the small masked dialog for `/model`
 //! switching to a provider without a key.
 
+mod action;
+mod draw;
 mod input;
 mod key_prompt;
 mod screen;
@@ -18,19 +20,7 @@ mod flow_tests;
 #[cfg(test)]
 mod snapshot_tests;
 
+pub use action::SetupAction;
 pub use key_prompt::{KeyPrompt, KeyPromptAction};
 pub use screen::SetupScreen;
 pub use tunacode_protocol::runtime::SetupChoice;
-
-/// What the app should do after a key press on the setup screen.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SetupAction {
-    /// Nothing: the screen changed (or not) and only needs redrawing.
-    None,
-    /// Check this choice (`Op::CheckSetup`) and report with [`SetupScreen::on_check_result`].
-    Check(SetupChoice),
-    /// The check passed and the user confirmed: save this choice (`Op::SaveSetup`) and start the chat.
-    Save(SetupChoice),
-    /// The user quit (Ctrl+C).
-    Quit,
-}

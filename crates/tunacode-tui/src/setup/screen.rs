@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tunacode_protocol::runtime::{ModelCatalogue, ProviderInfo};
+use tunacode_protocol::runtime::{ModelCatalogue, ProviderInfo, SetupChoice};
 
+use super::action::SetupAction;
 use super::input::LineInput;
 use super::steps::{CheckState, ModelItem, PROVIDERS, ProviderOption, Step};
-use super::{SetupAction, SetupChoice};
 
 /// The base URL offered for an OpenAI-compatible server (Ollama's).
 pub(crate) const DEFAULT_BASE_URL: &str = "http://localhost:11434/v1";
@@ -87,7 +87,7 @@ impl SetupScreen {
         &self.config_path
     }
 
-    /// Whether a check is under way (the app should be running [`super::check_choice`]).
+    /// Whether a check is under way (the app submitted `Op::CheckSetup` and awaits `SetupChecked`).
     pub fn is_checking(&self) -> bool {
         self.step == Step::Check && self.check == CheckState::Running
     }
@@ -132,7 +132,8 @@ impl SetupScreen {
         self.error = None;
     }
 
-    /// Reports the outcome of [`super::check_choice`]; ignored unless a check is under way.
+    /// Reports the outcome of the check (the runtime's `SetupChecked`); ignored unless a check is
+    /// under way.
     pub fn on_check_result(&mut self, result: Result<(), String>) {
         if !self.is_checking() {
             return;

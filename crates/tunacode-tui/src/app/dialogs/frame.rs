@@ -19,8 +19,6 @@ pub(super) fn popup_width(area: Rect) -> u16 {
         .max(20.min(area.width))
 }
 
-/// Draws `body` then `choices` in a bordered popup titled `title`, scrolled by `scroll`; when the
-/// content is taller than the popup and not scrolled, the body is cut so the choices stay visible.
 /// How far a dialog's body is scrolled, kept within what the last frame could show (so PgDn past
 /// the end is undone by one PgUp, not by as many as were pressed).
 #[derive(Debug, Default)]
@@ -46,6 +44,9 @@ impl Scroll {
     }
 }
 
+/// Draws `lines` (the body) then `choices` in a bordered popup titled `title`, scrolled by
+/// `scrolled`; when the content is taller than the popup and not scrolled, the body is cut so the
+/// choices stay visible.
 pub(super) fn draw_popup(
     frame: &mut Frame,
     area: Rect,
@@ -58,14 +59,8 @@ pub(super) fn draw_popup(
     let scroll = scrolled.offset();
     let width = popup_width(area);
     let inner_width = width.saturating_sub(2).max(1) as usize;
-    let rows_of = |lines: &[Line]| -> usize {
-        lines
-            .iter()
-            .map(|l| l.width().div_ceil(inner_width).max(1))
-            .sum()
-    };
-    let choice_rows = rows_of(&choices);
-    let rows = rows_of(&lines) + choice_rows;
+    let choice_rows = rows_of(&choices, inner_width);
+    let rows = rows_of(&lines, inner_width) + choice_rows;
     let height = (rows as u16 + 2).clamp(5.min(area.height), area.height.max(3));
     let popup = Rect {
         x: area.x + (area.width.saturating_sub(width)) / 2,
@@ -76,19 +71,8 @@ pub(super) fn draw_popup(
     frame.render_widget(Clear, popup);
     let inner_height = popup.height.saturating_sub(2) as usize;
     if rows > inner_height && scroll == 0 {
-        // Whole lines of the body while they fit above the marker and the choices.
-        let mut budget = inner_height.saturating_sub(choice_rows + 1);
-        let kept = lines
-            .iter()
-            .take_while(|l| {
-                let r = rows_of(std::slice::from_ref(l));
-                let fits = r <= budget;
-                budget = budget.saturating_sub(r);
-                fits
-            })
-            .count();
-        lines.truncate(kept);
-        lines.push(Line::styled("  … (PgDn scrolls)", theme.muted));
+        let budget = inner_height.saturating_sub(choice_rows + 1);
+        cut_body(&mut lines, budget, inner_width, theme);
     }
     lines.extend(choices);
     // Scrolled no further than the last row.
@@ -106,6 +90,29 @@ pub(super) fn draw_popup(
             .scroll((scroll, 0)),
         popup,
     );
+}
+
+/// The rows `lines` take wrapped to `inner_width` columns (an empty line takes one).
+fn rows_of(lines: &[Line], inner_width: usize) -> usize {
+    lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_width).max(1))
+        .sum()
+}
+
+/// Keeps the whole lines of the body that fit in `budget` rows, then a marker saying it scrolls.
+fn cut_body(lines: &mut Vec<Line<'static>>, mut budget: usize, inner_width: usize, theme: &Theme) {
+    let kept = lines
+        .iter()
+        .take_while(|l| {
+            let r = rows_of(std::slice::from_ref(l), inner_width);
+            let fits = r <= budget;
+            budget = budget.saturating_sub(r);
+            fits
+        })
+        .count();
+    lines.truncate(kept);
+    lines.push(Line::styled("  … (PgDn scrolls)", theme.muted));
 }
 
 /// The options with their keys, the selected one highlighted: one row when they fit in `width`

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 use tunacode_core::{Answer, LimitDecision, ProgressReport};
 
 use super::frame::{Scroll, draw_popup};
-use super::{DialogOutcome, QuestionDialog};
+use super::question_dialog::{DialogOutcome, QuestionDialog};
 use crate::theme::Theme;
 
 const OPTIONS: [&str; 4] = [

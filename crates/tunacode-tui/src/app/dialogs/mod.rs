@@ -8,38 +8,14 @@ mod approval;
 mod frame;
 mod limit;
 mod plan;
+mod question_dialog;
 
-use crossterm::event::KeyEvent;
-use ratatui::Frame;
-use ratatui::layout::Rect;
-use tunacode_core::{Answer, Question, QuestionKind};
-
-use crate::theme::Theme;
+use tunacode_core::{Question, QuestionKind};
 
 pub use approval::ApprovalDialog;
 pub use limit::LimitDialog;
 pub use plan::PlanDialog;
-
-/// What a key did to a dialog.
-#[derive(Debug, PartialEq)]
-pub enum DialogOutcome {
-    /// Still open.
-    Open,
-    /// Answered: send this to the runtime and close.
-    Answered(Answer),
-}
-
-/// A question on screen.
-pub trait QuestionDialog: std::fmt::Debug + Send {
-    /// The id of the question it answers.
-    fn question_id(&self) -> &str;
-    /// Handles a key.
-    fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome;
-    /// Draws itself over `area`.
-    fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme);
-    /// The answer when the user dismisses it (Ctrl+C, quitting): refuse, stop, reject.
-    fn dismissed(&self) -> Answer;
-}
+pub use question_dialog::{DialogOutcome, QuestionDialog};
 
 /// The dialog for a question.
 pub fn dialog_for(question: Question) -> Box<dyn QuestionDialog> {

@@ -9,7 +9,7 @@ use tunacode_core::{Answer, PlanDecision};
 use super::frame::{
     LineEdit, Scroll, draw_popup, edit_line, field_line, option_lines, popup_width,
 };
-use super::{DialogOutcome, QuestionDialog};
+use super::question_dialog::{DialogOutcome, QuestionDialog};
 use crate::render::render_markdown;
 use crate::theme::Theme;
 

@@ -1,0 +1,31 @@
+//! What every dialog is: [`QuestionDialog`], the trait the app drives a question on screen through, and
+//! [`DialogOutcome`], what a key did to one. Kept apart from the dialogs so that they and the module
+//! that picks one do not import each other.
+
+use crossterm::event::KeyEvent;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use tunacode_core::Answer;
+
+use crate::theme::Theme;
+
+/// What a key did to a dialog.
+#[derive(Debug, PartialEq)]
+pub enum DialogOutcome {
+    /// Still open.
+    Open,
+    /// Answered: send this to the runtime and close.
+    Answered(Answer),
+}
+
+/// A question on screen.
+pub trait QuestionDialog: std::fmt::Debug + Send {
+    /// The id of the question it answers.
+    fn question_id(&self) -> &str;
+    /// Handles a key.
+    fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome;
+    /// Draws itself over `area`.
+    fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme);
+    /// The answer when the user dismisses it (Ctrl+C, quitting): refuse, stop, reject.
+    fn dismissed(&self) -> Answer;
+}
