@@ -19,11 +19,6 @@ use code_shape::imports::{Edge, cycles, edges};
 use code_shape::long_fns::{LongFn, is_test_file, long_fns};
 use code_shape::modules::{Sources, Tree, parse, roots};
 
-/// Crates whose findings are printed but do not fail the test, because they are still being fixed.
-/// The lead empties this list as each crate is brought into shape; when it is empty every crate is held
-/// to the rule.
-const STILL_BEING_FIXED: &[&str] = &["tunacode-cli"];
-
 /// The longest a function outside test code may be, in lines.
 const MAX_FN_LINES: usize = 60;
 
@@ -160,34 +155,17 @@ fn no_crate_has_a_file_import_cycle_or_a_function_over_60_lines() {
         "every crate read: {:?}",
         crates.iter().map(|c| &c.0).collect::<Vec<_>>()
     );
-    for name in STILL_BEING_FIXED {
-        assert!(
-            crates.iter().any(|c| c.0 == *name),
-            "STILL_BEING_FIXED names `{name}`, which is not a crate"
-        );
-    }
     let mut failures = String::new();
-    let mut pending = String::new();
     for (name, sources) in &crates {
         let shape = Shape::of(sources);
-        let fixing = STILL_BEING_FIXED.contains(&name.as_str());
         eprintln!(
-            "{name}: {} files in import cycles, {} functions over {MAX_FN_LINES} lines{}",
+            "{name}: {} files in import cycles, {} functions over {MAX_FN_LINES} lines",
             shape.files_in_cycles(),
             shape.long_fns.len(),
-            match (fixing, shape.is_clean()) {
-                (true, true) => " (clean: take it off STILL_BEING_FIXED)",
-                (true, false) => " (still being fixed: not enforced)",
-                _ => "",
-            },
         );
-        if shape.is_clean() {
-            continue;
+        if !shape.is_clean() {
+            failures.push_str(&shape.report(name));
         }
-        if fixing { &mut pending } else { &mut failures }.push_str(&shape.report(name));
-    }
-    if !pending.is_empty() {
-        eprintln!("\nFindings in the crates still being fixed:\n{pending}");
     }
     assert!(
         failures.is_empty(),
