@@ -13,6 +13,7 @@ use tunacode_core::EditorFiles;
 use tunacode_core::Op;
 use tunacode_core::mentions::Attachment;
 use tunacode_core::runtime::CommandView;
+use tunacode_protocol::{SlashCommand as Builtin, parse_slash};
 
 /// Most bytes of a linked file read from disk (the runtime cuts attachments at 100 KiB).
 const MAX_LINKED_BYTES: u64 = 100 * 1024 + 1;
@@ -170,34 +171,25 @@ const BUILTIN: [(&str, &str, Option<&str>); 6] = [
     ("mcp", "Show the MCP servers and their tools", None),
 ];
 
-/// Parses a built-in command; `None` for anything else (sent to the runtime as typed: custom commands
-/// expand there). An invalid argument is an error to show.
+/// The built-in commands an editor runs (the shared parser reads them); `None` for anything else,
+/// sent to the runtime as typed (custom commands expand there; the terminal's own commands such as
+/// `/theme` mean nothing in an editor). An invalid argument is an error to show.
 pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> {
-    let rest = text.trim().strip_prefix('/')?;
-    let (name, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let arg = arg.trim();
-    let arg = (!arg.is_empty()).then(|| arg.to_string());
-    Some(Ok(match name {
-        "compact" => SlashCommand::Request(Op::Compact { focus: arg }),
-        "undo" => {
-            let to = match arg.as_deref().map(str::parse::<usize>) {
-                None => None,
-                Some(Ok(n)) if n > 0 => Some(n),
-                Some(_) => {
-                    return Some(Err(
-                        "/undo takes how many requests back, e.g. /undo 2".into()
-                    ));
-                }
-            };
-            SlashCommand::Reply(Op::Undo { to }, ReplyKind::Undone)
+    let command = match parse_slash(text)? {
+        Ok(command) => command,
+        Err(message) => return Some(Err(message)),
+    };
+    Some(Ok(match command {
+        Builtin::Compact(focus) => SlashCommand::Request(Op::Compact { focus }),
+        Builtin::Undo(to) => SlashCommand::Reply(Op::Undo { to }, ReplyKind::Undone),
+        Builtin::Context => SlashCommand::Reply(Op::DescribeContext, ReplyKind::Context),
+        Builtin::Permissions | Builtin::Sandbox(None) => {
+            SlashCommand::Reply(Op::DescribePermissions, ReplyKind::Permissions)
         }
-        "context" => SlashCommand::Reply(Op::DescribeContext, ReplyKind::Context),
-        "permissions" => SlashCommand::Reply(Op::DescribePermissions, ReplyKind::Permissions),
-        "sandbox" => match arg {
-            Some(mode) => SlashCommand::Reply(Op::SetSandbox { mode }, ReplyKind::Permissions),
-            None => SlashCommand::Reply(Op::DescribePermissions, ReplyKind::Permissions),
-        },
-        "mcp" => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
+        Builtin::Sandbox(Some(mode)) => {
+            SlashCommand::Reply(Op::SetSandbox { mode }, ReplyKind::Permissions)
+        }
+        Builtin::Mcp(_) => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
         _ => return None,
     }))
 }

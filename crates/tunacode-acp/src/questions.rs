@@ -169,7 +169,11 @@ async fn approval_call(
     root: &std::path::Path,
     files: Option<&std::sync::Arc<dyn tunacode_core::EditorFiles>>,
 ) -> ToolCallUpdate {
-    let mut content = match (&approval.preview, tool_calls::kind(&approval.tool_name)) {
+    // Only the built-in editing tools preview a diff; other writers (an MCP tool) show text.
+    let mut content = match (
+        &approval.preview,
+        tool_calls::kind(&approval.tool_name, None),
+    ) {
         (Some(diff), ToolKind::Edit) => diff_content(diff, Side::Before, root, files).await,
         (Some(preview), _) => vec![text_content(format!("```\n{preview}\n```"))],
         (None, _) => Vec::new(),
@@ -177,7 +181,7 @@ async fn approval_call(
     content.push(text_content(approval.reason.clone()));
     let fields = ToolCallUpdateFields::new()
         .title(tool_calls::title(&approval.tool_name, &approval.args))
-        .kind(tool_calls::kind(&approval.tool_name))
+        .kind(tool_calls::kind(&approval.tool_name, Some(approval.kind)))
         .status(ToolCallStatus::Pending)
         .content(content);
     ToolCallUpdate::new(approval.tool_call_id.clone(), fields)

@@ -57,6 +57,7 @@ pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> V
                         &c.tool_call_id,
                         &c.tool_name,
                         &args,
+                        None,
                         root,
                     ))
                 }

@@ -5,18 +5,34 @@ use std::path::Path;
 
 use agent_client_protocol::v1::schema::{ToolCall, ToolCallLocation, ToolCallStatus, ToolKind};
 use serde_json::Value;
+use tunacode_protocol::ToolKind as Can;
 
-/// The kind of a call of `tool`.
-pub(crate) fn kind(tool: &str) -> ToolKind {
+/// The editor's kind of a call of `tool`: from what the call may do (`can`, as the runtime classified
+/// it), refined where the spec has a finer kind (searches, commands, fetches, the todo list, plan
+/// mode). A
+/// call replayed from history has no classification; its tool's usual one is used.
+pub(crate) fn kind(tool: &str, can: Option<Can>) -> ToolKind {
+    match (tool, can.or_else(|| usual(tool))) {
+        ("grep" | "glob", _) => ToolKind::Search,
+        // A command is run even when the runtime found it only reads.
+        ("bash" | "run_command", _) => ToolKind::Execute,
+        ("web_fetch", _) => ToolKind::Fetch,
+        ("todo", _) => ToolKind::Think,
+        ("present_plan" | "exit_plan_mode", _) => ToolKind::SwitchMode,
+        (_, Some(Can::ReadOnly)) => ToolKind::Read,
+        (_, Some(Can::Write)) => ToolKind::Edit,
+        (_, Some(Can::Execute)) => ToolKind::Execute,
+        (_, None) => ToolKind::Other,
+    }
+}
+
+/// What a built-in tool usually may do, for calls with no classification (replayed history).
+fn usual(tool: &str) -> Option<Can> {
     match tool {
-        "read_file" | "list_dir" | "skill" => ToolKind::Read,
-        "grep" | "glob" => ToolKind::Search,
-        "write_file" | "update_file" | "apply_patch" => ToolKind::Edit,
-        "bash" | "run_command" => ToolKind::Execute,
-        "web_fetch" => ToolKind::Fetch,
-        "todo" => ToolKind::Think,
-        "present_plan" | "exit_plan_mode" => ToolKind::SwitchMode,
-        _ => ToolKind::Other,
+        "read_file" | "list_dir" | "skill" => Some(Can::ReadOnly),
+        "write_file" | "update_file" | "apply_patch" => Some(Can::Write),
+        "bash" | "run_command" => Some(Can::Execute),
+        _ => None,
     }
 }
 
@@ -63,9 +79,15 @@ pub(crate) fn locations(tool: &str, args: &Value, root: &Path) -> Vec<ToolCallLo
 }
 
 /// The `tool_call` announcing a call.
-pub(crate) fn announce(id: &str, tool: &str, args: &Value, root: &Path) -> ToolCall {
+pub(crate) fn announce(
+    id: &str,
+    tool: &str,
+    args: &Value,
+    can: Option<Can>,
+    root: &Path,
+) -> ToolCall {
     ToolCall::new(id.to_string(), title(tool, args))
-        .kind(kind(tool))
+        .kind(kind(tool, can))
         .status(ToolCallStatus::Pending)
         .locations(locations(tool, args, root))
         .raw_input(args.clone())
@@ -79,11 +101,19 @@ mod tests {
     #[test]
     fn reads_searches_edits_and_commands_have_their_kinds_titles_and_locations() {
         let root = Path::new("/w");
-        assert_eq!(kind("read_file"), ToolKind::Read);
-        assert_eq!(kind("grep"), ToolKind::Search);
-        assert_eq!(kind("update_file"), ToolKind::Edit);
-        assert_eq!(kind("bash"), ToolKind::Execute);
-        assert_eq!(kind("mcp__files__read"), ToolKind::Other);
+        assert_eq!(kind("read_file", None), ToolKind::Read);
+        assert_eq!(kind("grep", Some(Can::ReadOnly)), ToolKind::Search);
+        assert_eq!(kind("update_file", None), ToolKind::Edit);
+        assert_eq!(kind("bash", Some(Can::Execute)), ToolKind::Execute);
+        // A tool the editor cannot know by name gets its kind from what the runtime says it may do.
+        assert_eq!(kind("mcp__files__read", None), ToolKind::Other);
+        assert_eq!(
+            kind("mcp__files__read", Some(Can::ReadOnly)),
+            ToolKind::Read
+        );
+        assert_eq!(kind("mcp__files__write", Some(Can::Write)), ToolKind::Edit);
+        // A read-only command is still a command.
+        assert_eq!(kind("bash", Some(Can::ReadOnly)), ToolKind::Execute);
         let read = json!({"file_path": "src/a.rs", "offset": 40});
         assert_eq!(title("read_file", &read), "Read src/a.rs");
         let at = locations("read_file", &read, root);

@@ -131,7 +131,8 @@ impl Session {
                 tool_call_id,
                 tool_name,
                 args,
-            } => self.announce(&tool_call_id, &tool_name, &args),
+                kind,
+            } => self.announce(&tool_call_id, &tool_name, &args, Some(kind)),
             AgentEvent::ToolCallFinished {
                 tool_call_id,
                 tool_name,
@@ -142,7 +143,7 @@ impl Session {
                 ..
             } => {
                 if !self.announced.contains(&tool_call_id) {
-                    self.announce(&tool_call_id, &tool_name, &args)?;
+                    self.announce(&tool_call_id, &tool_name, &args, None)?;
                 }
                 self.announced.remove(&tool_call_id);
                 self.live_output.remove(&tool_call_id);
@@ -179,10 +180,16 @@ impl Session {
     }
 
     /// Announces a tool call (running: a question about it sets it pending while it is asked).
-    fn announce(&mut self, id: &str, tool: &str, args: &serde_json::Value) -> Result<(), Error> {
+    fn announce(
+        &mut self,
+        id: &str,
+        tool: &str,
+        args: &serde_json::Value,
+        can: Option<tunacode_protocol::ToolKind>,
+    ) -> Result<(), Error> {
         self.announced.insert(id.to_string());
-        let call =
-            tool_calls::announce(id, tool, args, &self.root).status(ToolCallStatus::InProgress);
+        let call = tool_calls::announce(id, tool, args, can, &self.root)
+            .status(ToolCallStatus::InProgress);
         self.send(SessionUpdate::ToolCall(call))
     }
 
@@ -242,7 +249,7 @@ pub(crate) fn shown_output(tool: &str, result: &str) -> String {
     if text.len() < result.len() {
         text.push_str("\n…");
     }
-    match tool_calls::kind(tool) {
+    match tool_calls::kind(tool, None) {
         agent_client_protocol::v1::schema::ToolKind::Execute
         | agent_client_protocol::v1::schema::ToolKind::Read
         | agent_client_protocol::v1::schema::ToolKind::Search => format!("```\n{text}\n```"),

@@ -370,6 +370,7 @@ mod tests {
             tool_call_id: "c".into(),
             tool_name: "read_file".into(),
             args: json!({"file_path": "src/main.rs"}),
+            kind: tunacode_protocol::ToolKind::ReadOnly,
         }));
         r.runtime_event(&agent(AgentEvent::ToolCallFinished {
             tool_call_id: "c".into(),

@@ -144,6 +144,8 @@ pub enum AgentEvent {
         tool_name: String,
         /// Its arguments.
         args: Value,
+        /// What this call may do (reads, writes or runs programs), as the tool classified it.
+        kind: crate::tool_kind::ToolKind,
     },
     /// A tool call ended.
     ToolCallFinished {

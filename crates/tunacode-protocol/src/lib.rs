@@ -2,6 +2,7 @@
 //! (seed 001's persistence wire format), token usage, and the [`AgentEvent`] stream that replaces the
 //! original's callbacks. This crate performs no I/O.
 
+mod commands;
 mod event;
 mod mcp;
 mod media;
@@ -13,6 +14,7 @@ mod tail;
 mod tool_kind;
 mod usage;
 
+pub use commands::{SlashCommand, parse_slash};
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };

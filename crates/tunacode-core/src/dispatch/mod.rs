@@ -180,6 +180,7 @@ impl ToolDispatcher {
             tool_call_id: id.clone(),
             tool_name: name.clone(),
             args: Value::Object(args.clone()),
+            kind: tool.classify(&args),
         });
         if let Some(refused) = self.permit(call, tool.as_ref(), &args).await {
             return refused;

@@ -164,6 +164,7 @@ fn tool_line(event: AgentEvent) -> OutputEvent {
             tool_call_id,
             tool_name,
             args,
+            ..
         } => OutputEvent::ToolCallStarted {
             tool_call_id,
             tool_name,

@@ -4,7 +4,9 @@
 use base64::Engine;
 use tunacode_core::{Answer, Op};
 
-use crate::app::commands::{Command, INIT_PROMPT, help_text};
+use tunacode_protocol::{SlashCommand as Command, parse_slash};
+
+use crate::app::commands::{INIT_PROMPT, help_text};
 use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::status::Activity;
@@ -20,13 +22,14 @@ impl App {
             return;
         }
         let _ = self.history.push(&text);
-        if trimmed.starts_with('/') {
-            match crate::app::commands::parse_command(trimmed) {
+        if let Some(parsed) = parse_slash(trimmed) {
+            match parsed {
                 // A custom command goes to the runtime, which expands it.
-                Command::Unknown(name) if self.custom_commands.iter().any(|c| c.name == name) => {
+                Ok(Command::Other(name)) if self.custom_commands.iter().any(|c| c.name == name) => {
                     self.send_message(text)
                 }
-                command => self.run_command(command),
+                Ok(command) => self.run_command(command),
+                Err(message) => self.transcript.push(CellKind::Error(message)),
             }
         } else if let Some(command) = trimmed.strip_prefix('!') {
             let command = command.trim().to_string();
@@ -96,7 +99,7 @@ impl App {
             // The conversation.
             Command::Init => self.send_message(INIT_PROMPT.to_string()),
             Command::Compact(focus) => self.compact(focus),
-            Command::Undo(arg) => self.undo(arg.as_deref()),
+            Command::Undo(to) => self.submit_op(Op::Undo { to }),
             Command::Clear => self.submit_op(Op::NewSession),
             Command::Resume => self.submit_op(Op::ListSessions),
             // The runtime's settings.
@@ -113,7 +116,7 @@ impl App {
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Model(Some(id)) => self.switch_model(&id),
             Command::Model(None) => self.open_model_picker(),
-            Command::Unknown(name) => self.transcript.push(CellKind::Error(format!(
+            Command::Other(name) => self.transcript.push(CellKind::Error(format!(
                 "Unknown command /{name}. Type /help for the list."
             ))),
         }
@@ -155,26 +158,14 @@ impl App {
         self.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
     }
 
-    /// `/compact [focus]`: only while the agent is idle.
+    /// `/compact [focus]`: the runtime compacts now, or after the running request (it decides what
+    /// waits).
     fn compact(&mut self, focus: Option<String>) {
-        if self.busy {
-            self.hint = Some("wait for the agent to finish (or Esc) before compacting".into());
-        } else {
+        if !self.busy {
             self.busy = true;
             self.status.set_activity(Activity::Thinking);
-            self.submit_op(Op::Compact { focus });
         }
-    }
-
-    /// `/undo [N]`: N must be a positive count of requests.
-    fn undo(&mut self, arg: Option<&str>) {
-        match arg.map(str::parse::<usize>) {
-            None => self.submit_op(Op::Undo { to: None }),
-            Some(Ok(n)) if n > 0 => self.submit_op(Op::Undo { to: Some(n) }),
-            Some(_) => self.transcript.push(CellKind::Error(
-                "/undo takes how many requests back, e.g. /undo 2".into(),
-            )),
-        }
+        self.submit_op(Op::Compact { focus });
     }
 
     /// `/model` without an id: the picker of the catalogue's models.

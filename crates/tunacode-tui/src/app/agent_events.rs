@@ -34,6 +34,7 @@ impl App {
                 tool_call_id,
                 tool_name,
                 args,
+                ..
             } => self.on_tool_started(tool_call_id, tool_name, args),
             AgentEvent::ToolCallFinished {
                 tool_call_id,

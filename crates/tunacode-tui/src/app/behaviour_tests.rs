@@ -12,10 +12,41 @@ use tunacode_protocol::ToolStatus;
 use tunacode_testkit::{FakeProvider, Turn};
 use tunacode_tools::{Tool, ToolContext, ToolError, ToolOutput};
 
-use crate::app::commands::Command;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
 use crate::app::view_tests::{pump_until, test_app, test_app_at, test_app_with};
+use tunacode_protocol::SlashCommand as Command;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_typed_while_the_agent_works_waits_for_it_instead_of_being_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::text("the first answer"),
+        Turn::tool_calls(&[("l1", "list_dir", r#"{"directory": "."}"#)]),
+        Turn::text("the answer"),
+        Turn::text("The user asked a question; it was answered."),
+    ]);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
+    app.submit("first".into());
+    pump_until(&mut app, &mut ch, |a| !a.busy()).await;
+    app.submit("second".into());
+    assert!(app.busy());
+    app.submit("/compact keep the answer".into());
+    pump_until(&mut app, &mut ch, |a| a.queued == 1).await;
+    // Not refused: it waits its turn, then the model summarizes.
+    assert!(
+        app.hint.as_deref().is_none_or(|h| !h.contains("wait")),
+        "{:?}",
+        app.hint
+    );
+    pump_until(&mut app, &mut ch, |_| fake.requests().len() == 4).await;
+    let requests = fake.requests();
+    let summary_request = requests[3].body.to_string();
+    assert!(
+        summary_request.contains("keep the answer") && summary_request.contains("the answer"),
+        "{summary_request}"
+    );
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn messages_typed_while_the_agent_works_are_sent_in_order() {

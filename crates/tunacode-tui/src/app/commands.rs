@@ -1,6 +1,6 @@
-//! The `/` command registry: one table of names, arguments and descriptions (which `/help` and
-//! completion read) and the parse of a typed command. Later commands (compaction, MCP, skills) are
-//! added to the same table.
+//! The `/` command table: names, arguments and descriptions, which `/help` and completion read. What a
+//! typed command means is parsed by the protocol crate's one parser (`parse_slash`), the same the
+//! editor front end uses.
 
 use crate::complete::CommandInfo;
 
@@ -63,79 +63,6 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo::builtin("exit", "", "Quit (the session is saved)"),
 ];
 
-/// A parsed command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// `/help`.
-    Help,
-    /// `/clear`.
-    Clear,
-    /// `/model [id]`.
-    Model(Option<String>),
-    /// `/resume`.
-    Resume,
-    /// `/thoughts`.
-    Thoughts,
-    /// `/theme [name]`.
-    Theme(Option<String>),
-    /// `/yolo`.
-    Yolo,
-    /// `/plan`.
-    Plan,
-    /// `/cost`.
-    Cost,
-    /// `/copy`.
-    Copy,
-    /// `/init`.
-    Init,
-    /// `/compact [focus]`.
-    Compact(Option<String>),
-    /// `/mcp [approve]`.
-    Mcp(Option<String>),
-    /// `/context`.
-    Context,
-    /// `/undo [N]`.
-    Undo(Option<String>),
-    /// `/permissions`.
-    Permissions,
-    /// `/sandbox [mode]`.
-    Sandbox(Option<String>),
-    /// `/exit` (also `/quit`).
-    Exit,
-    /// Anything else.
-    Unknown(String),
-}
-
-/// Parses `/name args`.
-pub fn parse_command(input: &str) -> Command {
-    let body = input.trim().trim_start_matches('/');
-    let (name, arg) = match body.split_once(char::is_whitespace) {
-        Some((n, a)) => (n, Some(a.trim().to_string()).filter(|a| !a.is_empty())),
-        None => (body, None),
-    };
-    match name {
-        "help" | "?" => Command::Help,
-        "clear" | "new" => Command::Clear,
-        "model" | "models" => Command::Model(arg),
-        "resume" | "sessions" => Command::Resume,
-        "thoughts" => Command::Thoughts,
-        "theme" => Command::Theme(arg),
-        "yolo" => Command::Yolo,
-        "plan" => Command::Plan,
-        "cost" | "usage" => Command::Cost,
-        "copy" => Command::Copy,
-        "init" => Command::Init,
-        "compact" => Command::Compact(arg),
-        "mcp" => Command::Mcp(arg),
-        "permissions" => Command::Permissions,
-        "undo" => Command::Undo(arg),
-        "context" | "skills" => Command::Context,
-        "sandbox" => Command::Sandbox(arg),
-        "exit" | "quit" | "q" => Command::Exit,
-        other => Command::Unknown(other.to_string()),
-    }
-}
-
 /// The `/help` text, with the custom commands after the built-in ones.
 pub fn help_text(custom: &[CommandInfo]) -> String {
     let mut text = String::from("Commands:\n");
@@ -171,21 +98,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_commands_with_arguments_and_aliases() {
-        assert_eq!(
-            parse_command("/model openai:gpt-5"),
-            Command::Model(Some("openai:gpt-5".into()))
-        );
-        assert_eq!(parse_command("/model"), Command::Model(None));
-        assert_eq!(
-            parse_command("/theme  light "),
-            Command::Theme(Some("light".into()))
-        );
-        assert_eq!(parse_command("/quit"), Command::Exit);
-        assert_eq!(
-            parse_command("/frobnicate"),
-            Command::Unknown("frobnicate".into())
-        );
+    fn help_lists_every_command() {
         let help = help_text(&[]);
         for c in COMMANDS {
             assert!(help.contains(&format!("/{}", c.name)), "{}", c.name);

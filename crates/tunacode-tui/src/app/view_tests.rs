@@ -142,6 +142,7 @@ fn conversation(app: &mut App) {
         tool_call_id: "c1".into(),
         tool_name: "read_file".into(),
         args: json!({"file_path": "src/lib.rs"}),
+        kind: tunacode_protocol::ToolKind::ReadOnly,
     });
     app.on_agent_event(AgentEvent::ToolCallFinished {
         tool_call_id: "c1".into(), tool_name: "read_file".into(), args: json!({"file_path": "src/lib.rs"}),
@@ -152,6 +153,7 @@ fn conversation(app: &mut App) {
         tool_call_id: "c2".into(),
         tool_name: "update_file".into(),
         args: json!({"file_path": "src/lib.rs"}),
+        kind: tunacode_protocol::ToolKind::Write,
     });
     app.on_agent_event(AgentEvent::ToolCallFinished {
         tool_call_id: "c2".into(), tool_name: "update_file".into(), args: json!({"file_path": "src/lib.rs"}),
@@ -162,6 +164,7 @@ fn conversation(app: &mut App) {
         tool_call_id: "c3".into(),
         tool_name: "bash".into(),
         args: json!({"command": "cargo test"}),
+        kind: tunacode_protocol::ToolKind::Execute,
     });
     app.on_agent_event(AgentEvent::ToolCallFinished {
         tool_call_id: "c3".into(),
