@@ -33,7 +33,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         (None, true) => SessionChoice::ContinueLatest,
         (None, false) => SessionChoice::New,
     };
-    let history_file = paths.sessions_dir.with_file_name("history");
+    let history_dir = paths.sessions_dir.with_file_name("history");
     let flags = SettingsFlags {
         model: cli.model.clone(),
         base_url: cli.base_url.clone(),
@@ -52,7 +52,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         cwd,
         launch,
         catalogue,
-        history_file,
+        history_dir,
         theme: cli.theme.clone(),
         show_thoughts: config.settings.show_thoughts,
     })

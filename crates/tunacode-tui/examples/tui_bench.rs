@@ -87,7 +87,7 @@ async fn main() {
         models_cache: dir.path().join("models.json"),
         mcp_approvals: dir.path().join("mcp_approvals.json"),
     };
-    let history_file = paths.sessions_dir.with_file_name("history");
+    let history_dir = paths.sessions_dir.with_file_name("history");
     let flags = SettingsFlags {
         model: Some("openai:gpt-4.1".into()),
         base_url: Some("http://127.0.0.1:9/v1".into()),
@@ -98,7 +98,7 @@ async fn main() {
         cwd: cwd.clone(),
         launch: tunacode_core::LaunchOptions::new(paths, flags),
         catalogue: tunacode_core::setup::catalogue_of(&ModelRegistry::bundled()),
-        history_file,
+        history_dir,
         project: "bench".into(),
         theme: "dark".into(),
         show_thoughts: false,

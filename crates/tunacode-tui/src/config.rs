@@ -11,8 +11,8 @@ pub struct TuiConfig {
     pub launch: tunacode_core::LaunchOptions,
     /// Known models (the `/model` picker, the setup screen).
     pub catalogue: tunacode_protocol::runtime::ModelCatalogue,
-    /// The file the input history is kept in.
-    pub history_file: PathBuf,
+    /// The folder the input history is kept in (a file a project).
+    pub history_dir: PathBuf,
     /// This project's id (the history keeps each project's entries apart).
     pub project: String,
     /// Theme name.

@@ -182,7 +182,7 @@ impl ToolDispatcher {
             args: Value::Object(args.clone()),
             kind: tool.classify(&args),
         });
-        if let Some(refused) = self.permit(call, tool.as_ref(), &args).await {
+        if let Some(refused) = self.permit(call, &tool, &args).await {
             return refused;
         }
         let ctx = self.call_context(id);
@@ -206,11 +206,11 @@ impl ToolDispatcher {
     async fn permit(
         &self,
         call: &ToolCallPart,
-        tool: &dyn Tool,
+        tool: &Arc<dyn Tool>,
         args: &Map<String, Value>,
     ) -> Option<Answer> {
         let (id, name) = (&call.tool_call_id, &call.tool_name);
-        let gate = self.approver.gate(name, &call.args);
+        let gate = self.gate(call).await;
         if let Gate::Refuse(reason) = &gate {
             return Some(Answer::failed(id, name, reason.clone()));
         }
@@ -233,22 +233,42 @@ impl ToolDispatcher {
         None
     }
 
+    /// What the rules say of a call before anything else, judged off the async threads (the rules
+    /// resolve the paths a call names, following links).
+    async fn gate(&self, call: &ToolCallPart) -> Gate {
+        let (approver, name, args) = (
+            self.approver.clone(),
+            call.tool_name.clone(),
+            call.args.clone(),
+        );
+        tokio::task::spawn_blocking(move || approver.gate(&name, &args))
+            .await
+            .unwrap_or_else(|e| Gate::Refuse(format!("internal error: {e}")))
+    }
+
     /// `None` when the request was cancelled while waiting.
     async fn ask_approval(
         &self,
         call: &ToolCallPart,
-        tool: &dyn Tool,
+        tool: &Arc<dyn Tool>,
         args: &Map<String, Value>,
         kind: ToolKind,
     ) -> Option<ApprovalDecision> {
         let preview = tool.preview(args, &self.ctx).await.ok().flatten();
+        // Where the call's paths lead is read off the async threads (it follows links).
+        let targets = {
+            let (tool, args, workspace) = (tool.clone(), args.clone(), self.ctx.workspace.clone());
+            tokio::task::spawn_blocking(move || tool.target_paths(&args, &workspace))
+                .await
+                .unwrap_or_default()
+        };
         let request = ApprovalRequest {
             tool_call_id: call.tool_call_id.clone(),
             tool_name: call.tool_name.clone(),
             args: Value::Object(args.clone()),
             kind,
             preview,
-            targets: tool.target_paths(args, &self.ctx.workspace),
+            targets,
         };
         tokio::select! {
             decision = self.approver.approve(&request) => Some(decision),

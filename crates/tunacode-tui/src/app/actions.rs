@@ -21,7 +21,7 @@ impl App {
         if trimmed.is_empty() {
             return;
         }
-        let _ = self.history.push(&text);
+        self.history.push(&text);
         if let Some(parsed) = parse_slash(trimmed) {
             match parsed {
                 // A custom command goes to the runtime, which expands it.

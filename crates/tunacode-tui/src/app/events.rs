@@ -101,7 +101,7 @@ impl App {
     }
 
     /// The setup screen, for a config written to `config_file`.
-    fn open_setup(&mut self, config_file: PathBuf) {
+    pub(crate) fn open_setup(&mut self, config_file: PathBuf) {
         self.screen = Screen::Setup(Box::new(SetupScreen::new(&self.catalogue, config_file)));
     }
 

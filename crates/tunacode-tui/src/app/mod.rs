@@ -41,7 +41,7 @@ use crate::app::status::StatusState;
 use crate::complete::{InputHistory, SharedFileIndex};
 use crate::config::TuiConfig;
 use crate::error::TuiError;
-use crate::setup::{SetupChoice, SetupScreen};
+use crate::setup::SetupChoice;
 use crate::theme::Theme;
 
 pub use input::new_editor;
@@ -79,13 +79,13 @@ pub async fn run(config: TuiConfig) -> Result<(), TuiError> {
 pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
     let (msg_tx, msg_rx) = mpsc::unbounded_channel();
     let theme = Theme::named(&config.theme);
-    let history = InputHistory::load(&config.history_file, &config.project);
+    let (history, branch) = read_start_files(&config).await?;
     let mut app = App {
         input: new_editor(&theme),
         theme,
         screen: Screen::Chat,
         transcript: Default::default(),
-        status: StatusState::new("", "", &config.cwd),
+        status: StatusState::new("", "", &config.cwd, branch),
         dialog: None,
         dialog_undrawn: false,
         picker: None,
@@ -112,15 +112,38 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         mcp_servers: BTreeMap::new(),
         custom_commands: Vec::new(),
     };
-    let (runtime, mut events) = Runtime::launch(config.launch)
+    connect(&mut app, config.launch, msg_tx).await?;
+    Ok((app, Channels { msg_rx }))
+}
+
+/// The files the UI starts with (the input history, the git branch), read off the async threads.
+async fn read_start_files(config: &TuiConfig) -> Result<(InputHistory, Option<String>), TuiError> {
+    let (dir, project, cwd) = (
+        config.history_dir.clone(),
+        config.project.clone(),
+        config.cwd.clone(),
+    );
+    tokio::task::spawn_blocking(move || {
+        let history = InputHistory::load(&dir, &project);
+        (history, crate::app::status::git_branch(&cwd))
+    })
+    .await
+    .map_err(|e| TuiError::Settings(format!("internal error: {e}")))
+}
+
+/// Launches the runtime and forwards its events to the loop; the setup screen first when the runtime
+/// asks for it, anything else waits in order for the loop.
+async fn connect(
+    app: &mut App,
+    launch: tunacode_core::LaunchOptions,
+    msg_tx: mpsc::UnboundedSender<AppMsg>,
+) -> Result<(), TuiError> {
+    let (runtime, mut events) = Runtime::launch(launch)
         .await
         .map_err(|e| TuiError::Settings(e.to_string()))?;
     app.runtime = Some(runtime);
-    // Setup comes first when the runtime asks for it; anything else waits in order for the loop.
     match events.recv().await {
-        Some(RuntimeEvent::SetupNeeded(info)) => {
-            app.screen = Screen::Setup(Box::new(SetupScreen::new(&app.catalogue, info.config_file)))
-        }
+        Some(RuntimeEvent::SetupNeeded(info)) => app.open_setup(info.config_file),
         Some(event) => {
             let _ = msg_tx.send(AppMsg::Runtime(Box::new(event)));
         }
@@ -133,7 +156,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
             }
         }
     });
-    Ok((app, Channels { msg_rx }))
+    Ok(())
 }
 
 /// A dialog was just drawn: keys that arrived before it (typed ahead, or pushed into the terminal by
@@ -233,8 +256,11 @@ async fn event_loop(
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 impl App {
-    /// Stops the runtime through the engine's abort path and waits until it saved the session.
+    /// Stops the runtime through the engine's abort path and waits until it saved the session (and
+    /// the input history is written).
     pub async fn shutdown(&mut self, ch: &mut Channels) {
+        let history = self.history.clone();
+        let _ = tokio::task::spawn_blocking(move || history.flush()).await;
         if let Some(dialog) = self.dialog.take() {
             let answer = dialog.dismissed();
             self.answer(dialog.question_id().to_string(), answer);

@@ -73,8 +73,9 @@ pub struct McpSummary {
 }
 
 impl StatusState {
-    /// A status for a session in `cwd`.
-    pub fn new(model: &str, session_id: &str, cwd: &Path) -> Self {
+    /// A status for a session in `cwd`, on git branch `branch` (read off the UI thread with
+    /// [`git_branch`]).
+    pub fn new(model: &str, session_id: &str, cwd: &Path, branch: Option<String>) -> Self {
         StatusState {
             model: model.to_string(),
             context_window: None,
@@ -82,7 +83,7 @@ impl StatusState {
             usage: Usage::default(),
             session_id: session_id.to_string(),
             cwd: short_path(cwd),
-            branch: git_branch(cwd),
+            branch,
             yolo: false,
             plan_mode: false,
             mcp: None,
@@ -306,6 +307,7 @@ mod tests {
             "anthropic:claude-sonnet-4-5",
             "1a2b3c4d-5555",
             Path::new("/work/proj"),
+            None,
         );
         s.branch = Some("main".into());
         s.context_window = Some(200_000);
@@ -357,6 +359,7 @@ mod tests {
             "openai:gpt-4.1",
             "1a2b3c4d",
             Path::new("/home/someone/src/github.com/example/deeply/nested/project-name"),
+            None,
         );
         s.branch = Some("main".into());
         let now = s.since;

@@ -53,7 +53,7 @@ pub fn test_config(dir: &std::path::Path, base_url: &str) -> TuiConfig {
     };
     let cwd = dir.join("ws");
     std::fs::create_dir_all(&cwd).unwrap();
-    let history_file = paths.sessions_dir.with_file_name("history");
+    let history_dir = paths.sessions_dir.with_file_name("history");
     let flags = SettingsFlags {
         model: Some("openai:gpt-4.1".into()),
         base_url: Some(base_url.into()),
@@ -67,7 +67,7 @@ pub fn test_config(dir: &std::path::Path, base_url: &str) -> TuiConfig {
         cwd,
         launch,
         catalogue: tunacode_core::setup::catalogue_of(&ModelRegistry::bundled()),
-        history_file,
+        history_dir,
         project: "test-project".into(),
         theme: "plain".into(),
         show_thoughts: false,

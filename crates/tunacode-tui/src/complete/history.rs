@@ -2,9 +2,10 @@
 //! draft) and kept in `<dir>/<project_id>.jsonl`: one JSON string per line, appended to, compacted to
 //! the last [`MAX_HISTORY_ENTRIES`] when it grows past [`COMPACT_AFTER_LINES`] lines.
 
-use std::fs::OpenOptions;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::{Path, PathBuf};
+
+use super::history_file::HistoryWriter;
 
 /// The most entries kept.
 pub const MAX_HISTORY_ENTRIES: usize = 1_000;
@@ -17,6 +18,8 @@ pub const COMPACT_AFTER_LINES: usize = 2_000;
 pub struct InputHistory {
     /// The history file; `None` keeps the history in memory only.
     path: Option<PathBuf>,
+    /// Writes the file off the UI thread (with `path`).
+    writer: Option<HistoryWriter>,
     /// Oldest first.
     entries: Vec<String>,
     /// Lines in the file (including unreadable ones), to know when to compact.
@@ -40,6 +43,7 @@ impl InputHistory {
         let path = dir.join(format!("{project_id}.jsonl"));
         let mut history = InputHistory {
             path: Some(path.clone()),
+            writer: Some(HistoryWriter::spawn(path.clone())),
             ..Self::default()
         };
         let text = match std::fs::read(&path) {
@@ -89,22 +93,34 @@ impl InputHistory {
     }
 
     /// Records a submitted input and ends navigation. Blank inputs and a repeat of the latest entry are
-    /// not stored. The entry is kept in memory even when writing the file fails (the error is returned).
-    pub fn push(&mut self, entry: &str) -> io::Result<()> {
+    /// not stored. The file is written on the writer thread, never on the caller's; a write error is
+    /// logged (and reported by [`InputHistory::flush`]), the entry kept in memory.
+    pub fn push(&mut self, entry: &str) {
         self.reset_navigation();
         if entry.trim().is_empty() || self.entries.last().is_some_and(|last| last == entry) {
-            return Ok(());
+            return;
         }
         self.entries.push(entry.to_string());
         let excess = self.entries.len().saturating_sub(MAX_HISTORY_ENTRIES);
         self.entries.drain(..excess);
-        let Some(path) = self.path.clone() else {
-            return Ok(());
+        let Some(writer) = &self.writer else {
+            return;
         };
         if self.file_lines + 1 > COMPACT_AFTER_LINES {
-            self.rewrite(&path)
+            writer.rewrite(self.entries.clone());
+            self.file_lines = self.entries.len();
         } else {
-            self.append(&path, entry)
+            writer.append(entry.to_string());
+            self.file_lines += 1;
+        }
+    }
+
+    /// Waits until every entry pushed so far is written; the first write error since the last flush,
+    /// if any (the entries stay in memory either way).
+    pub fn flush(&self) -> io::Result<()> {
+        match &self.writer {
+            Some(writer) => writer.flush(),
+            None => Ok(()),
         }
     }
 
@@ -141,67 +157,6 @@ impl InputHistory {
         self.position = None;
         self.draft = None;
     }
-
-    fn append(&mut self, path: &Path, entry: &str) -> io::Result<()> {
-        let mut line = serde_json::to_string(entry).map_err(io::Error::other)?;
-        line.push('\n');
-        if let Some(dir) = path.parent() {
-            private_dir(dir)?;
-        }
-        let mut options = OpenOptions::new();
-        options.create(true).read(true).append(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(path)?;
-        // An earlier write that was cut off leaves a line without its newline; start a fresh line.
-        if file.metadata()?.len() > 0 {
-            file.seek(SeekFrom::End(-1))?;
-            let mut last = [0u8; 1];
-            file.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                line.insert(0, '\n');
-            }
-        }
-        file.write_all(line.as_bytes())?;
-        self.file_lines += 1;
-        Ok(())
-    }
-
-    /// Replaces the file by the kept entries, atomically.
-    fn rewrite(&mut self, path: &Path) -> io::Result<()> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        private_dir(dir)?;
-        let mut body = String::new();
-        for entry in &self.entries {
-            body.push_str(&serde_json::to_string(entry).map_err(io::Error::other)?);
-            body.push('\n');
-        }
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".tmp-history-").suffix(".jsonl");
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600));
-        let mut tmp = builder.tempfile_in(dir)?;
-        tmp.write_all(body.as_bytes())?;
-        tmp.as_file().sync_all()?;
-        tmp.persist(path).map_err(|e| e.error)?;
-        self.file_lines = self.entries.len();
-        Ok(())
-    }
-}
-
-/// Creates `dir` (and its parents) readable by the user alone; an existing one loses group and other
-/// access. The history holds what the user typed, secrets pasted by mistake included.
-fn private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let mode = std::fs::metadata(dir)?.permissions().mode();
-    if mode & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode & 0o700 | 0o700))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

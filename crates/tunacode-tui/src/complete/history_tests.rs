@@ -15,8 +15,9 @@ fn persists_across_instances_with_private_file() {
     let history_dir = dir.path().join("tunacode/history");
     let mut first = InputHistory::load(&history_dir, "proj");
     assert!(first.is_empty());
-    first.push("hello").unwrap();
-    first.push("two\nlines \"quoted\"").unwrap();
+    first.push("hello");
+    first.push("two\nlines \"quoted\"");
+    first.flush().unwrap();
     let path = history_dir.join("proj.jsonl");
     assert_eq!(first.path(), Some(path.as_path()));
     assert_eq!(lines(&path), [r#""hello""#, r#""two\nlines \"quoted\"""#]);
@@ -40,7 +41,7 @@ fn persists_across_instances_with_private_file() {
 fn suppresses_consecutive_duplicates_and_blanks() {
     let mut history = InputHistory::in_memory();
     for entry in ["a", "a", "b", "  ", "", "a", "a"] {
-        history.push(entry).unwrap();
+        history.push(entry);
     }
     assert_eq!(history.entries(), ["a", "b", "a"]);
     assert_eq!(history.path(), None);
@@ -52,7 +53,7 @@ fn navigates_like_a_shell_and_restores_the_draft() {
     assert_eq!(history.up("draft"), None);
     assert_eq!(history.down(), None);
     for entry in ["one", "two\nlines", "three"] {
-        history.push(entry).unwrap();
+        history.push(entry);
     }
     assert_eq!(history.up("my draft"), Some("three"));
     assert!(history.is_navigating());
@@ -67,7 +68,7 @@ fn navigates_like_a_shell_and_restores_the_draft() {
     // Pushing ends navigation: the next Up starts from the newest again.
     history.up("");
     history.up("");
-    history.push("four").unwrap();
+    history.push("four");
     assert!(!history.is_navigating());
     assert_eq!(history.up(""), Some("four"));
     assert_eq!(history.down().as_deref(), Some(""));
@@ -78,13 +79,15 @@ fn keeps_the_last_thousand_and_compacts_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut history = InputHistory::load(dir.path(), "p");
     for i in 0..COMPACT_AFTER_LINES {
-        history.push(&format!("entry {i}")).unwrap();
+        history.push(&format!("entry {i}"));
     }
     let path = dir.path().join("p.jsonl");
     assert_eq!(history.len(), MAX_HISTORY_ENTRIES);
     assert_eq!(history.entries()[0], "entry 1000");
+    history.flush().unwrap();
     assert_eq!(lines(&path).len(), COMPACT_AFTER_LINES);
-    history.push("one more").unwrap();
+    history.push("one more");
+    history.flush().unwrap();
     let on_disk = lines(&path);
     assert_eq!(on_disk.len(), MAX_HISTORY_ENTRIES);
     assert_eq!(on_disk[0], r#""entry 1001""#);
@@ -125,17 +128,20 @@ fn skips_corrupt_lines_without_rewriting_the_file() {
     assert_eq!(history.entries(), ["good", "also good"]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), body);
     // The next append starts on a fresh line, so the cut-off line does not swallow it.
-    history.push("next").unwrap();
+    history.push("next");
+    history.flush().unwrap();
     let reloaded = InputHistory::load(dir.path(), "p");
     assert_eq!(reloaded.entries(), ["good", "also good", "next"]);
 }
 
 #[test]
-fn write_errors_are_returned_but_the_entry_is_kept() {
+fn write_errors_are_reported_by_flush_but_the_entry_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "").unwrap();
     let mut history = InputHistory::load(&blocker, "p");
-    assert!(history.push("kept").is_err());
+    history.push("kept");
+    assert!(history.flush().is_err());
     assert_eq!(history.entries(), ["kept"]);
+    assert!(history.flush().is_ok(), "an error is reported once");
 }

@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod files;
 pub mod history;
+mod history_file;
 pub mod mention;
 pub mod popup;
 
