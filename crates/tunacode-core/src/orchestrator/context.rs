@@ -6,9 +6,7 @@
 use tunacode_protocol::AgentEvent;
 
 use super::{Interrupt, RequestRun};
-use crate::compaction::{
-    apply, counted_conversation_tokens, keep_from, summarize, summary_request,
-};
+use crate::compaction::{apply, keep_from, summarize, summary_request};
 use crate::history::prune_tool_outputs;
 use crate::tokens::TokenCounter;
 
@@ -27,12 +25,8 @@ impl RequestRun<'_> {
     }
 
     fn request_tokens(&self, fixed: u64, counter: TokenCounter) -> u64 {
-        match self.measured {
-            Some((tokens, len)) if tokens > 0 && len <= self.run_messages.len() => {
-                tokens + counted_conversation_tokens(&self.run_messages[len..], counter)
-            }
-            _ => fixed + counted_conversation_tokens(&self.run_messages, counter),
-        }
+        self.meter
+            .request_tokens(fixed, &self.run_messages, counter)
     }
 
     /// Prunes old tool outputs (replaced by a placeholder) once the request has grown past the pruning
@@ -41,18 +35,15 @@ impl RequestRun<'_> {
     pub(super) fn prune_if_worth(&mut self, fixed: u64) {
         let prune = self.agent.options.prune;
         let tokens = self.next_request_tokens(fixed);
-        if tokens < prune.protect_tokens + prune.minimum_tokens
-            || tokens < self.pruned_at + prune.minimum_tokens
-        {
+        if !self.meter.try_pruning(tokens, &prune) {
             return;
         }
-        self.pruned_at = tokens;
         if let Some((freed, first)) = prune_tool_outputs(self.history_mut(), &prune) {
             tracing::info!(freed, "pruned old tool outputs");
             self.journal_touch(first);
-            self.measured = None;
-            self.compacted_since_call = true;
-            self.pruned_at = self.next_request_tokens(fixed);
+            self.meter.rewritten();
+            let after = self.next_request_tokens(fixed);
+            self.meter.pruned_to(after);
         }
     }
 
@@ -104,8 +95,7 @@ impl RequestRun<'_> {
         let first = apply(self.history_mut(), keep, &summary);
         self.journal_touch(first);
         self.checked = 0;
-        self.measured = None;
-        self.compacted_since_call = true;
+        self.meter.rewritten();
         self.agent.events.emit(AgentEvent::ContextCompacted {
             tokens_before: before,
             tokens_after: self.next_request_tokens(fixed),

@@ -6,13 +6,18 @@
 //! `[INTERRUPTED]`, cancel in-flight tools, clean dangling calls, save.
 //!
 //! `node.rs` processes one response, `limit.rs` handles the iteration limit, `finish.rs` interruption
-//! and persistence.
+//! and persistence. Parts that decide on their own state are types of their own the run owns and
+//! tells what changed: the [`Recorder`] keeps the session's journal up with the run's messages
+//! (`recorder.rs`), the [`ContextMeter`] knows the request's size between calls and when pruning is
+//! worth trying (`meter.rs`).
 
 mod context;
 mod finish;
 mod journal;
 mod limit;
+mod meter;
 mod node;
+mod recorder;
 pub(crate) mod run_journal;
 mod supervise;
 mod undo_point;
@@ -33,6 +38,8 @@ use crate::history::{check_invariants, prepare_history, run_cleanup_loop};
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::response_state::{AgentState, ResponseState};
 use crate::streaming::{StreamStop, Streamed, stream_response};
+use meter::ContextMeter;
+use recorder::Recorder;
 
 /// Why the run token was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,12 +85,8 @@ pub(crate) struct RequestRun<'a> {
     fallback: Option<String>,
     /// Every tool-call id in the history sent to the model (kept unique).
     call_ids: HashSet<String>,
-    /// The session's journal (none when the session is not stored).
-    journal: Option<Arc<run_journal::RunJournal>>,
-    /// Run messages before this index are in the journal as they are now.
-    journal_mark: usize,
-    /// A failed journal write was reported.
-    journal_warned: bool,
+    /// Records the run's messages in the session's journal as they complete.
+    recorder: Recorder,
     /// The prepared history differs from the session file (or there is no file): save it first.
     checkpoint_needed: bool,
     /// The workspace was recorded for undo before this request's first change.
@@ -91,14 +94,8 @@ pub(crate) struct RequestRun<'a> {
     /// The serialized form of the history's messages, reused by each call of this request (only what
     /// is new is serialized); forgotten from where the history changes in place.
     message_cache: Arc<tunacode_llm::MessageCache>,
-    /// What the provider counted for the last call (input + output) and the history length then.
-    measured: Option<(u64, usize)>,
-    /// Cached input tokens of the previous call of this request.
-    last_cached: Option<u64>,
-    /// The request's estimated size when pruning was last tried.
-    pruned_at: u64,
-    /// A compaction changed the history since the last call (a cache miss is expected).
-    compacted_since_call: bool,
+    /// What is known of the request's size between calls.
+    meter: ContextMeter,
 }
 
 impl<'a> RequestRun<'a> {
@@ -127,16 +124,11 @@ impl<'a> RequestRun<'a> {
             final_summary: false,
             fallback: None,
             call_ids: HashSet::new(),
-            journal: None,
-            journal_mark: 0,
-            journal_warned: false,
+            recorder: Recorder::default(),
             checkpoint_needed: false,
             undo_point_taken: false,
             message_cache: Arc::new(tunacode_llm::MessageCache::new()),
-            measured: None,
-            last_cached: None,
-            pruned_at: 0,
-            compacted_since_call: false,
+            meter: ContextMeter::default(),
         }
     }
 
@@ -249,10 +241,10 @@ impl<'a> RequestRun<'a> {
             session.messages = self.run_messages.to_vec();
         }
         self.baseline = session.messages.len();
-        self.journal_mark = self.run_messages.len();
-        self.journal = self.agent.store.as_ref().map(|store| {
+        let journal = self.agent.store.as_ref().map(|store| {
             run_journal::RunJournal::new(store.journal(&session.project_id, &session.id))
         });
+        self.recorder = Recorder::new(journal, self.run_messages.len());
         self.call_ids = self
             .run_messages
             .iter()

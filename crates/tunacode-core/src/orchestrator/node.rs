@@ -21,7 +21,7 @@ impl RequestRun<'_> {
         let mut response = streamed.message;
         if let Some(usage) = &streamed.usage {
             let counted = usage.request_tokens + usage.response_tokens;
-            self.measured = Some((counted, self.run_messages.len() + 1));
+            self.meter.counted(counted, self.run_messages.len() + 1);
             self.notice_cache_miss(usage);
         }
         self.record_usage_and_thoughts(streamed.usage, &response);
@@ -147,9 +147,7 @@ impl RequestRun<'_> {
     /// this request did (and no compaction changed the history in between): the start of the request
     /// changed, so its whole input was billed at the full price.
     fn notice_cache_miss(&mut self, usage: &tunacode_protocol::Usage) {
-        let previous = self.last_cached.replace(usage.cached_tokens);
-        let compacted = std::mem::take(&mut self.compacted_since_call);
-        if previous.is_some_and(|p| p > 0) && usage.cached_tokens == 0 && !compacted {
+        if self.meter.unexpected_cache_miss(usage.cached_tokens) {
             self.agent.events.emit(AgentEvent::Notice {
                 level: NoticeLevel::Warning,
                 message: format!(
