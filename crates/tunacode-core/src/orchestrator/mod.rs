@@ -9,7 +9,7 @@
 //! and persistence. Parts that decide on their own state are types of their own the run owns and
 //! tells what changed: the [`Recorder`] keeps the session's journal up with the run's messages
 //! (`recorder.rs`), the [`ContextMeter`] knows the request's size between calls and when pruning is
-//! worth trying (`meter.rs`).
+//! worth trying (`meter.rs`), [`Progress`] counts iterations without a tool call (`progress.rs`).
 
 mod context;
 mod finish;
@@ -17,6 +17,7 @@ mod journal;
 mod limit;
 mod meter;
 mod node;
+mod progress;
 mod recorder;
 pub(crate) mod run_journal;
 mod supervise;
@@ -39,6 +40,7 @@ use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::response_state::{AgentState, ResponseState};
 use crate::streaming::{StreamStop, Streamed, stream_response};
 use meter::ContextMeter;
+use progress::Progress;
 use recorder::Recorder;
 
 /// Why the run token was cancelled.
@@ -76,9 +78,8 @@ pub(crate) struct RequestRun<'a> {
     iteration: u32,
     /// The limit in force (grows when the user chooses to continue).
     max_iterations: u32,
-    /// Iterations in a row without a tool call, and the last one that had one.
-    unproductive: u32,
-    last_productive: u32,
+    /// Whether the run gets anywhere (iterations without tool calls), for the guidance.
+    progress: Progress,
     /// The next call is the summary the user asked for at the limit: no tools, then stop.
     final_summary: bool,
     /// A text shown instead of nothing when the request ends without an answer.
@@ -119,8 +120,7 @@ impl<'a> RequestRun<'a> {
             last_text: String::new(),
             iteration: 0,
             max_iterations: agent.options.max_iterations,
-            unproductive: 0,
-            last_productive: 0,
+            progress: Progress::default(),
             final_summary: false,
             fallback: None,
             call_ids: HashSet::new(),

@@ -73,8 +73,7 @@ impl RequestRun<'_> {
         &mut self,
         calls: &[tunacode_protocol::ToolCallPart],
     ) -> Result<Option<FinishReason>, Interrupt> {
-        self.unproductive = 0;
-        self.last_productive = self.iteration;
+        self.progress.productive(self.iteration);
         self.transition(AgentState::ToolExecution);
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
@@ -109,7 +108,7 @@ impl RequestRun<'_> {
 
     fn count_unproductive(&mut self) {
         if !self.state.task_completed {
-            self.unproductive += 1;
+            self.progress.unproductive();
         }
     }
 
@@ -190,19 +189,19 @@ impl RequestRun<'_> {
             session.runtime.consecutive_empty_responses += 1;
             session.runtime.consecutive_empty_responses
         };
+        let stalled = self.progress.stalled(NO_PROGRESS_THRESHOLD);
         if self.agent.options.guidance.no_progress_alert
-            && self.unproductive >= NO_PROGRESS_THRESHOLD
+            && let Some((unproductive, last_productive)) = stalled
         {
             self.agent.events.emit(AgentEvent::Notice {
                 level: NoticeLevel::Warning,
                 message: format!(
-                    "No tool calls for {} iterations; alerting the model.",
-                    self.unproductive
+                    "No tool calls for {unproductive} iterations; alerting the model."
                 ),
             });
             let alert = no_progress_alert(
-                self.unproductive,
-                self.last_productive,
+                unproductive,
+                last_productive,
                 self.iteration,
                 self.max_iterations,
                 &self.message,
