@@ -1,135 +1,47 @@
 //! The runtime's task: one loop that takes operations, runs one request at a time (messages sent
 //! meanwhile wait in order), and reports everything as events. One handler per operation.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio::task::{JoinError, JoinHandle};
+use tokio::task::JoinError;
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
-use tunacode_tools::{EditorFiles, ExecPolicy, Tool, ToolSet, WebFetch, Workspace};
 
-use crate::agent::{Agent, AgentParts, RunOutcome};
+use crate::agent::Agent;
 use crate::checkpoints::Checkpoints;
-use crate::client_cache::ClientCache;
 use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
-use crate::mentions::{Attachment, attach, expand_mentions};
+use crate::mentions::{attach, expand_mentions};
 use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, SessionNotice, request_failure};
 use crate::runtime::handle::{RuntimeConfig, RuntimeError, SessionChoice};
 use crate::runtime::ops::Op;
+use crate::runtime::parts::Parts;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
+use crate::runtime::requests::{Joined, Message, Requests, Running, Work};
 use crate::runtime::sandbox_setup;
 use crate::runtime::sessions::{self, Opened};
-use crate::session::{Session, SessionHandle};
-use crate::settings::{ModelSettings, RuntimeSettings};
-use crate::skills::SkillTool;
+use crate::settings::RuntimeSettings;
 
 /// How long a shutdown waits for the running request to save its session.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// A request in flight.
-struct Running {
-    cancel: CancellationToken,
-    task: JoinHandle<Result<RunOutcome, RequestError>>,
-}
-
-/// What every engine the runtime builds is made of.
-pub(super) struct Parts {
-    pub(super) settings: RuntimeSettings,
-    pub(super) model: ModelSettings,
-    clients: Arc<ClientCache>,
-    extra_tools: Vec<Arc<dyn Tool>>,
-    /// The editor the file tools read and write through (the editor protocol), if any.
-    editor: Option<Arc<dyn EditorFiles>>,
-    /// How the agent's commands run (sandbox, environment).
-    pub(super) exec: Arc<ExecPolicy>,
-    /// The proxy through which commands reach the allowed hosts (kept while the runtime runs).
-    pub(super) egress: Option<crate::egress::EgressProxy>,
-    /// The undo checkpoints of this working directory.
-    pub(super) checkpoints: Arc<Checkpoints>,
-    pub(super) mcp: McpManager,
-    pub(super) policy: Arc<Policy>,
-    pub(super) store: SessionStore,
-    pub(super) events: EventSink,
-}
-
-impl Parts {
-    /// The working directory, with the editor its files are open in.
-    fn workspace(&self) -> Workspace {
-        let sandbox = &self.exec.sandbox;
-        let workspace = Workspace::new(&self.settings.cwd)
-            .with_secrets(sandbox.secrets.clone())
-            .with_protected(sandbox.protected.clone());
-        match &self.editor {
-            Some(editor) => workspace.with_editor(editor.clone()),
-            None => workspace,
-        }
-    }
-
-    /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
-    pub(super) fn engine(&self, session: Session) -> Agent {
-        let mut tools = ToolSet::builtin_with_todos(&session.todos);
-        tools.add(Arc::new(WebFetch {
-            allow_private_hosts: self.settings.web_fetch_private_hosts,
-        }));
-        if !self.settings.skills.is_empty() {
-            tools.add(Arc::new(SkillTool::new(self.settings.skills.clone())));
-        }
-        for name in &self.settings.disabled_tools {
-            tools.remove(name);
-        }
-        for tool in &self.extra_tools {
-            tools.add(tool.clone());
-        }
-        Agent::new(AgentParts {
-            options: self.model.options.clone(),
-            provider: self.model.provider.clone(),
-            clients: self.clients.clone(),
-            tools,
-            dynamic_tools: Some(Arc::new(self.mcp.clone())),
-            workspace: self.workspace(),
-            exec: self.exec.clone(),
-            checkpoints: Some(self.checkpoints.clone()),
-            approver: self.policy.clone(),
-            session: SessionHandle::new(session),
-            store: Some(self.store.clone()),
-            events: self.events.clone(),
-        })
-    }
-}
 
 /// The runtime's state, owned by its task.
 pub(crate) struct Actor {
     pub(super) parts: Parts,
     pub(super) agent: Arc<Agent>,
-    queue: VecDeque<Work>,
-    running: Option<Running>,
+    requests: Requests,
     pub(super) shell: CancellationToken,
-    finishing: bool,
-}
-
-/// Work waiting for the running request to end, in order.
-enum Work {
-    Message(Message),
-    Compact(Option<String>),
-}
-
-/// A user message and the files handed over with it.
-struct Message {
-    text: String,
-    attachments: Vec<Attachment>,
 }
 
 /// What woke the loop.
 enum Wake {
     Op(Option<Op>),
-    Ended(Result<Result<RunOutcome, RequestError>, JoinError>),
+    Ended(Joined),
 }
 
 impl Actor {
@@ -181,10 +93,8 @@ impl Actor {
         let actor = Actor {
             agent: Arc::new(parts.engine(opened.session)),
             parts,
-            queue: VecDeque::new(),
-            running: None,
+            requests: Requests::default(),
             shell: CancellationToken::new(),
-            finishing: false,
         };
         actor.announce_start(opened.resumed, opened.notice, sandbox.notice);
         if config.plan_mode {
@@ -218,12 +128,12 @@ impl Actor {
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
     pub(crate) async fn run(mut self, mut ops: mpsc::UnboundedReceiver<Op>) {
         loop {
-            if self.finishing && self.running.is_none() && self.queue.is_empty() {
+            if self.requests.done() {
                 break;
             }
             let wake = tokio::select! {
                 op = ops.recv() => Wake::Op(op),
-                joined = join_running(&mut self.running) => Wake::Ended(joined),
+                joined = self.requests.ended() => Wake::Ended(joined),
             };
             match wake {
                 Wake::Op(None | Some(Op::Shutdown)) => {
@@ -232,7 +142,6 @@ impl Actor {
                 }
                 Wake::Op(Some(op)) => self.handle(op).await,
                 Wake::Ended(joined) => {
-                    self.running = None;
                     self.request_ended(joined);
                     self.start_next().await;
                 }
@@ -245,8 +154,8 @@ impl Actor {
     /// Starts the next waiting work; one that cannot start (a custom command whose model is not
     /// usable, said as `OpFailed`) makes way for the one after it.
     async fn start_next(&mut self) {
-        while self.running.is_none() {
-            let Some(next) = self.queue.pop_front() else {
+        while !self.requests.busy() {
+            let Some(next) = self.requests.next() else {
                 return;
             };
             self.emit_queue();
@@ -298,7 +207,7 @@ impl Actor {
             Op::CheckSetup(_) | Op::SaveSetup(_) => self.fail(OpFailure::Invalid(
                 "setup is done: change the model with /model, keys with /model's key prompt".into(),
             )),
-            Op::Finish => self.finishing = true,
+            Op::Finish => self.requests.finish(),
             Op::Shutdown => {}
         }
     }
@@ -309,7 +218,7 @@ impl Actor {
 
     fn emit_queue(&self) {
         self.parts.events.send(RuntimeEvent::Queued {
-            pending: self.queue.len(),
+            pending: self.requests.pending(),
         });
     }
 
@@ -317,8 +226,8 @@ impl Actor {
         if message.text.trim().is_empty() && message.attachments.is_empty() {
             return;
         }
-        if self.running.is_some() {
-            self.queue.push_back(Work::Message(message));
+        if self.requests.busy() {
+            self.requests.wait(Work::Message(message));
             self.emit_queue();
         } else {
             self.start_request(message).await;
@@ -328,8 +237,8 @@ impl Actor {
     /// A compaction runs like a request, in turn with the messages (it can be interrupted;
     /// `RequestEnded` reports it).
     fn on_compact(&mut self, focus: Option<String>) {
-        if self.running.is_some() {
-            self.queue.push_back(Work::Compact(focus));
+        if self.requests.busy() {
+            self.requests.wait(Work::Compact(focus));
             self.emit_queue();
         } else {
             self.start_compaction(focus);
@@ -341,17 +250,13 @@ impl Actor {
         let cancel = CancellationToken::new();
         let token = cancel.clone();
         let task = tokio::spawn(async move { agent.compact(focus, token).await });
-        self.running = Some(Running { cancel, task });
+        self.requests.started(Running { cancel, task });
     }
 
     fn on_interrupt(&mut self) {
         self.shell.cancel();
-        if let Some(running) = &self.running {
-            running.cancel.cancel();
-            if !self.queue.is_empty() {
-                self.queue.clear();
-                self.emit_queue();
-            }
+        if self.requests.interrupt() {
+            self.emit_queue();
         }
     }
 
@@ -378,12 +283,12 @@ impl Actor {
             });
             agent.process_request(&expanded.text, token).await
         });
-        self.running = Some(Running { cancel, task });
+        self.requests.started(Running { cancel, task });
     }
 
     /// Reports how a request ended. A request that panicked is reported as an internal error; the
     /// session keeps what it had before the request.
-    fn request_ended(&mut self, joined: Result<Result<RunOutcome, RequestError>, JoinError>) {
+    fn request_ended(&mut self, joined: Joined) {
         let outcome = match joined {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -418,9 +323,7 @@ impl Actor {
     async fn shutdown(&mut self) {
         self.shell.cancel();
         self.parts.policy.stop_asking();
-        self.queue.clear();
-        if let Some(running) = self.running.take() {
-            running.cancel.cancel();
+        if let Some(running) = self.requests.stop() {
             let joined = tokio::time::timeout(SHUTDOWN_GRACE, running.task).await;
             if let Ok(joined) = joined {
                 self.request_ended(joined);
@@ -429,20 +332,11 @@ impl Actor {
     }
 
     pub(super) fn busy(&self, what: &'static str) -> bool {
-        if self.running.is_some() {
+        let busy = self.requests.busy();
+        if busy {
             self.fail(OpFailure::Busy(what.to_string()));
         }
-        self.running.is_some()
-    }
-}
-
-/// Waits for the running request; never resolves when none runs.
-async fn join_running(
-    running: &mut Option<Running>,
-) -> Result<Result<RunOutcome, RequestError>, JoinError> {
-    match running {
-        Some(r) => (&mut r.task).await,
-        None => std::future::pending().await,
+        busy
     }
 }
 
