@@ -9,7 +9,8 @@
 //! and persistence. Parts that decide on their own state are types of their own the run owns and
 //! tells what changed: the [`Recorder`] keeps the session's journal up with the run's messages
 //! (`recorder.rs`), the [`ContextMeter`] knows the request's size between calls and when pruning is
-//! worth trying (`meter.rs`), [`Progress`] counts iterations without a tool call (`progress.rs`).
+//! worth trying (`meter.rs`), [`Progress`] counts iterations without a tool call (`progress.rs`), the
+//! [`UndoPoint`] records the workspace once before the first change (`undo_point.rs`).
 
 mod context;
 mod finish;
@@ -42,6 +43,7 @@ use crate::streaming::{StreamStop, Streamed, stream_response};
 use meter::ContextMeter;
 use progress::Progress;
 use recorder::Recorder;
+use undo_point::UndoPoint;
 
 /// Why the run token was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,8 +92,8 @@ pub(crate) struct RequestRun<'a> {
     recorder: Recorder,
     /// The prepared history differs from the session file (or there is no file): save it first.
     checkpoint_needed: bool,
-    /// The workspace was recorded for undo before this request's first change.
-    undo_point_taken: bool,
+    /// Records the workspace for undo before this request's first change.
+    undo_point: UndoPoint,
     /// The serialized form of the history's messages, reused by each call of this request (only what
     /// is new is serialized); forgotten from where the history changes in place.
     message_cache: Arc<tunacode_llm::MessageCache>,
@@ -126,7 +128,7 @@ impl<'a> RequestRun<'a> {
             call_ids: HashSet::new(),
             recorder: Recorder::default(),
             checkpoint_needed: false,
-            undo_point_taken: false,
+            undo_point: UndoPoint::default(),
             message_cache: Arc::new(tunacode_llm::MessageCache::new()),
             meter: ContextMeter::default(),
         }

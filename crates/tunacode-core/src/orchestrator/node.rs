@@ -78,7 +78,14 @@ impl RequestRun<'_> {
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
         let dispatcher = self.dispatcher();
-        self.take_undo_point(&dispatcher.tools, calls).await;
+        self.undo_point
+            .take(
+                self.agent,
+                &self.request_id,
+                &self.cancel,
+                (&dispatcher.tools, calls),
+            )
+            .await;
         let answers = dispatcher.dispatch(calls).await;
         self.history_mut().push(Message::request(answers.clone()));
         self.journal_answers(dispatcher.results.as_ref(), &answers);

@@ -2,25 +2,38 @@
 //! workspace (a write, or a command that is not known to only read) runs. Cancelling the request
 //! kills the checkpoint's git processes.
 
+use tokio_util::sync::CancellationToken;
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolCallPart};
 use tunacode_tools::{ToolKind, ToolSet};
 
-use super::RequestRun;
+use crate::agent::Agent;
 use crate::checkpoints::Stop;
 
-impl RequestRun<'_> {
-    /// Records the workspace for undo if `calls` may change it and this request has not yet. A
+/// Whether this request recorded the workspace for undo yet.
+#[derive(Debug, Default)]
+pub(super) struct UndoPoint {
+    taken: bool,
+}
+
+impl UndoPoint {
+    /// Records the workspace for undo if `calls` may change it and request `request` has not yet. A
     /// failure is said (undo will not cover this request) and the request goes on.
-    pub(super) async fn take_undo_point(&mut self, tools: &ToolSet, calls: &[ToolCallPart]) {
-        let Some(store) = self.agent.checkpoints.clone() else {
+    pub(super) async fn take(
+        &mut self,
+        agent: &Agent,
+        request: &str,
+        cancel: &CancellationToken,
+        (tools, calls): (&ToolSet, &[ToolCallPart]),
+    ) {
+        let Some(store) = agent.checkpoints.clone() else {
             return;
         };
-        if self.undo_point_taken || !calls.iter().any(|c| may_change(tools, c)) {
+        if self.taken || !calls.iter().any(|c| may_change(tools, c)) {
             return;
         }
-        self.undo_point_taken = true;
-        let session = self.agent.session.lock().id.clone();
-        let request = self.request_id.clone();
+        self.taken = true;
+        let session = agent.session.lock().id.clone();
+        let request = request.to_string();
         let stop = Stop::default();
         let mut taking = {
             let stop = stop.clone();
@@ -28,7 +41,7 @@ impl RequestRun<'_> {
         };
         let taken = tokio::select! {
             taken = &mut taking => taken,
-            _ = self.cancel.cancelled() => {
+            _ = cancel.cancelled() => {
                 // Its git processes are killed with their group; wait for the thread to see it.
                 stop.stop();
                 let _ = taking.await;
@@ -41,7 +54,7 @@ impl RequestRun<'_> {
             Err(e) => e.to_string(),
         };
         tracing::warn!(%failure, "undo checkpoint");
-        self.agent.events.emit(AgentEvent::Notice {
+        agent.events.emit(AgentEvent::Notice {
             level: NoticeLevel::Warning,
             message: format!("No undo checkpoint for this request: {failure}"),
         });
