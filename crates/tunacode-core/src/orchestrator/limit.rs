@@ -26,17 +26,22 @@ impl RequestRun<'_> {
             .records()
             .to_vec();
         let tools = tools_used(&records);
-        let summary = limit_summary(self.max_iterations, self.iteration, &tools, &self.message);
+        let summary = limit_summary(
+            self.iterations.limit(),
+            self.iterations.count(),
+            &tools,
+            &self.message,
+        );
         self.agent.events.emit(AgentEvent::IterationLimitReached {
-            iterations: self.iteration,
-            max_iterations: self.max_iterations,
+            iterations: self.iterations.count(),
+            max_iterations: self.iterations.limit(),
             tools_used: tools,
             original_query: self.message.clone(),
             summary: summary.clone(),
         });
         let report = ProgressReport {
-            iterations: self.iteration,
-            max_iterations: self.max_iterations,
+            iterations: self.iterations.count(),
+            max_iterations: self.iterations.limit(),
             original_query: self.message.clone(),
             summary,
         };
@@ -55,7 +60,7 @@ impl RequestRun<'_> {
                 Ok(None)
             }
             LimitDecision::Summarize => {
-                self.final_summary = true;
+                self.iterations.summarize_last();
                 self.add_user_prompt(SUMMARIZE_PROMPT.to_string());
                 Ok(None)
             }
@@ -67,13 +72,10 @@ impl RequestRun<'_> {
     }
 
     fn extend_limit(&mut self, what: &str) {
-        self.max_iterations += LIMIT_EXTENSION;
+        let limit = self.iterations.extend(LIMIT_EXTENSION);
         self.agent.events.emit(AgentEvent::Notice {
             level: NoticeLevel::Info,
-            message: format!(
-                "{what}: the iteration limit is now {}.",
-                self.max_iterations
-            ),
+            message: format!("{what}: the iteration limit is now {limit}."),
         });
     }
 
@@ -90,7 +92,7 @@ impl RequestRun<'_> {
             .tool_registry
             .records()
             .to_vec();
-        let text = fallback_response(&records, &self.message, self.iteration);
+        let text = fallback_response(&records, &self.message, self.iterations.count());
         self.agent
             .events
             .emit(AgentEvent::FallbackResponse { text: text.clone() });

@@ -10,10 +10,12 @@
 //! tells what changed: the [`Recorder`] keeps the session's journal up with the run's messages
 //! (`recorder.rs`), the [`ContextMeter`] knows the request's size between calls and when pruning is
 //! worth trying (`meter.rs`), [`Progress`] counts iterations without a tool call (`progress.rs`), the
-//! [`UndoPoint`] records the workspace once before the first change (`undo_point.rs`).
+//! [`UndoPoint`] records the workspace once before the first change (`undo_point.rs`), and
+//! [`Iterations`] holds the count against its limit (`iterations.rs`).
 
 mod context;
 mod finish;
+mod iterations;
 mod journal;
 mod limit;
 mod meter;
@@ -40,6 +42,7 @@ use crate::history::{check_invariants, prepare_history, run_cleanup_loop};
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::response_state::{AgentState, ResponseState};
 use crate::streaming::{StreamStop, Streamed, stream_response};
+use iterations::Iterations;
 use meter::ContextMeter;
 use progress::Progress;
 use recorder::Recorder;
@@ -77,13 +80,10 @@ pub(crate) struct RequestRun<'a> {
     /// Text the user saw of the response being streamed.
     shown: String,
     last_text: String,
-    iteration: u32,
-    /// The limit in force (grows when the user chooses to continue).
-    max_iterations: u32,
+    /// The iteration count against its limit.
+    iterations: Iterations,
     /// Whether the run gets anywhere (iterations without tool calls), for the guidance.
     progress: Progress,
-    /// The next call is the summary the user asked for at the limit: no tools, then stop.
-    final_summary: bool,
     /// A text shown instead of nothing when the request ends without an answer.
     fallback: Option<String>,
     /// Every tool-call id in the history sent to the model (kept unique).
@@ -120,10 +120,8 @@ impl<'a> RequestRun<'a> {
             state: ResponseState::new(),
             shown: String::new(),
             last_text: String::new(),
-            iteration: 0,
-            max_iterations: agent.options.max_iterations,
+            iterations: Iterations::new(agent.options.max_iterations),
             progress: Progress::default(),
-            final_summary: false,
             fallback: None,
             call_ids: HashSet::new(),
             recorder: Recorder::default(),
@@ -156,12 +154,12 @@ impl<'a> RequestRun<'a> {
                     .unwrap_or_else(|| self.last_text.clone());
                 self.agent.events.emit(AgentEvent::RequestFinished {
                     reason,
-                    iterations: self.iteration,
+                    iterations: self.iterations.count(),
                     response: response.clone(),
                 });
                 Ok(RunOutcome {
                     reason,
-                    iterations: self.iteration,
+                    iterations: self.iterations.count(),
                     response,
                     request_id: self.request_id.clone(),
                     model_stop: self.last_finish_reason(),
@@ -299,21 +297,21 @@ impl<'a> RequestRun<'a> {
 
     async fn iterate(&mut self) -> Result<FinishReason, Interrupt> {
         loop {
-            if self.iteration >= self.max_iterations && !self.final_summary {
+            if self.iterations.at_limit() {
                 if let Some(reason) = self.handle_iteration_limit().await? {
                     return Ok(reason);
                 }
                 continue;
             }
-            self.iteration += 1;
+            let iteration = self.iterations.start_next();
             {
                 let mut session = self.agent.session.lock();
-                session.runtime.current_iteration = self.iteration;
-                session.runtime.iteration_count = self.iteration;
+                session.runtime.current_iteration = iteration;
+                session.runtime.iteration_count = iteration;
             }
             self.agent.events.emit(AgentEvent::IterationStarted {
-                iteration: self.iteration,
-                max_iterations: self.max_iterations,
+                iteration,
+                max_iterations: self.iterations.limit(),
             });
             self.transition(AgentState::Assistant);
             self.check_new_messages();
@@ -373,7 +371,7 @@ impl<'a> RequestRun<'a> {
     /// The tools offered now: all of them, or in plan mode the read-only ones and the plan tools; none
     /// for the final summary.
     fn offered_tools(&self) -> ToolSet {
-        if self.final_summary {
+        if self.iterations.summarizing() {
             return ToolSet::new();
         }
         let all = self.agent.current_tools();
@@ -420,9 +418,9 @@ impl<'a> RequestRun<'a> {
     fn model_request(&self, system: String, tools: Vec<ToolSpec>) -> ModelRequest {
         let options = &self.agent.options;
         let nudge = (options.guidance.self_evaluation
-            && self.iteration >= SELF_EVALUATION_FROM
+            && self.iterations.count() >= SELF_EVALUATION_FROM
             && !self.state.task_completed
-            && !self.final_summary
+            && !self.iterations.summarizing()
             && self.run_messages.last().is_some_and(Message::is_request))
         .then(self_evaluation_prompt);
         if nudge.is_some() && options.guidance.show_thoughts {

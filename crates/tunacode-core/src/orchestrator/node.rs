@@ -28,7 +28,7 @@ impl RequestRun<'_> {
         if streamed.completed {
             self.state.task_completed = true;
         }
-        if response.tool_calls().next().is_none() && !self.final_summary {
+        if response.tool_calls().next().is_none() && !self.iterations.summarizing() {
             self.fallback_calls(&mut response);
         }
         self.make_call_ids_unique(&mut response);
@@ -37,7 +37,10 @@ impl RequestRun<'_> {
             self.count_unproductive();
             self.handle_empty_response();
             self.transition(AgentState::Response);
-            return Ok(self.final_summary.then_some(FinishReason::IterationLimit));
+            return Ok(self
+                .iterations
+                .summarizing()
+                .then_some(FinishReason::IterationLimit));
         }
         self.agent
             .session
@@ -50,7 +53,7 @@ impl RequestRun<'_> {
             self.last_text = text;
         }
         self.history_mut().push(response);
-        if self.final_summary {
+        if self.iterations.summarizing() {
             self.transition(AgentState::Response);
             return Ok(Some(FinishReason::IterationLimit));
         }
@@ -73,7 +76,7 @@ impl RequestRun<'_> {
         &mut self,
         calls: &[tunacode_protocol::ToolCallPart],
     ) -> Result<Option<FinishReason>, Interrupt> {
-        self.progress.productive(self.iteration);
+        self.progress.productive(self.iterations.count());
         self.transition(AgentState::ToolExecution);
         self.journal_flush().await;
         let todos_before = self.agent.session.lock().todos.items();
@@ -209,8 +212,8 @@ impl RequestRun<'_> {
             let alert = no_progress_alert(
                 unproductive,
                 last_productive,
-                self.iteration,
-                self.max_iterations,
+                self.iterations.count(),
+                self.iterations.limit(),
                 &self.message,
             );
             self.add_user_prompt(alert);
@@ -220,7 +223,7 @@ impl RequestRun<'_> {
             level: NoticeLevel::Warning,
             message: format!(
                 "The model returned an empty response (iteration {}, {count} in a row); asking it to act.",
-                self.iteration
+                self.iterations.count()
             ),
         });
         let intervention = format!(
@@ -228,7 +231,8 @@ impl RequestRun<'_> {
              still open:\n\n{}\n\nAct now: call a tool to make progress, or, if the task is complete, \
              reply starting with `{COMPLETION_MARKER}` followed by a summary. If you are blocked, say \
              exactly what blocks you.",
-            self.iteration, self.message
+            self.iterations.count(),
+            self.message
         );
         self.add_user_prompt(intervention);
     }
