@@ -26,7 +26,7 @@ impl RequestRun<'_> {
 
     fn request_tokens(&self, fixed: u64, counter: TokenCounter) -> u64 {
         self.meter
-            .request_tokens(fixed, &self.run_messages, counter)
+            .request_tokens(fixed, self.history.messages(), counter)
     }
 
     /// Prunes old tool outputs (replaced by a placeholder) once the request has grown past the pruning
@@ -65,12 +65,12 @@ impl RequestRun<'_> {
     ) -> Result<bool, Interrupt> {
         let budget = self.agent.options.context;
         let before = self.next_request_tokens(fixed);
-        let Some(keep) = keep_from(&self.run_messages, budget.keep_budget()) else {
+        let Some(keep) = keep_from(self.history.messages(), budget.keep_budget()) else {
             return Ok(false);
         };
         let request = summary_request(
             &self.agent.options.provider_model,
-            &self.run_messages[..keep],
+            &self.history.messages()[..keep],
             focus,
             budget.summary_input_limit(),
         );
@@ -88,13 +88,13 @@ impl RequestRun<'_> {
         if self.cancel.is_cancelled() {
             return Err(Interrupt::Cancelled);
         }
-        let compacted = self.run_messages[..keep]
+        let compacted = self.history.messages()[..keep]
             .iter()
             .filter(|m| m.in_conversation())
             .count();
         let first = apply(self.history_mut(), keep, &summary);
         self.journal_touch(first);
-        self.checked = 0;
+        self.history.recheck_all();
         self.meter.rewritten();
         self.agent.events.emit(AgentEvent::ContextCompacted {
             tokens_before: before,

@@ -62,14 +62,7 @@ impl RequestRun<'_> {
     /// run are kept after them.
     pub(super) fn persist(&self) {
         let mut session = self.agent.session.lock();
-        let external = session
-            .messages
-            .get(self.baseline..)
-            .unwrap_or_default()
-            .to_vec();
-        let mut messages = self.run_messages.to_vec();
-        messages.extend(external);
-        session.messages = messages;
+        session.messages = self.history.merged_with(&session.messages);
         session.update_token_count();
     }
 }

@@ -15,7 +15,7 @@ impl RequestRun<'_> {
     pub(super) async fn journal_flush(&mut self) {
         let base = self.journal_base();
         self.recorder
-            .flush(&self.run_messages, base, &self.agent.events)
+            .flush(self.history.messages(), base, &self.agent.events)
             .await;
     }
 
@@ -23,7 +23,7 @@ impl RequestRun<'_> {
     /// in call order.
     pub(super) fn journal_answers(&mut self, sink: Option<&ResultSink>, answers: &[Part]) {
         self.recorder
-            .answers_added(sink, answers, self.run_messages.len());
+            .answers_added(sink, answers, self.history.messages().len());
     }
 
     /// The history changed in place from `index` on (a prompt joined, outputs pruned, turns
@@ -31,7 +31,7 @@ impl RequestRun<'_> {
     /// forgotten from there.
     pub(super) fn journal_touch(&mut self, index: usize) {
         self.recorder.changed_from(index);
-        self.message_cache.invalidate_from(index);
+        self.history.changed_from(index);
     }
 
     fn journal_base(&self) -> Option<JournalBase> {
@@ -41,7 +41,7 @@ impl RequestRun<'_> {
     /// Where the next batch's tool results go.
     pub(super) fn result_sink(&self) -> Option<ResultSink> {
         self.recorder
-            .result_sink(self.journal_base(), self.run_messages.len())
+            .result_sink(self.journal_base(), self.history.messages().len())
     }
     /// Saves the session file (the checkpoint: the journal restarts after it), off the async threads.
     pub(super) async fn save(&self) -> Result<(), RequestError> {

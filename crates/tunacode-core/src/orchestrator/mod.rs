@@ -11,7 +11,8 @@
 //! (`recorder.rs`), the [`ContextMeter`] knows the request's size between calls and when pruning is
 //! worth trying (`meter.rs`), [`Progress`] counts iterations without a tool call (`progress.rs`), the
 //! [`UndoPoint`] records the workspace once before the first change (`undo_point.rs`), and
-//! [`Iterations`] holds the count against its limit (`iterations.rs`).
+//! [`Iterations`] holds the count against its limit (`iterations.rs`); the [`RunHistory`] is the
+//! request's own history with its checks, call ids and serialized messages (`run_history.rs`).
 
 mod context;
 mod finish;
@@ -22,23 +23,23 @@ mod meter;
 mod node;
 mod progress;
 mod recorder;
+mod run_history;
 pub(crate) mod run_journal;
 mod supervise;
 mod undo_point;
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 use tunacode_llm::{LlmError, ModelRequest};
-use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, Part, ToolSpec};
+use tunacode_protocol::{AgentEvent, FinishReason, Message, NoticeLevel, ToolSpec};
 use tunacode_tools::{ToolKind, ToolSet};
 
 use crate::agent::{Agent, RunOutcome};
 use crate::compaction::fixed_tokens;
 use crate::error::RequestError;
 use crate::guidance::{SELF_EVALUATION_FROM, self_evaluation_prompt};
-use crate::history::{check_invariants, prepare_history, run_cleanup_loop};
+use crate::history::prepare_history;
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::response_state::{AgentState, ResponseState};
 use crate::streaming::{StreamStop, Streamed, stream_response};
@@ -46,6 +47,7 @@ use iterations::Iterations;
 use meter::ContextMeter;
 use progress::Progress;
 use recorder::Recorder;
+use run_history::RunHistory;
 use undo_point::UndoPoint;
 
 /// Why the run token was cancelled.
@@ -70,12 +72,8 @@ pub(crate) struct RequestRun<'a> {
     cancel: CancellationToken,
     cause: Arc<Mutex<Option<StopCause>>>,
     request_id: String,
-    /// The history of this run, shared with the model request of each turn (a turn copies no
-    /// message; changes go through [`RequestRun::history_mut`]).
-    run_messages: Arc<Vec<Message>>,
-    /// Run messages before this index passed the invariant check (only later ones are checked).
-    checked: usize,
-    baseline: usize,
+    /// The request's own history, shared with each model call.
+    history: RunHistory,
     state: ResponseState,
     /// Text the user saw of the response being streamed.
     shown: String,
@@ -86,17 +84,12 @@ pub(crate) struct RequestRun<'a> {
     progress: Progress,
     /// A text shown instead of nothing when the request ends without an answer.
     fallback: Option<String>,
-    /// Every tool-call id in the history sent to the model (kept unique).
-    call_ids: HashSet<String>,
     /// Records the run's messages in the session's journal as they complete.
     recorder: Recorder,
     /// The prepared history differs from the session file (or there is no file): save it first.
     checkpoint_needed: bool,
     /// Records the workspace for undo before this request's first change.
     undo_point: UndoPoint,
-    /// The serialized form of the history's messages, reused by each call of this request (only what
-    /// is new is serialized); forgotten from where the history changes in place.
-    message_cache: Arc<tunacode_llm::MessageCache>,
     /// What is known of the request's size between calls.
     meter: ContextMeter,
 }
@@ -114,20 +107,16 @@ impl<'a> RequestRun<'a> {
             cancel,
             cause,
             request_id: new_request_id(),
-            run_messages: Arc::new(Vec::new()),
-            checked: 0,
-            baseline: 0,
+            history: RunHistory::default(),
             state: ResponseState::new(),
             shown: String::new(),
             last_text: String::new(),
             iterations: Iterations::new(agent.options.max_iterations),
             progress: Progress::default(),
             fallback: None,
-            call_ids: HashSet::new(),
             recorder: Recorder::default(),
             checkpoint_needed: false,
             undo_point: UndoPoint::default(),
-            message_cache: Arc::new(tunacode_llm::MessageCache::new()),
             meter: ContextMeter::default(),
         }
     }
@@ -230,27 +219,17 @@ impl<'a> RequestRun<'a> {
         session.runtime.plan_awaiting_approval = None;
         session.task.original_query = self.message.clone();
         session.model = self.agent.options.model.clone();
-        self.run_messages = Arc::new(prepare_history(
-            &session.messages,
-            &self.agent.options.prune,
-        ));
+        let prepared = prepare_history(&session.messages, &self.agent.options.prune);
         // The journal indexes the prepared history: the file must hold exactly it.
-        self.checkpoint_needed =
-            session.journal_base.is_none() || *self.run_messages != session.messages;
+        self.checkpoint_needed = session.journal_base.is_none() || prepared != session.messages;
         if self.checkpoint_needed {
-            session.messages = self.run_messages.to_vec();
+            session.messages = prepared.clone();
         }
-        self.baseline = session.messages.len();
+        self.history = RunHistory::prepared(prepared, session.messages.len());
         let journal = self.agent.store.as_ref().map(|store| {
             run_journal::RunJournal::new(store.journal(&session.project_id, &session.id))
         });
-        self.recorder = Recorder::new(journal, self.run_messages.len());
-        self.call_ids = self
-            .run_messages
-            .iter()
-            .flat_map(|m| m.tool_calls())
-            .map(|c| c.tool_call_id.clone())
-            .collect();
+        self.recorder = Recorder::new(journal, self.history.messages().len());
         let session_id = session.id.clone();
         drop(session);
         if !self.message.is_empty() {
@@ -266,33 +245,22 @@ impl<'a> RequestRun<'a> {
 
     /// Adds a user prompt, joining a trailing request so requests never follow each other.
     fn add_user_prompt(&mut self, text: String) {
-        let history = self.history_mut();
-        match history.last_mut() {
-            Some(last) if last.is_request() && last.in_conversation() => {
-                last.parts.push(Part::user_prompt(text));
-                let last = history.len() - 1;
-                self.journal_touch(last);
-                self.checked = self.checked.min(last);
-            }
-            _ => history.push(Message::user(text)),
+        if let Some(changed) = self.history.add_user_prompt(text) {
+            self.journal_touch(changed);
         }
     }
 
     /// The run's history, to change it (copied only if a model request still holds it).
     fn history_mut(&mut self) -> &mut Vec<Message> {
-        Arc::make_mut(&mut self.run_messages)
+        self.history.edit()
     }
 
-    /// Checks the invariants of what was added since the last check (the message before it too: it
-    /// may now have its answer); cleans the whole history when one is broken.
+    /// Checks the invariants of what was added since the last check; a broken history is cleaned
+    /// and written again.
     fn check_new_messages(&mut self) {
-        let from = self.checked.saturating_sub(1);
-        if let Err(problem) = check_invariants(&self.run_messages[from..]) {
-            tracing::error!(%problem, "history invariant broken before a request; cleaning");
-            run_cleanup_loop(self.history_mut());
+        if self.history.check_new() {
             self.journal_touch(0);
         }
-        self.checked = self.run_messages.len();
     }
 
     async fn iterate(&mut self) -> Result<FinishReason, Interrupt> {
@@ -421,7 +389,11 @@ impl<'a> RequestRun<'a> {
             && self.iterations.count() >= SELF_EVALUATION_FROM
             && !self.state.task_completed
             && !self.iterations.summarizing()
-            && self.run_messages.last().is_some_and(Message::is_request))
+            && self
+                .history
+                .messages()
+                .last()
+                .is_some_and(Message::is_request))
         .then(self_evaluation_prompt);
         if nudge.is_some() && options.guidance.show_thoughts {
             {
@@ -435,13 +407,13 @@ impl<'a> RequestRun<'a> {
         ModelRequest {
             model: options.provider_model.clone(),
             system,
-            messages: self.run_messages.clone(),
+            messages: self.history.messages().clone(),
             nudge,
             tools,
             max_output_tokens: options.max_output_tokens,
             temperature: None,
             reasoning: options.reasoning_effort.clone(),
-            cache: Some(self.message_cache.clone()),
+            cache: Some(self.history.cache()),
         }
     }
 

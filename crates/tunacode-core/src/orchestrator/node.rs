@@ -21,7 +21,8 @@ impl RequestRun<'_> {
         let mut response = streamed.message;
         if let Some(usage) = &streamed.usage {
             let counted = usage.request_tokens + usage.response_tokens;
-            self.meter.counted(counted, self.run_messages.len() + 1);
+            self.meter
+                .counted(counted, self.history.messages().len() + 1);
             self.notice_cache_miss(usage);
         }
         self.record_usage_and_thoughts(streamed.usage, &response);
@@ -243,8 +244,7 @@ impl RequestRun<'_> {
     fn make_call_ids_unique(&mut self, response: &mut Message) {
         for part in &mut response.parts {
             if let Part::ToolCall(call) = part {
-                while call.tool_call_id.is_empty()
-                    || !self.call_ids.insert(call.tool_call_id.clone())
+                while call.tool_call_id.is_empty() || !self.history.new_call_id(&call.tool_call_id)
                 {
                     call.tool_call_id = format!("call_{}", super::new_request_id());
                 }

@@ -1,0 +1,121 @@
+//! [`RunHistory`]: the request's own copy of the conversation (prepared once, shared with each model
+//! call without copying, changed through [`RunHistory::edit`]), what of it passed the invariant check,
+//! the tool-call ids it holds (kept unique), and the serialized form of its messages, reused by each
+//! call of the request.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use tunacode_llm::MessageCache;
+use tunacode_protocol::{Message, Part};
+
+use crate::history::{check_invariants, run_cleanup_loop};
+
+/// The history a request works on.
+#[derive(Debug, Default)]
+pub(super) struct RunHistory {
+    /// The messages, shared with the model request of each turn.
+    messages: Arc<Vec<Message>>,
+    /// Messages before this index passed the invariant check (only later ones are checked).
+    checked: usize,
+    /// The session's length when the request began (messages after it were added from outside).
+    baseline: usize,
+    /// Every tool-call id in the history sent to the model.
+    call_ids: HashSet<String>,
+    /// The serialized messages, forgotten from where the history changes in place.
+    cache: Arc<MessageCache>,
+}
+
+impl RunHistory {
+    /// The prepared history of a request over a session of `baseline` messages.
+    pub(super) fn prepared(messages: Vec<Message>, baseline: usize) -> Self {
+        let call_ids = messages
+            .iter()
+            .flat_map(|m| m.tool_calls())
+            .map(|c| c.tool_call_id.clone())
+            .collect();
+        RunHistory {
+            messages: Arc::new(messages),
+            checked: 0,
+            baseline,
+            call_ids,
+            cache: Arc::new(MessageCache::new()),
+        }
+    }
+
+    /// The messages (a cheap clone shares them).
+    pub(super) fn messages(&self) -> &Arc<Vec<Message>> {
+        &self.messages
+    }
+
+    /// The messages, to change (copied only if a model request still holds them). A change in
+    /// place must be said with [`RunHistory::changed_from`].
+    pub(super) fn edit(&mut self) -> &mut Vec<Message> {
+        Arc::make_mut(&mut self.messages)
+    }
+
+    /// The messages from `index` on changed in place: their serialized form is forgotten.
+    pub(super) fn changed_from(&mut self, index: usize) {
+        self.cache.invalidate_from(index);
+    }
+
+    /// Adds the user's `text`: to the last request when it is one still in the conversation (the
+    /// index changed in place is returned), else as a new message.
+    pub(super) fn add_user_prompt(&mut self, text: String) -> Option<usize> {
+        let history = self.edit();
+        match history.last_mut() {
+            Some(last) if last.is_request() && last.in_conversation() => {
+                last.parts.push(Part::user_prompt(text));
+                let last = history.len() - 1;
+                self.checked = self.checked.min(last);
+                Some(last)
+            }
+            _ => {
+                history.push(Message::user(text));
+                None
+            }
+        }
+    }
+
+    /// Checks the invariants of what was added since the last check (the message before it too: it
+    /// may now have its answer) and cleans the whole history when one is broken; whether it did.
+    pub(super) fn check_new(&mut self) -> bool {
+        let from = self.checked.saturating_sub(1);
+        let broken = check_invariants(&self.messages[from..]);
+        if let Err(problem) = &broken {
+            tracing::error!(%problem, "history invariant broken before a request; cleaning");
+            run_cleanup_loop(self.edit());
+        }
+        self.checked = self.messages.len();
+        broken.is_err()
+    }
+
+    /// The whole history is to be checked again (it was rewritten).
+    pub(super) fn recheck_all(&mut self) {
+        self.checked = 0;
+    }
+
+    /// Records a tool-call id; `false` when the history already has it.
+    pub(super) fn new_call_id(&mut self, id: &str) -> bool {
+        self.call_ids.insert(id.to_string())
+    }
+
+    /// The serialized-message cache the model requests of this run share.
+    pub(super) fn cache(&self) -> Arc<MessageCache> {
+        self.cache.clone()
+    }
+
+    /// The session's messages after the run: the run's, then what was added from outside during it
+    /// (seed 000 §3.4: the run's messages are authoritative).
+    pub(super) fn merged_with(&self, session: &[Message]) -> Vec<Message> {
+        let mut messages = self.messages.to_vec();
+        messages.extend(
+            session
+                .get(self.baseline..)
+                .unwrap_or_default()
+                .iter()
+                .cloned(),
+        );
+        messages
+    }
+}
