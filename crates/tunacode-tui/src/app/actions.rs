@@ -21,20 +21,22 @@ impl App {
         if trimmed.is_empty() {
             return;
         }
-        self.history.push(&text);
+        self.input.history.push(&text);
         if let Some(parsed) = parse_slash(trimmed) {
             match parsed {
                 // A custom command goes to the runtime, which expands it.
-                Ok(Command::Other(name)) if self.custom_commands.iter().any(|c| c.name == name) => {
+                Ok(Command::Other(name))
+                    if self.mirror.custom_commands.iter().any(|c| c.name == name) =>
+                {
                     self.send_message(text)
                 }
                 Ok(command) => self.run_command(command),
-                Err(message) => self.transcript.push(CellKind::Error(message)),
+                Err(message) => self.view.transcript.push(CellKind::Error(message)),
             }
         } else if let Some(command) = trimmed.strip_prefix('!') {
             let command = command.trim().to_string();
             // The cell stays where the command started; its output fills it as it comes.
-            self.transcript.push(CellKind::Shell {
+            self.view.transcript.push(CellKind::Shell {
                 command: command.clone(),
                 output: String::new(),
                 running: Some(std::time::Instant::now()),
@@ -47,7 +49,8 @@ impl App {
 
     /// The custom commands as completion and `/help` list them.
     pub(crate) fn custom_command_infos(&self) -> Vec<CommandInfo> {
-        self.custom_commands
+        self.mirror
+            .custom_commands
             .iter()
             .map(|c| CommandInfo {
                 name: c.name.clone().into(),
@@ -66,9 +69,9 @@ impl App {
 
     /// Sends a message to the agent (the runtime queues it while a request runs).
     pub fn send_message(&mut self, text: String) {
-        if !self.busy {
-            self.busy = true;
-            self.status.set_activity(Activity::Thinking);
+        if !self.mirror.busy {
+            self.mirror.busy = true;
+            self.view.status.set_activity(Activity::Thinking);
         }
         self.submit_op(Op::user_message(text));
     }
@@ -104,10 +107,10 @@ impl App {
             Command::Resume => self.submit_op(Op::ListSessions),
             // The runtime's settings.
             Command::Yolo => self.submit_op(Op::SetYolo {
-                on: !self.status.yolo,
+                on: !self.view.status.yolo,
             }),
             Command::Plan => self.submit_op(Op::SetPlanMode {
-                active: !self.status.plan_mode,
+                active: !self.view.status.plan_mode,
             }),
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
@@ -116,7 +119,7 @@ impl App {
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Model(Some(id)) => self.switch_model(&id),
             Command::Model(None) => self.open_model_picker(),
-            Command::Other(name) => self.transcript.push(CellKind::Error(format!(
+            Command::Other(name) => self.view.transcript.push(CellKind::Error(format!(
                 "Unknown command /{name}. Type /help for the list."
             ))),
         }
@@ -125,21 +128,23 @@ impl App {
     /// `/help`: the commands (the custom ones too) and keys.
     fn show_help(&mut self) {
         let custom = self.custom_command_infos();
-        self.transcript.push(CellKind::Info(help_text(&custom)))
+        self.view
+            .transcript
+            .push(CellKind::Info(help_text(&custom)))
     }
 
     /// `/thoughts`: shows or hides reasoning; every cell is drawn again.
     fn toggle_thoughts(&mut self) {
-        self.show_thoughts = !self.show_thoughts;
-        self.hint = Some(format!(
+        self.view.show_thoughts = !self.view.show_thoughts;
+        self.input.hint = Some(format!(
             "reasoning {}",
-            if self.show_thoughts {
+            if self.view.show_thoughts {
                 "shown"
             } else {
                 "hidden"
             }
         ));
-        for cell in &mut self.transcript.cells {
+        for cell in &mut self.view.transcript.cells {
             cell.touch();
         }
     }
@@ -155,15 +160,15 @@ impl App {
                 preview: None,
             })
             .collect();
-        self.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
+        self.overlays.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
     }
 
     /// `/compact [focus]`: the runtime compacts now, or after the running request (it decides what
     /// waits).
     fn compact(&mut self, focus: Option<String>) {
-        if !self.busy {
-            self.busy = true;
-            self.status.set_activity(Activity::Thinking);
+        if !self.mirror.busy {
+            self.mirror.busy = true;
+            self.view.status.set_activity(Activity::Thinking);
         }
         self.submit_op(Op::Compact { focus });
     }
@@ -171,6 +176,7 @@ impl App {
     /// `/model` without an id: the picker of the catalogue's models.
     fn open_model_picker(&mut self) {
         let items = self
+            .mirror
             .catalogue
             .of(None)
             .map(|m| PickerItem {
@@ -185,7 +191,7 @@ impl App {
                 preview: None,
             })
             .collect();
-        self.picker = Some(Picker::new(
+        self.overlays.picker = Some(Picker::new(
             PickerKind::Model,
             "Model (type to filter, Enter picks; provider:model typed works too)",
             items,
@@ -194,8 +200,8 @@ impl App {
 
     /// Applies a theme by name.
     pub fn set_theme(&mut self, name: &str) {
-        self.theme = Theme::named(name);
-        self.hint = Some(format!("theme {}", self.theme.name));
+        self.view.theme = Theme::named(name);
+        self.input.hint = Some(format!("theme {}", self.view.theme.name));
     }
 
     fn show_cost(&mut self) {
@@ -210,29 +216,31 @@ impl App {
                 u.cost
             )
         };
-        for (model, u) in &self.usage_by_model {
+        for (model, u) in &self.view.usage_by_model {
             text.push_str(&row(model, u));
             text.push('\n');
         }
-        text.push_str(&row("total (session)", &self.status.usage));
-        self.transcript.push(CellKind::Info(text));
+        text.push_str(&row("total (session)", &self.view.status.usage));
+        self.view.transcript.push(CellKind::Info(text));
     }
 
     /// `/copy`: the last answer to the clipboard through OSC 52 (works over SSH and in tmux).
     fn copy_last_answer(&mut self) {
-        let Some(text) = self.transcript.last_answer() else {
-            self.hint = Some("nothing to copy yet".into());
+        let Some(text) = self.view.transcript.last_answer() else {
+            self.input.hint = Some("nothing to copy yet".into());
             return;
         };
         let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-        self.pending_output.push(format!("\x1b]52;c;{encoded}\x07"));
-        self.hint = Some(format!("copied {} characters", text.chars().count()));
+        self.view
+            .pending_output
+            .push(format!("\x1b]52;c;{encoded}\x07"));
+        self.input.hint = Some(format!("copied {} characters", text.chars().count()));
     }
 
     /// `/model ID`: switches the model, keeping the history. A provider without a key asks for it
     /// (the runtime says which variable is missing).
     pub fn switch_model(&mut self, id: &str) {
-        self.pending_model = Some(id.to_string());
+        self.mirror.pending_model = Some(id.to_string());
         self.submit_op(Op::SetModel {
             model: id.to_string(),
         });
@@ -240,7 +248,7 @@ impl App {
 
     /// The key typed for a provider: saved to the user's config (mode 0600), then the switch goes on.
     pub fn submit_key(&mut self, key: String) {
-        let Some((prompt, model)) = self.key_prompt.take() else {
+        let Some((prompt, model)) = self.overlays.key_prompt.take() else {
             return;
         };
         // The runtime saves the key before it handles the switch, which reads it from the config.

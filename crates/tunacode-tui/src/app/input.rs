@@ -31,10 +31,11 @@ impl App {
             Event::Paste(text) => {
                 if let Screen::Setup(screen) = &mut self.screen {
                     screen.handle_paste(&text);
-                } else if let Some((prompt, _)) = &mut self.key_prompt {
+                } else if let Some((prompt, _)) = &mut self.overlays.key_prompt {
                     prompt.handle_paste(&text);
-                } else if self.dialog.is_none() && self.picker.is_none() {
+                } else if self.overlays.dialog.is_none() && self.overlays.picker.is_none() {
                     self.input
+                        .editor
                         .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
                     self.update_completion();
                 }
@@ -42,11 +43,11 @@ impl App {
             }
             Event::Mouse(mouse) => match mouse.kind {
                 MouseEventKind::ScrollUp => {
-                    self.transcript.scroll(3);
+                    self.view.transcript.scroll(3);
                     true
                 }
                 MouseEventKind::ScrollDown => {
-                    self.transcript.scroll(-3);
+                    self.view.transcript.scroll(-3);
                     true
                 }
                 _ => false,
@@ -70,7 +71,7 @@ impl App {
             }
             return;
         }
-        if let Some(dialog) = &mut self.dialog {
+        if let Some(dialog) = &mut self.overlays.dialog {
             if let DialogOutcome::Answered(answer) = dialog.handle_key(key) {
                 let id = dialog.question_id().to_string();
                 self.answer(id, answer);
@@ -78,15 +79,15 @@ impl App {
             }
             return;
         }
-        if let Some((prompt, _)) = &mut self.key_prompt {
+        if let Some((prompt, _)) = &mut self.overlays.key_prompt {
             match prompt.handle_key(key) {
                 KeyPromptAction::None => {}
-                KeyPromptAction::Cancel => self.key_prompt = None,
+                KeyPromptAction::Cancel => self.overlays.key_prompt = None,
                 KeyPromptAction::Submit(k) => self.submit_key(k),
             }
             return;
         }
-        if self.picker.is_some() {
+        if self.overlays.picker.is_some() {
             self.on_picker_key(key);
             return;
         }
@@ -96,27 +97,27 @@ impl App {
     /// Ctrl+C: closes what is open, else clears the input, else arms quitting; a second press quits.
     /// Returns whether it was handled.
     fn on_ctrl_c(&mut self) -> bool {
-        if let Some(dialog) = self.dialog.take() {
+        if let Some(dialog) = self.overlays.dialog.take() {
             let answer = dialog.dismissed();
             self.answer(dialog.question_id().to_string(), answer);
             self.close_dialog();
             return true;
         }
-        if self.picker.take().is_some()
-            || self.key_prompt.take().is_some()
-            || self.popup.take().is_some()
+        if self.overlays.picker.take().is_some()
+            || self.overlays.key_prompt.take().is_some()
+            || self.input.popup.take().is_some()
         {
             return true;
         }
-        if matches!(self.screen, Screen::Chat) && !self.input.is_empty() {
-            self.input = new_editor(&self.theme);
+        if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {
+            self.input.editor = new_editor(&self.view.theme);
             return true;
         }
-        match self.quit_armed {
+        match self.input.quit_armed {
             Some(at) if at.elapsed() < QUIT_WINDOW => self.should_quit = true,
             _ => {
-                self.quit_armed = Some(Instant::now());
-                self.hint = Some("press Ctrl+C again to quit".into());
+                self.input.quit_armed = Some(Instant::now());
+                self.input.hint = Some("press Ctrl+C again to quit".into());
             }
         }
         true
@@ -129,23 +130,24 @@ impl App {
     }
 
     pub(crate) fn close_dialog(&mut self) {
-        self.dialog = None;
+        self.overlays.dialog = None;
         if self.busy() {
-            self.status
+            self.view
+                .status
                 .set_activity(crate::app::status::Activity::Thinking);
         }
     }
 
     fn on_picker_key(&mut self, key: KeyEvent) {
-        let Some(picker) = &mut self.picker else {
+        let Some(picker) = &mut self.overlays.picker else {
             return;
         };
         let kind = picker.kind;
         match picker.handle_key(key) {
             PickerOutcome::Open => {}
-            PickerOutcome::Closed => self.picker = None,
+            PickerOutcome::Closed => self.overlays.picker = None,
             PickerOutcome::Picked(id) => {
-                self.picker = None;
+                self.overlays.picker = None;
                 match kind {
                     PickerKind::Model => self.switch_model(&id),
                     PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
@@ -159,47 +161,53 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        self.quit_armed = None;
-        if self.popup.is_some() && self.on_popup_key(key) {
+        self.input.quit_armed = None;
+        if self.input.popup.is_some() && self.on_popup_key(key) {
             return;
         }
         match key.code {
-            KeyCode::Enter if shift || alt => self.input.insert_newline(),
-            KeyCode::Char('j') if ctrl => self.input.insert_newline(),
+            KeyCode::Enter if shift || alt => self.input.editor.insert_newline(),
+            KeyCode::Char('j') if ctrl => self.input.editor.insert_newline(),
             KeyCode::Enter => {
-                let text = self.input.lines().join("\n");
-                self.input = new_editor(&self.theme);
-                self.popup = None;
-                self.hint = None;
+                let text = self.input.editor.lines().join("\n");
+                self.input.editor = new_editor(&self.view.theme);
+                self.input.popup = None;
+                self.input.hint = None;
                 self.submit(text);
             }
             KeyCode::Esc => {
-                if self.busy() || self.transcript.shell_running() {
+                if self.busy() || self.view.transcript.shell_running() {
                     self.interrupt();
-                    self.hint = Some("stopping…".into());
+                    self.input.hint = Some("stopping…".into());
                 }
             }
             KeyCode::Char('o') if ctrl => {
-                self.expand_tools = !self.expand_tools;
+                self.view.expand_tools = !self.view.expand_tools;
             }
             KeyCode::Char('l') if ctrl => {}
-            KeyCode::PageUp => self.transcript.scroll_pages(1),
-            KeyCode::PageDown => self.transcript.scroll_pages(-1),
-            KeyCode::Home if self.input.is_empty() || ctrl => self.transcript.scroll_to_top(),
-            KeyCode::End if self.input.is_empty() || ctrl => self.transcript.scroll_to_bottom(),
-            KeyCode::Up if self.input.cursor().0 == 0 => {
-                let draft = self.input.lines().join("\n");
-                if let Some(entry) = self.history.up(&draft).map(str::to_string) {
+            KeyCode::PageUp => self.view.transcript.scroll_pages(1),
+            KeyCode::PageDown => self.view.transcript.scroll_pages(-1),
+            KeyCode::Home if self.input.editor.is_empty() || ctrl => {
+                self.view.transcript.scroll_to_top()
+            }
+            KeyCode::End if self.input.editor.is_empty() || ctrl => {
+                self.view.transcript.scroll_to_bottom()
+            }
+            KeyCode::Up if self.input.editor.cursor().0 == 0 => {
+                let draft = self.input.editor.lines().join("\n");
+                if let Some(entry) = self.input.history.up(&draft).map(str::to_string) {
                     self.set_input(&entry);
                 }
             }
-            KeyCode::Down if self.input.cursor().0 + 1 >= self.input.lines().len() => {
-                if let Some(entry) = self.history.down() {
+            KeyCode::Down
+                if self.input.editor.cursor().0 + 1 >= self.input.editor.lines().len() =>
+            {
+                if let Some(entry) = self.input.history.down() {
                     self.set_input(&entry);
                 }
             }
             _ => {
-                self.input.input(key);
+                self.input.editor.input(key);
                 self.update_completion();
             }
         }
@@ -207,19 +215,19 @@ impl App {
 
     /// Keys while the completion popup is open. Returns whether the key was used.
     fn on_popup_key(&mut self, key: KeyEvent) -> bool {
-        let Some((popup, ctx)) = &mut self.popup else {
+        let Some((popup, ctx)) = &mut self.input.popup else {
             return false;
         };
         match key.code {
             KeyCode::Up => popup.select_prev(),
             KeyCode::Down => popup.select_next(),
-            KeyCode::Esc => self.popup = None,
+            KeyCode::Esc => self.input.popup = None,
             KeyCode::Tab | KeyCode::Enter => {
                 let chosen = popup.selected_item().map(|i| i.value.clone());
                 let ctx = ctx.clone();
-                self.popup = None;
+                self.input.popup = None;
                 if let Some(value) = chosen {
-                    let text = self.input.lines().join("\n");
+                    let text = self.input.editor.lines().join("\n");
                     let (new_text, cursor) = apply_completion(&text, &ctx, &value);
                     self.set_input_with_cursor(&new_text, cursor);
                     self.update_completion();
@@ -227,8 +235,8 @@ impl App {
                         && matches!(ctx, CompletionContext::Command { .. })
                         && !new_text.trim_end().contains(' ')
                     {
-                        let text = self.input.lines().join("\n");
-                        self.input = new_editor(&self.theme);
+                        let text = self.input.editor.lines().join("\n");
+                        self.input.editor = new_editor(&self.view.theme);
                         self.submit(text);
                     }
                 }
@@ -240,35 +248,40 @@ impl App {
 
     /// Opens, updates or closes the completion popup from the text before the cursor.
     pub fn update_completion(&mut self) {
-        let text = self.input.lines().join("\n");
-        let cursor = cursor_byte(&self.input);
+        let text = self.input.editor.lines().join("\n");
+        let cursor = cursor_byte(&self.input.editor);
         let Some(ctx) = completion_context(&text, cursor) else {
-            self.popup = None;
+            self.input.popup = None;
             return;
         };
         let popup = match &ctx {
             CompletionContext::Command { query, .. } => {
                 CompletionPopup::from_commands(&complete_commands(&self.all_commands(), query))
             }
-            CompletionContext::File { query, .. } => match self.files.get() {
+            CompletionContext::File { query, .. } => match self.input.files.get() {
                 Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
                 None => CompletionPopup::new(Vec::new()),
             },
         };
-        self.popup = (!popup.is_empty()).then_some((popup, ctx));
+        self.input.popup = (!popup.is_empty()).then_some((popup, ctx));
     }
 
     fn set_input(&mut self, text: &str) {
-        self.input = new_editor(&self.theme);
-        self.input.insert_str(text);
+        self.input.editor = new_editor(&self.view.theme);
+        self.input.editor.insert_str(text);
     }
 
     fn set_input_with_cursor(&mut self, text: &str, cursor: usize) {
-        self.input = new_editor(&self.theme);
-        self.input.insert_str(&text[..cursor.min(text.len())]);
-        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
-        self.input.insert_str(&text[cursor.min(text.len())..]);
+        self.input.editor = new_editor(&self.view.theme);
         self.input
+            .editor
+            .insert_str(&text[..cursor.min(text.len())]);
+        let ratatui_textarea::DataCursor(row, col) = self.input.editor.cursor();
+        self.input
+            .editor
+            .insert_str(&text[cursor.min(text.len())..]);
+        self.input
+            .editor
             .move_cursor(CursorMove::Jump(row as u16, col as u16));
     }
 }

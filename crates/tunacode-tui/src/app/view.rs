@@ -20,14 +20,14 @@ impl App {
     pub fn draw(&mut self, frame: &mut Frame) {
         let area = frame.area();
         if let Screen::Setup(screen) = &self.screen {
-            screen.render(frame, area, &self.theme);
+            screen.render(frame, area, &self.view.theme);
             return;
         }
-        let input_lines = (self.input.lines().len() as u16).clamp(1, MAX_INPUT_LINES);
-        let todo_height = if self.todos.is_empty() {
+        let input_lines = (self.input.editor.lines().len() as u16).clamp(1, MAX_INPUT_LINES);
+        let todo_height = if self.view.todos.is_empty() {
             0
         } else {
-            (self.todos.len() as u16).min(6) + 1
+            (self.view.todos.len() as u16).min(6) + 1
         };
         let chunks = Layout::default()
             .direction(Direction::Vertical)
@@ -49,15 +49,16 @@ impl App {
 
         // A question replaces the input box, as the composer gives way to an approval in codex: the
         // keys go to the question, and its popup gets the rows down to the status line.
-        if self.dialog.is_none() {
+        if self.overlays.dialog.is_none() {
             self.draw_input(frame, main, input_area);
         }
 
         frame.render_widget(
-            Paragraph::new(
-                self.status
-                    .line(status_area.width, &self.theme, Instant::now()),
-            ),
+            Paragraph::new(self.view.status.line(
+                status_area.width,
+                &self.view.theme,
+                Instant::now(),
+            )),
             status_area,
         );
 
@@ -68,25 +69,28 @@ impl App {
     /// below.
     fn draw_transcript(&mut self, frame: &mut Frame, main: Rect) {
         let flags = ViewFlags {
-            show_thoughts: self.show_thoughts,
-            expand_tools: self.expand_tools,
-            frame: self.status.frame,
+            show_thoughts: self.view.show_thoughts,
+            expand_tools: self.view.expand_tools,
+            frame: self.view.status.frame,
         };
         // PgUp/PgDn page by this height.
-        self.transcript.viewport_height = main.height;
+        self.view.transcript.viewport_height = main.height;
         // Scrolled up, the bottom row of the transcript area belongs to the "more lines" marker, so the
         // marker never covers transcript text.
-        let scrolled = self.transcript.scroll_back > 0 && main.height > 1;
+        let scrolled = self.view.transcript.scroll_back > 0 && main.height > 1;
         let text_area = Rect {
             height: main.height - u16::from(scrolled),
             ..main
         };
-        let lines = self
-            .transcript
-            .visible(text_area.width, text_area.height, &self.theme, flags);
-        frame.render_widget(Paragraph::new(lines).style(self.theme.text), text_area);
-        if scrolled && self.transcript.scroll_back > 0 {
-            let note = format!(" ↓ {} more lines (End) ", self.transcript.scroll_back);
+        let lines = self.view.transcript.visible(
+            text_area.width,
+            text_area.height,
+            &self.view.theme,
+            flags,
+        );
+        frame.render_widget(Paragraph::new(lines).style(self.view.theme.text), text_area);
+        if scrolled && self.view.transcript.scroll_back > 0 {
+            let note = format!(" ↓ {} more lines (End) ", self.view.transcript.scroll_back);
             let w = note.chars().count() as u16;
             let r = Rect {
                 x: main.x + main.width.saturating_sub(w + 1),
@@ -94,30 +98,33 @@ impl App {
                 width: w.min(main.width),
                 height: 1,
             };
-            frame.render_widget(Paragraph::new(Line::styled(note, self.theme.selected)), r);
+            frame.render_widget(
+                Paragraph::new(Line::styled(note, self.view.theme.selected)),
+                r,
+            );
         }
     }
 
     /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
     fn draw_overlays(&self, frame: &mut Frame, area: Rect, status_area: Rect) {
-        if let Some(picker) = &self.picker {
-            picker.render(frame, area, &self.theme);
+        if let Some(picker) = &self.overlays.picker {
+            picker.render(frame, area, &self.view.theme);
         }
-        if let Some((prompt, _)) = &self.key_prompt {
-            prompt.render(frame, area, &self.theme);
+        if let Some((prompt, _)) = &self.overlays.key_prompt {
+            prompt.render(frame, area, &self.view.theme);
         }
-        if let Some(dialog) = &self.dialog {
+        if let Some(dialog) = &self.overlays.dialog {
             let above_status = Rect {
                 height: status_area.y.saturating_sub(area.y),
                 ..area
             };
-            dialog.render(frame, above_status, &self.theme);
+            dialog.render(frame, above_status, &self.view.theme);
         }
     }
 
     /// The input box with its hint or queue count, and the completion popup above it.
     fn draw_input(&self, frame: &mut Frame, main: Rect, input_area: Rect) {
-        let title = match (&self.hint, self.queued) {
+        let title = match (&self.input.hint, self.mirror.queued) {
             (Some(h), _) => format!(" {h} "),
             (None, n) if n > 0 => format!(" {n} queued "),
             _ => String::new(),
@@ -125,11 +132,11 @@ impl App {
         let block = Block::default()
             .borders(Borders::TOP | Borders::BOTTOM)
             .border_style(if self.busy() {
-                self.theme.border
+                self.view.theme.border
             } else {
-                self.theme.accent
+                self.view.theme.accent
             })
-            .title(Span::styled(title, self.theme.warning));
+            .title(Span::styled(title, self.view.theme.warning));
         let inner = block.inner(input_area);
         frame.render_widget(block, input_area);
         let marker = Rect {
@@ -137,7 +144,7 @@ impl App {
             ..inner
         };
         frame.render_widget(
-            Paragraph::new(Span::styled("› ", self.theme.accent)),
+            Paragraph::new(Span::styled("› ", self.view.theme.accent)),
             marker,
         );
         let editor = Rect {
@@ -145,9 +152,9 @@ impl App {
             width: inner.width.saturating_sub(2),
             ..inner
         };
-        frame.render_widget(&self.input, editor);
+        frame.render_widget(&self.input.editor, editor);
 
-        if let Some((popup, _)) = &self.popup {
+        if let Some((popup, _)) = &self.input.popup {
             let h = popup.height().min(main.height);
             let w = popup.preferred_width().clamp(20, main.width);
             let r = Rect {
@@ -157,21 +164,22 @@ impl App {
                 height: h,
             };
             frame.render_widget(Clear, r);
-            popup.render(r, frame.buffer_mut(), &self.theme);
+            popup.render(r, frame.buffer_mut(), &self.view.theme);
         }
     }
 
     fn draw_todos(&self, frame: &mut Frame, area: Rect) {
-        let mut lines = vec![Line::styled("todo", self.theme.muted)];
+        let mut lines = vec![Line::styled("todo", self.view.theme.muted)];
         for t in self
+            .view
             .todos
             .iter()
             .take(area.height.saturating_sub(1) as usize)
         {
             let (mark, style) = match t.status {
-                TodoStatus::Pending => ("[ ]", self.theme.text),
-                TodoStatus::InProgress => ("[~]", self.theme.accent),
-                TodoStatus::Completed => ("[x]", self.theme.muted),
+                TodoStatus::Pending => ("[ ]", self.view.theme.text),
+                TodoStatus::InProgress => ("[~]", self.view.theme.accent),
+                TodoStatus::Completed => ("[x]", self.view.theme.muted),
             };
             lines.push(Line::from(vec![
                 Span::styled(format!(" {mark} "), style),
