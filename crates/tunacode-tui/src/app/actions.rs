@@ -11,7 +11,6 @@ use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
-use crate::complete::CommandInfo;
 use crate::theme::Theme;
 
 impl App {
@@ -25,9 +24,7 @@ impl App {
         if let Some(parsed) = parse_slash(trimmed) {
             match parsed {
                 // A custom command goes to the runtime, which expands it.
-                Ok(Command::Other(name))
-                    if self.mirror.custom_commands.iter().any(|c| c.name == name) =>
-                {
+                Ok(Command::Other(name)) if self.mirror.is_custom_command(&name) => {
                     self.send_message(text)
                 }
                 Ok(command) => self.run_command(command),
@@ -45,26 +42,6 @@ impl App {
         } else {
             self.send_message(text);
         }
-    }
-
-    /// The custom commands as completion and `/help` list them.
-    pub(crate) fn custom_command_infos(&self) -> Vec<CommandInfo> {
-        self.mirror
-            .custom_commands
-            .iter()
-            .map(|c| CommandInfo {
-                name: c.name.clone().into(),
-                args: "[args]".into(),
-                description: c.description.clone().into(),
-            })
-            .collect()
-    }
-
-    /// Every command completion offers: the built-in ones, then the custom ones.
-    pub(crate) fn all_commands(&self) -> Vec<CommandInfo> {
-        let mut all = crate::app::commands::COMMANDS.to_vec();
-        all.extend(self.custom_command_infos());
-        all
     }
 
     /// Sends a message to the agent (the runtime queues it while a request runs).
@@ -127,7 +104,7 @@ impl App {
 
     /// `/help`: the commands (the custom ones too) and keys.
     fn show_help(&mut self) {
-        let custom = self.custom_command_infos();
+        let custom = self.mirror.custom_command_infos();
         self.view
             .transcript
             .push(CellKind::Info(help_text(&custom)))

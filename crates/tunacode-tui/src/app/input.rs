@@ -5,16 +5,13 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
-use ratatui_textarea::{CursorMove, TextArea};
 
 use tunacode_core::Op;
 
 use crate::app::dialogs::DialogOutcome;
 use crate::app::picker::{PickerKind, PickerOutcome};
 use crate::app::state::{App, Screen};
-use crate::complete::{
-    CompletionContext, CompletionPopup, apply_completion, complete_commands, completion_context,
-};
+use crate::complete::{CompletionContext, apply_completion};
 use crate::setup::{KeyPromptAction, SetupAction};
 
 /// How long a first Ctrl+C waits for the second.
@@ -110,7 +107,7 @@ impl App {
             return true;
         }
         if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {
-            self.input.editor = new_editor(&self.view.theme);
+            self.input.clear(&self.view.theme);
             return true;
         }
         match self.input.quit_armed {
@@ -169,8 +166,7 @@ impl App {
             KeyCode::Enter if shift || alt => self.input.editor.insert_newline(),
             KeyCode::Char('j') if ctrl => self.input.editor.insert_newline(),
             KeyCode::Enter => {
-                let text = self.input.editor.lines().join("\n");
-                self.input.editor = new_editor(&self.view.theme);
+                let text = self.input.take_text(&self.view.theme);
                 self.input.popup = None;
                 self.input.hint = None;
                 self.submit(text);
@@ -194,17 +190,12 @@ impl App {
                 self.view.transcript.scroll_to_bottom()
             }
             KeyCode::Up if self.input.editor.cursor().0 == 0 => {
-                let draft = self.input.editor.lines().join("\n");
-                if let Some(entry) = self.input.history.up(&draft).map(str::to_string) {
-                    self.set_input(&entry);
-                }
+                self.input.history_up(&self.view.theme)
             }
             KeyCode::Down
                 if self.input.editor.cursor().0 + 1 >= self.input.editor.lines().len() =>
             {
-                if let Some(entry) = self.input.history.down() {
-                    self.set_input(&entry);
-                }
+                self.input.history_down(&self.view.theme)
             }
             _ => {
                 self.input.editor.input(key);
@@ -227,16 +218,16 @@ impl App {
                 let ctx = ctx.clone();
                 self.input.popup = None;
                 if let Some(value) = chosen {
-                    let text = self.input.editor.lines().join("\n");
+                    let text = self.input.text();
                     let (new_text, cursor) = apply_completion(&text, &ctx, &value);
-                    self.set_input_with_cursor(&new_text, cursor);
+                    self.input
+                        .set_text_with_cursor(&new_text, cursor, &self.view.theme);
                     self.update_completion();
                     if key.code == KeyCode::Enter
                         && matches!(ctx, CompletionContext::Command { .. })
                         && !new_text.trim_end().contains(' ')
                     {
-                        let text = self.input.editor.lines().join("\n");
-                        self.input.editor = new_editor(&self.view.theme);
+                        let text = self.input.take_text(&self.view.theme);
                         self.submit(text);
                     }
                 }
@@ -248,66 +239,7 @@ impl App {
 
     /// Opens, updates or closes the completion popup from the text before the cursor.
     pub fn update_completion(&mut self) {
-        let text = self.input.editor.lines().join("\n");
-        let cursor = cursor_byte(&self.input.editor);
-        let Some(ctx) = completion_context(&text, cursor) else {
-            self.input.popup = None;
-            return;
-        };
-        let popup = match &ctx {
-            CompletionContext::Command { query, .. } => {
-                CompletionPopup::from_commands(&complete_commands(&self.all_commands(), query))
-            }
-            CompletionContext::File { query, .. } => match self.input.files.get() {
-                Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
-                None => CompletionPopup::new(Vec::new()),
-            },
-        };
-        self.input.popup = (!popup.is_empty()).then_some((popup, ctx));
+        let mirror = &self.mirror;
+        self.input.update_completion(|| mirror.all_commands());
     }
-
-    fn set_input(&mut self, text: &str) {
-        self.input.editor = new_editor(&self.view.theme);
-        self.input.editor.insert_str(text);
-    }
-
-    fn set_input_with_cursor(&mut self, text: &str, cursor: usize) {
-        self.input.editor = new_editor(&self.view.theme);
-        self.input
-            .editor
-            .insert_str(&text[..cursor.min(text.len())]);
-        let ratatui_textarea::DataCursor(row, col) = self.input.editor.cursor();
-        self.input
-            .editor
-            .insert_str(&text[cursor.min(text.len())..]);
-        self.input
-            .editor
-            .move_cursor(CursorMove::Jump(row as u16, col as u16));
-    }
-}
-
-/// The byte offset of the editor's cursor in its text joined with `\n`.
-fn cursor_byte(input: &TextArea) -> usize {
-    let ratatui_textarea::DataCursor(row, col) = input.cursor();
-    let lines = input.lines();
-    let mut offset = 0;
-    for line in lines.iter().take(row) {
-        offset += line.len() + 1;
-    }
-    offset
-        + lines
-            .get(row)
-            .map(|l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i))
-            .unwrap_or(0)
-}
-
-/// A fresh, empty editor.
-pub fn new_editor(theme: &crate::theme::Theme) -> TextArea<'static> {
-    let mut t = TextArea::default();
-    t.set_placeholder_text("Ask TunaCode…  (@ file · / commands · ! shell · Shift+Enter new line)");
-    t.set_placeholder_style(theme.muted);
-    t.set_cursor_line_style(ratatui::style::Style::default());
-    t.set_style(theme.text);
-    t.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
-    t
 }

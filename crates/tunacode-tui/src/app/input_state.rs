@@ -3,9 +3,13 @@
 
 use std::time::Instant;
 
-use ratatui_textarea::TextArea;
+use ratatui_textarea::{CursorMove, TextArea};
 
-use crate::complete::{CompletionContext, CompletionPopup, InputHistory, SharedFileIndex};
+use crate::complete::{
+    CommandInfo, CompletionContext, CompletionPopup, InputHistory, SharedFileIndex,
+    complete_commands, completion_context,
+};
+use crate::theme::Theme;
 
 /// What the input box decides: the text being typed and the help around it.
 pub struct InputState {
@@ -21,4 +25,101 @@ pub struct InputState {
     pub quit_armed: Option<Instant>,
     /// A short hint shown in the input's title.
     pub hint: Option<String>,
+}
+
+impl InputState {
+    /// The text typed, its lines joined with `\n`.
+    pub fn text(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+
+    /// Empties the editor (a fresh one in `theme`).
+    pub fn clear(&mut self, theme: &Theme) {
+        self.editor = new_editor(theme);
+    }
+
+    /// The text typed, leaving the editor empty.
+    pub fn take_text(&mut self, theme: &Theme) -> String {
+        let text = self.text();
+        self.clear(theme);
+        text
+    }
+
+    /// Replaces the text, the cursor at its end.
+    pub fn set_text(&mut self, text: &str, theme: &Theme) {
+        self.clear(theme);
+        self.editor.insert_str(text);
+    }
+
+    /// Replaces the text, the cursor at byte `cursor`.
+    pub fn set_text_with_cursor(&mut self, text: &str, cursor: usize, theme: &Theme) {
+        self.clear(theme);
+        self.editor.insert_str(&text[..cursor.min(text.len())]);
+        let ratatui_textarea::DataCursor(row, col) = self.editor.cursor();
+        self.editor.insert_str(&text[cursor.min(text.len())..]);
+        self.editor
+            .move_cursor(CursorMove::Jump(row as u16, col as u16));
+    }
+
+    /// Up at the first line: the previous history entry replaces the text (kept as the draft).
+    pub fn history_up(&mut self, theme: &Theme) {
+        let draft = self.text();
+        if let Some(entry) = self.history.up(&draft).map(str::to_string) {
+            self.set_text(&entry, theme);
+        }
+    }
+
+    /// Down at the last line: the next history entry (or the draft) replaces the text.
+    pub fn history_down(&mut self, theme: &Theme) {
+        if let Some(entry) = self.history.down() {
+            self.set_text(&entry, theme);
+        }
+    }
+
+    /// Opens, updates or closes the completion popup from the text before the cursor; `commands`
+    /// gives what `/` completes.
+    pub fn update_completion(&mut self, commands: impl FnOnce() -> Vec<CommandInfo>) {
+        let text = self.text();
+        let cursor = cursor_byte(&self.editor);
+        let Some(ctx) = completion_context(&text, cursor) else {
+            self.popup = None;
+            return;
+        };
+        let popup = match &ctx {
+            CompletionContext::Command { query, .. } => {
+                CompletionPopup::from_commands(&complete_commands(&commands(), query))
+            }
+            CompletionContext::File { query, .. } => match self.files.get() {
+                Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
+                None => CompletionPopup::new(Vec::new()),
+            },
+        };
+        self.popup = (!popup.is_empty()).then_some((popup, ctx));
+    }
+}
+
+/// The byte offset of the editor's cursor in its text joined with `\n`.
+fn cursor_byte(input: &TextArea) -> usize {
+    let ratatui_textarea::DataCursor(row, col) = input.cursor();
+    let lines = input.lines();
+    let mut offset = 0;
+    for line in lines.iter().take(row) {
+        offset += line.len() + 1;
+    }
+    offset
+        + lines
+            .get(row)
+            .map(|l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i))
+            .unwrap_or(0)
+}
+
+/// A fresh, empty editor.
+pub fn new_editor(theme: &Theme) -> TextArea<'static> {
+    let mut t = TextArea::default();
+    t.set_placeholder_text("Ask TunaCode…  (@ file · / commands · ! shell · Shift+Enter new line)");
+    t.set_placeholder_style(theme.muted);
+    t.set_cursor_line_style(ratatui::style::Style::default());
+    t.set_style(theme.text);
+    t.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    t
 }

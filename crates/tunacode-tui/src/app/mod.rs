@@ -52,7 +52,7 @@ use crate::error::TuiError;
 use crate::setup::SetupChoice;
 use crate::theme::Theme;
 
-pub use input::new_editor;
+pub use input_state::new_editor;
 
 /// Shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);

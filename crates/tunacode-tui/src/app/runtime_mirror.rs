@@ -9,6 +9,9 @@ use tunacode_core::{Op, RuntimeHandle};
 use tunacode_protocol::ServerStatus;
 use tunacode_protocol::runtime::ModelCatalogue;
 
+use crate::app::commands::COMMANDS;
+use crate::complete::CommandInfo;
+
 /// The runtime as the UI sees it.
 pub struct RuntimeMirror {
     /// Where operations go (absent only in tests that draw without a runtime).
@@ -49,5 +52,29 @@ impl RuntimeMirror {
         if let Some(runtime) = &self.handle {
             runtime.submit(op);
         }
+    }
+
+    /// Whether the runtime found a custom command called `name`.
+    pub fn is_custom_command(&self, name: &str) -> bool {
+        self.custom_commands.iter().any(|c| c.name == name)
+    }
+
+    /// The custom commands as completion and `/help` list them.
+    pub fn custom_command_infos(&self) -> Vec<CommandInfo> {
+        self.custom_commands
+            .iter()
+            .map(|c| CommandInfo {
+                name: c.name.clone().into(),
+                args: "[args]".into(),
+                description: c.description.clone().into(),
+            })
+            .collect()
+    }
+
+    /// Every command completion offers: the built-in ones, then the custom ones.
+    pub fn all_commands(&self) -> Vec<CommandInfo> {
+        let mut all = COMMANDS.to_vec();
+        all.extend(self.custom_command_infos());
+        all
     }
 }
