@@ -112,18 +112,9 @@ impl App {
 
     /// `/thoughts`: shows or hides reasoning; every cell is drawn again.
     fn toggle_thoughts(&mut self) {
-        self.view.show_thoughts = !self.view.show_thoughts;
-        self.input.hint = Some(format!(
-            "reasoning {}",
-            if self.view.show_thoughts {
-                "shown"
-            } else {
-                "hidden"
-            }
-        ));
-        for cell in &mut self.view.transcript.cells {
-            cell.touch();
-        }
+        let shown = self.view.toggle_thoughts();
+        let state = if shown { "shown" } else { "hidden" };
+        self.input.hint = Some(format!("reasoning {state}"));
     }
 
     /// `/theme` without a name: the picker of themes.
@@ -181,23 +172,9 @@ impl App {
         self.input.hint = Some(format!("theme {}", self.view.theme.name));
     }
 
+    /// `/cost`: usage and cost per model.
     fn show_cost(&mut self) {
-        let mut text = String::from("Usage and cost this session:\n");
-        let row = |name: &str, u: &tunacode_protocol::Usage| {
-            format!(
-                "  {name:<40} in {:>9}  out {:>8}  cached {:>8} ({:>3.0}%)  ${:.4}",
-                u.request_tokens,
-                u.response_tokens,
-                u.cached_tokens,
-                u.cache_hit_ratio() * 100.0,
-                u.cost
-            )
-        };
-        for (model, u) in &self.view.usage_by_model {
-            text.push_str(&row(model, u));
-            text.push('\n');
-        }
-        text.push_str(&row("total (session)", &self.view.status.usage));
+        let text = self.view.cost_text();
         self.view.transcript.push(CellKind::Info(text));
     }
 

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus, Usage};
+use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::app::state::App;
 use crate::app::status::Activity;
@@ -64,7 +64,7 @@ impl App {
             AgentEvent::UsageUpdated {
                 last_call,
                 session_total,
-            } => self.on_usage(&last_call, session_total),
+            } => self.view.record_usage(&last_call, session_total),
             AgentEvent::FallbackResponse { text } => self.on_fallback_response(&text),
             AgentEvent::TodosUpdated { items } => self.view.todos = items,
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
@@ -192,15 +192,6 @@ impl App {
         if status != ToolStatus::Cancelled {
             self.view.status.set_activity(Activity::Thinking);
         }
-    }
-
-    fn on_usage(&mut self, last_call: &Usage, session_total: Usage) {
-        self.view.status.usage = session_total;
-        self.view
-            .usage_by_model
-            .entry(self.view.status.model.clone())
-            .or_default()
-            .add(last_call);
     }
 
     fn on_plan_mode(&mut self, active: bool) {

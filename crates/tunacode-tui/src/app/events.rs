@@ -73,13 +73,11 @@ impl App {
 
     /// A question replaces any open one, which is dismissed (its answer sent) first.
     fn on_question(&mut self, question: Question) {
-        if let Some(old) = self.overlays.dialog.take() {
+        if let Some(old) = self.overlays.open_dialog(dialog_for(question)) {
             let answer = old.dismissed();
             self.answer(old.question_id().to_string(), answer);
         }
         self.view.status.set_activity(Activity::WaitingForUser);
-        self.overlays.dialog = Some(dialog_for(question));
-        self.overlays.dialog_undrawn = true;
     }
 
     /// The runtime no longer waits for question `id`: its dialog closes if it is still open.

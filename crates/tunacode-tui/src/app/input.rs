@@ -100,10 +100,7 @@ impl App {
             self.close_dialog();
             return true;
         }
-        if self.overlays.picker.take().is_some()
-            || self.overlays.key_prompt.take().is_some()
-            || self.input.popup.take().is_some()
-        {
+        if self.overlays.close_picker_or_prompt() || self.input.popup.take().is_some() {
             return true;
         }
         if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {

@@ -5,12 +5,10 @@ use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
-use ratatui::text::{Line, Span};
+use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use tunacode_protocol::TodoStatus;
 
 use crate::app::state::{App, Screen};
-use crate::app::transcript::ViewFlags;
 
 /// Most lines the input grows to.
 const MAX_INPUT_LINES: u16 = 8;
@@ -41,10 +39,10 @@ impl App {
         let (main, todo_area, input_area, status_area) =
             (chunks[0], chunks[1], chunks[2], chunks[3]);
 
-        self.draw_transcript(frame, main);
+        self.view.draw_transcript(frame, main);
 
         if todo_height > 0 {
-            self.draw_todos(frame, todo_area);
+            self.view.draw_todos(frame, todo_area);
         }
 
         // A question replaces the input box, as the composer gives way to an approval in codex: the
@@ -62,64 +60,8 @@ impl App {
             status_area,
         );
 
-        self.draw_overlays(frame, area, status_area);
-    }
-
-    /// The transcript in `main`, scrolled; when scrolled up, its bottom row says how many lines are
-    /// below.
-    fn draw_transcript(&mut self, frame: &mut Frame, main: Rect) {
-        let flags = ViewFlags {
-            show_thoughts: self.view.show_thoughts,
-            expand_tools: self.view.expand_tools,
-            frame: self.view.status.frame,
-        };
-        // PgUp/PgDn page by this height.
-        self.view.transcript.viewport_height = main.height;
-        // Scrolled up, the bottom row of the transcript area belongs to the "more lines" marker, so the
-        // marker never covers transcript text.
-        let scrolled = self.view.transcript.scroll_back > 0 && main.height > 1;
-        let text_area = Rect {
-            height: main.height - u16::from(scrolled),
-            ..main
-        };
-        let lines = self.view.transcript.visible(
-            text_area.width,
-            text_area.height,
-            &self.view.theme,
-            flags,
-        );
-        frame.render_widget(Paragraph::new(lines).style(self.view.theme.text), text_area);
-        if scrolled && self.view.transcript.scroll_back > 0 {
-            let note = format!(" ↓ {} more lines (End) ", self.view.transcript.scroll_back);
-            let w = note.chars().count() as u16;
-            let r = Rect {
-                x: main.x + main.width.saturating_sub(w + 1),
-                y: text_area.bottom(),
-                width: w.min(main.width),
-                height: 1,
-            };
-            frame.render_widget(
-                Paragraph::new(Line::styled(note, self.view.theme.selected)),
-                r,
-            );
-        }
-    }
-
-    /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
-    fn draw_overlays(&self, frame: &mut Frame, area: Rect, status_area: Rect) {
-        if let Some(picker) = &self.overlays.picker {
-            picker.render(frame, area, &self.view.theme);
-        }
-        if let Some((prompt, _)) = &self.overlays.key_prompt {
-            prompt.render(frame, area, &self.view.theme);
-        }
-        if let Some(dialog) = &self.overlays.dialog {
-            let above_status = Rect {
-                height: status_area.y.saturating_sub(area.y),
-                ..area
-            };
-            dialog.render(frame, above_status, &self.view.theme);
-        }
+        self.overlays
+            .render(frame, area, status_area, &self.view.theme);
     }
 
     /// The input box with its hint or queue count, and the completion popup above it.
@@ -166,26 +108,5 @@ impl App {
             frame.render_widget(Clear, r);
             popup.render(r, frame.buffer_mut(), &self.view.theme);
         }
-    }
-
-    fn draw_todos(&self, frame: &mut Frame, area: Rect) {
-        let mut lines = vec![Line::styled("todo", self.view.theme.muted)];
-        for t in self
-            .view
-            .todos
-            .iter()
-            .take(area.height.saturating_sub(1) as usize)
-        {
-            let (mark, style) = match t.status {
-                TodoStatus::Pending => ("[ ]", self.view.theme.text),
-                TodoStatus::InProgress => ("[~]", self.view.theme.accent),
-                TodoStatus::Completed => ("[x]", self.view.theme.muted),
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {mark} "), style),
-                Span::styled(t.content.clone(), style),
-            ]));
-        }
-        frame.render_widget(Paragraph::new(lines), area);
     }
 }
