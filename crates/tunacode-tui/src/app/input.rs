@@ -31,9 +31,7 @@ impl App {
                 } else if let Some((prompt, _)) = &mut self.overlays.key_prompt {
                     prompt.handle_paste(&text);
                 } else if self.overlays.dialog.is_none() && self.overlays.picker.is_none() {
-                    self.input
-                        .editor
-                        .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+                    self.input.paste(&text);
                     self.update_completion();
                 }
                 true

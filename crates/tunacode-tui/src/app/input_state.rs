@@ -3,6 +3,10 @@
 
 use std::time::Instant;
 
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui_textarea::{CursorMove, TextArea};
 
 use crate::complete::{
@@ -10,6 +14,19 @@ use crate::complete::{
     complete_commands, completion_context,
 };
 use crate::theme::Theme;
+
+/// Most lines the input grows to.
+const MAX_INPUT_LINES: u16 = 8;
+
+/// What the input box is drawn with besides its own state.
+pub struct InputLook<'a> {
+    /// Colors.
+    pub theme: &'a Theme,
+    /// Messages queued behind the running request (shown when there is no hint).
+    pub queued: usize,
+    /// Whether a request is in flight (the border is muted).
+    pub busy: bool,
+}
 
 /// What the input box decides: the text being typed and the help around it.
 pub struct InputState {
@@ -73,6 +90,63 @@ impl InputState {
     pub fn history_down(&mut self, theme: &Theme) {
         if let Some(entry) = self.history.down() {
             self.set_text(&entry, theme);
+        }
+    }
+
+    /// The rows the editor takes: one per line, at most `MAX_INPUT_LINES`.
+    pub fn rows(&self) -> u16 {
+        (self.editor.lines().len() as u16).clamp(1, MAX_INPUT_LINES)
+    }
+
+    /// Pasted text goes in as typed, its line ends made `\n`.
+    pub fn paste(&mut self, text: &str) {
+        self.editor
+            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+    }
+
+    /// The input box with its hint or queue count, and the completion popup above it.
+    pub fn render(&self, frame: &mut Frame, main: Rect, input_area: Rect, look: InputLook<'_>) {
+        let title = match (&self.hint, look.queued) {
+            (Some(h), _) => format!(" {h} "),
+            (None, n) if n > 0 => format!(" {n} queued "),
+            _ => String::new(),
+        };
+        let block = Block::default()
+            .borders(Borders::TOP | Borders::BOTTOM)
+            .border_style(if look.busy {
+                look.theme.border
+            } else {
+                look.theme.accent
+            })
+            .title(Span::styled(title, look.theme.warning));
+        let inner = block.inner(input_area);
+        frame.render_widget(block, input_area);
+        let marker = Rect {
+            width: 2.min(inner.width),
+            ..inner
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled("› ", look.theme.accent)),
+            marker,
+        );
+        let editor = Rect {
+            x: inner.x + 2,
+            width: inner.width.saturating_sub(2),
+            ..inner
+        };
+        frame.render_widget(&self.editor, editor);
+
+        if let Some((popup, _)) = &self.popup {
+            let h = popup.height().min(main.height);
+            let w = popup.preferred_width().clamp(20, main.width);
+            let r = Rect {
+                x: main.x + 2.min(main.width),
+                y: input_area.y.saturating_sub(h),
+                width: w.min(main.width.saturating_sub(2)),
+                height: h,
+            };
+            frame.render_widget(Clear, r);
+            popup.render(r, frame.buffer_mut(), look.theme);
         }
     }
 
