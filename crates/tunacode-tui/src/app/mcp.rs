@@ -14,22 +14,15 @@ use crate::app::transcript::CellKind;
 impl App {
     /// A server's state changed: kept for `/mcp` and the status line; a failure is said once.
     pub(crate) fn on_mcp_status(&mut self, status: ServerStatus) {
-        let newly_failed = matches!(status.state, ServerState::Failed(_))
-            && self
-                .mirror
-                .mcp_servers
-                .get(&status.name)
-                .is_none_or(|old| old.state != status.state);
-        if let (true, ServerState::Failed(reason)) = (newly_failed, &status.state) {
+        let name = status.name.clone();
+        if let Some(reason) = self.mirror.record_mcp(status) {
             self.view.transcript.push(CellKind::Notice(
                 NoticeLevel::Warning,
                 format!(
-                    "MCP server `{}` is not available: {reason}. The session goes on without it.",
-                    status.name
+                    "MCP server `{name}` is not available: {reason}. The session goes on without it."
                 ),
             ));
         }
-        self.mirror.mcp_servers.insert(status.name.clone(), status);
         self.view.status.mcp = summary(self.mirror.mcp_servers.values());
     }
 

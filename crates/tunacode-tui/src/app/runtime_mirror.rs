@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use tunacode_core::runtime::CommandView;
 use tunacode_core::{Op, RuntimeHandle};
-use tunacode_protocol::ServerStatus;
 use tunacode_protocol::runtime::ModelCatalogue;
+use tunacode_protocol::{ServerState, ServerStatus};
 
 use crate::app::commands::COMMANDS;
 use crate::complete::CommandInfo;
@@ -52,6 +52,20 @@ impl RuntimeMirror {
         if let Some(runtime) = &self.handle {
             runtime.submit(op);
         }
+    }
+
+    /// Keeps a server's reported status. Returns why it failed when it newly did (to be said once).
+    pub fn record_mcp(&mut self, status: ServerStatus) -> Option<String> {
+        let newly_failed = match &status.state {
+            ServerState::Failed(reason) => self
+                .mcp_servers
+                .get(&status.name)
+                .is_none_or(|old| old.state != status.state)
+                .then(|| reason.clone()),
+            _ => None,
+        };
+        self.mcp_servers.insert(status.name.clone(), status);
+        newly_failed
     }
 
     /// Whether the runtime found a custom command called `name`.
