@@ -2,8 +2,6 @@
 //! newlines), history (Up/Down at the first/last line), `@` and `/` completion, Esc interrupts, Ctrl+C
 //! clears the input and twice quits, PgUp/PgDn/wheel/Home/End scroll, Ctrl+O expands tool output.
 
-use std::time::{Duration, Instant};
-
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 
 use tunacode_core::Op;
@@ -13,9 +11,6 @@ use crate::app::picker::{PickerKind, PickerOutcome};
 use crate::app::state::{App, Screen};
 use crate::complete::{CompletionContext, apply_completion};
 use crate::setup::{KeyPromptAction, SetupAction};
-
-/// How long a first Ctrl+C waits for the second.
-const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
 impl App {
     /// Handles one terminal event. Returns whether the screen needs a redraw.
@@ -105,12 +100,8 @@ impl App {
             self.input.clear(&self.view.theme);
             return true;
         }
-        match self.input.quit_armed {
-            Some(at) if at.elapsed() < QUIT_WINDOW => self.should_quit = true,
-            _ => {
-                self.input.quit_armed = Some(Instant::now());
-                self.input.hint = Some("press Ctrl+C again to quit".into());
-            }
+        if self.input.press_quit() {
+            self.should_quit = true;
         }
         true
     }

@@ -1,7 +1,7 @@
 //! The input box and what helps typing into it: the editor, the completion popup, the input history,
 //! the files `@` completes, the armed Ctrl+C, and the hint in the box's title.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -14,6 +14,9 @@ use crate::complete::{
     complete_commands, completion_context,
 };
 use crate::theme::Theme;
+
+/// How long a first Ctrl+C waits for the second.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
 /// Most lines the input grows to.
 const MAX_INPUT_LINES: u16 = 8;
@@ -90,6 +93,19 @@ impl InputState {
     pub fn history_down(&mut self, theme: &Theme) {
         if let Some(entry) = self.history.down() {
             self.set_text(&entry, theme);
+        }
+    }
+
+    /// Ctrl+C on an empty input: the second press within `QUIT_WINDOW` quits (returns true); the
+    /// first arms it and says so in the hint.
+    pub fn press_quit(&mut self) -> bool {
+        match self.quit_armed {
+            Some(at) if at.elapsed() < QUIT_WINDOW => true,
+            _ => {
+                self.quit_armed = Some(Instant::now());
+                self.hint = Some("press Ctrl+C again to quit".into());
+                false
+            }
         }
     }
 
