@@ -11,7 +11,6 @@ use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
-use crate::complete::CommandInfo;
 use crate::theme::Theme;
 
 impl App {
@@ -21,20 +20,20 @@ impl App {
         if trimmed.is_empty() {
             return;
         }
-        self.history.push(&text);
+        self.input.history.push(&text);
         if let Some(parsed) = parse_slash(trimmed) {
             match parsed {
                 // A custom command goes to the runtime, which expands it.
-                Ok(Command::Other(name)) if self.custom_commands.iter().any(|c| c.name == name) => {
+                Ok(Command::Other(name)) if self.mirror.is_custom_command(&name) => {
                     self.send_message(text)
                 }
                 Ok(command) => self.run_command(command),
-                Err(message) => self.transcript.push(CellKind::Error(message)),
+                Err(message) => self.view.transcript.push(CellKind::Error(message)),
             }
         } else if let Some(command) = trimmed.strip_prefix('!') {
             let command = command.trim().to_string();
             // The cell stays where the command started; its output fills it as it comes.
-            self.transcript.push(CellKind::Shell {
+            self.view.transcript.push(CellKind::Shell {
                 command: command.clone(),
                 output: String::new(),
                 running: Some(std::time::Instant::now()),
@@ -45,30 +44,11 @@ impl App {
         }
     }
 
-    /// The custom commands as completion and `/help` list them.
-    pub(crate) fn custom_command_infos(&self) -> Vec<CommandInfo> {
-        self.custom_commands
-            .iter()
-            .map(|c| CommandInfo {
-                name: c.name.clone().into(),
-                args: "[args]".into(),
-                description: c.description.clone().into(),
-            })
-            .collect()
-    }
-
-    /// Every command completion offers: the built-in ones, then the custom ones.
-    pub(crate) fn all_commands(&self) -> Vec<CommandInfo> {
-        let mut all = crate::app::commands::COMMANDS.to_vec();
-        all.extend(self.custom_command_infos());
-        all
-    }
-
     /// Sends a message to the agent (the runtime queues it while a request runs).
     pub fn send_message(&mut self, text: String) {
-        if !self.busy {
-            self.busy = true;
-            self.status.set_activity(Activity::Thinking);
+        if !self.mirror.busy {
+            self.mirror.busy = true;
+            self.view.status.set_activity(Activity::Thinking);
         }
         self.submit_op(Op::user_message(text));
     }
@@ -104,10 +84,10 @@ impl App {
             Command::Resume => self.submit_op(Op::ListSessions),
             // The runtime's settings.
             Command::Yolo => self.submit_op(Op::SetYolo {
-                on: !self.status.yolo,
+                on: !self.view.status.yolo,
             }),
             Command::Plan => self.submit_op(Op::SetPlanMode {
-                active: !self.status.plan_mode,
+                active: !self.view.status.plan_mode,
             }),
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
@@ -116,7 +96,7 @@ impl App {
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Model(Some(id)) => self.switch_model(&id),
             Command::Model(None) => self.open_model_picker(),
-            Command::Other(name) => self.transcript.push(CellKind::Error(format!(
+            Command::Other(name) => self.view.transcript.push(CellKind::Error(format!(
                 "Unknown command /{name}. Type /help for the list."
             ))),
         }
@@ -124,24 +104,17 @@ impl App {
 
     /// `/help`: the commands (the custom ones too) and keys.
     fn show_help(&mut self) {
-        let custom = self.custom_command_infos();
-        self.transcript.push(CellKind::Info(help_text(&custom)))
+        let custom = self.mirror.custom_command_infos();
+        self.view
+            .transcript
+            .push(CellKind::Info(help_text(&custom)))
     }
 
     /// `/thoughts`: shows or hides reasoning; every cell is drawn again.
     fn toggle_thoughts(&mut self) {
-        self.show_thoughts = !self.show_thoughts;
-        self.hint = Some(format!(
-            "reasoning {}",
-            if self.show_thoughts {
-                "shown"
-            } else {
-                "hidden"
-            }
-        ));
-        for cell in &mut self.transcript.cells {
-            cell.touch();
-        }
+        let shown = self.view.toggle_thoughts();
+        let state = if shown { "shown" } else { "hidden" };
+        self.input.hint = Some(format!("reasoning {state}"));
     }
 
     /// `/theme` without a name: the picker of themes.
@@ -155,15 +128,15 @@ impl App {
                 preview: None,
             })
             .collect();
-        self.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
+        self.overlays.picker = Some(Picker::new(PickerKind::Theme, "Theme", items));
     }
 
     /// `/compact [focus]`: the runtime compacts now, or after the running request (it decides what
     /// waits).
     fn compact(&mut self, focus: Option<String>) {
-        if !self.busy {
-            self.busy = true;
-            self.status.set_activity(Activity::Thinking);
+        if !self.mirror.busy {
+            self.mirror.busy = true;
+            self.view.status.set_activity(Activity::Thinking);
         }
         self.submit_op(Op::Compact { focus });
     }
@@ -171,6 +144,7 @@ impl App {
     /// `/model` without an id: the picker of the catalogue's models.
     fn open_model_picker(&mut self) {
         let items = self
+            .mirror
             .catalogue
             .of(None)
             .map(|m| PickerItem {
@@ -185,7 +159,7 @@ impl App {
                 preview: None,
             })
             .collect();
-        self.picker = Some(Picker::new(
+        self.overlays.picker = Some(Picker::new(
             PickerKind::Model,
             "Model (type to filter, Enter picks; provider:model typed works too)",
             items,
@@ -194,45 +168,33 @@ impl App {
 
     /// Applies a theme by name.
     pub fn set_theme(&mut self, name: &str) {
-        self.theme = Theme::named(name);
-        self.hint = Some(format!("theme {}", self.theme.name));
+        self.view.theme = Theme::named(name);
+        self.input.hint = Some(format!("theme {}", self.view.theme.name));
     }
 
+    /// `/cost`: usage and cost per model.
     fn show_cost(&mut self) {
-        let mut text = String::from("Usage and cost this session:\n");
-        let row = |name: &str, u: &tunacode_protocol::Usage| {
-            format!(
-                "  {name:<40} in {:>9}  out {:>8}  cached {:>8} ({:>3.0}%)  ${:.4}",
-                u.request_tokens,
-                u.response_tokens,
-                u.cached_tokens,
-                u.cache_hit_ratio() * 100.0,
-                u.cost
-            )
-        };
-        for (model, u) in &self.usage_by_model {
-            text.push_str(&row(model, u));
-            text.push('\n');
-        }
-        text.push_str(&row("total (session)", &self.status.usage));
-        self.transcript.push(CellKind::Info(text));
+        let text = self.view.cost_text();
+        self.view.transcript.push(CellKind::Info(text));
     }
 
     /// `/copy`: the last answer to the clipboard through OSC 52 (works over SSH and in tmux).
     fn copy_last_answer(&mut self) {
-        let Some(text) = self.transcript.last_answer() else {
-            self.hint = Some("nothing to copy yet".into());
+        let Some(text) = self.view.transcript.last_answer() else {
+            self.input.hint = Some("nothing to copy yet".into());
             return;
         };
         let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-        self.pending_output.push(format!("\x1b]52;c;{encoded}\x07"));
-        self.hint = Some(format!("copied {} characters", text.chars().count()));
+        self.view
+            .pending_output
+            .push(format!("\x1b]52;c;{encoded}\x07"));
+        self.input.hint = Some(format!("copied {} characters", text.chars().count()));
     }
 
     /// `/model ID`: switches the model, keeping the history. A provider without a key asks for it
     /// (the runtime says which variable is missing).
     pub fn switch_model(&mut self, id: &str) {
-        self.pending_model = Some(id.to_string());
+        self.mirror.pending_model = Some(id.to_string());
         self.submit_op(Op::SetModel {
             model: id.to_string(),
         });
@@ -240,7 +202,7 @@ impl App {
 
     /// The key typed for a provider: saved to the user's config (mode 0600), then the switch goes on.
     pub fn submit_key(&mut self, key: String) {
-        let Some((prompt, model)) = self.key_prompt.take() else {
+        let Some((prompt, model)) = self.overlays.key_prompt.take() else {
             return;
         };
         // The runtime saves the key before it handles the switch, which reads it from the config.

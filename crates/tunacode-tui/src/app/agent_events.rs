@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use serde_json::Value;
-use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus, Usage};
+use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::app::state::App;
 use crate::app::status::Activity;
@@ -27,7 +27,9 @@ impl App {
     pub fn on_agent_event(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::RequestStarted { session_id, .. } => self.on_request_started(session_id),
-            AgentEvent::IterationStarted { .. } => self.status.set_activity(Activity::Thinking),
+            AgentEvent::IterationStarted { .. } => {
+                self.view.status.set_activity(Activity::Thinking)
+            }
             AgentEvent::TextDelta { text } => self.on_text(&text),
             AgentEvent::ThinkingDelta { text } => self.on_thinking(text),
             AgentEvent::ToolCallStarted {
@@ -57,14 +59,14 @@ impl App {
                 tool_call_id, text, ..
             } => self.on_tool_output(&tool_call_id, &text),
             AgentEvent::Notice { level, message } => {
-                self.transcript.push(CellKind::Notice(level, message))
+                self.view.transcript.push(CellKind::Notice(level, message))
             }
             AgentEvent::UsageUpdated {
                 last_call,
                 session_total,
-            } => self.on_usage(&last_call, session_total),
+            } => self.view.record_usage(&last_call, session_total),
             AgentEvent::FallbackResponse { text } => self.on_fallback_response(&text),
-            AgentEvent::TodosUpdated { items } => self.todos = items,
+            AgentEvent::TodosUpdated { items } => self.view.todos = items,
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
             AgentEvent::ContextUsed { tokens, window } => self.on_context_used(tokens, window),
             AgentEvent::ContextCompacted {
@@ -77,15 +79,15 @@ impl App {
     }
 
     fn on_request_started(&mut self, session_id: String) {
-        self.status.session_id = session_id;
-        self.status.set_activity(Activity::Thinking);
+        self.view.status.session_id = session_id;
+        self.view.status.set_activity(Activity::Thinking);
     }
 
     /// The gauge shows the engine's own figure for the request being sent.
     fn on_context_used(&mut self, tokens: u64, window: Option<u64>) {
-        self.status.context_used = tokens;
+        self.view.status.context_used = tokens;
         if window.is_some() {
-            self.status.context_window = window;
+            self.view.status.context_window = window;
         }
     }
 
@@ -93,7 +95,7 @@ impl App {
     fn on_fallback_response(&mut self, text: &str) {
         let mut md = StreamingMarkdown::new();
         md.push(text);
-        self.transcript.push(CellKind::Assistant(md));
+        self.view.transcript.push(CellKind::Assistant(md));
     }
 
     fn on_context_compacted(
@@ -102,7 +104,7 @@ impl App {
         tokens_after: u64,
         compacted_messages: usize,
     ) {
-        self.transcript.push(CellKind::Notice(
+        self.view.transcript.push(CellKind::Notice(
             NoticeLevel::Info,
             format!(
                 "Context compacted: {compacted_messages} older messages summarized                      (~{tokens_before} → ~{tokens_after} tokens). They stay in the session."
@@ -111,32 +113,32 @@ impl App {
     }
 
     fn on_text(&mut self, text: &str) {
-        self.status.set_activity(Activity::Writing);
-        match self.transcript.open_answer() {
+        self.view.status.set_activity(Activity::Writing);
+        match self.view.transcript.open_answer() {
             Some(md) => md.push(text),
             None => {
                 let mut md = StreamingMarkdown::new();
                 md.push(text);
-                self.transcript.push(CellKind::Assistant(md));
+                self.view.transcript.push(CellKind::Assistant(md));
             }
         }
     }
 
     fn on_thinking(&mut self, text: String) {
-        match self.transcript.cells.last_mut() {
+        match self.view.transcript.cells.last_mut() {
             Some(cell) if matches!(cell.kind, CellKind::Thinking(_)) => {
                 if let CellKind::Thinking(t) = &mut cell.kind {
                     t.push_str(&text);
                 }
                 cell.touch();
             }
-            _ => self.transcript.push(CellKind::Thinking(text)),
+            _ => self.view.transcript.push(CellKind::Thinking(text)),
         }
     }
 
     fn on_tool_started(&mut self, id: String, name: String, args: Value) {
-        self.status.set_activity(Activity::Tool(name.clone()));
-        self.transcript.push(CellKind::Tool(ToolCell {
+        self.view.status.set_activity(Activity::Tool(name.clone()));
+        self.view.transcript.push(CellKind::Tool(ToolCell {
             id,
             name,
             args,
@@ -152,7 +154,7 @@ impl App {
     /// last 64 KiB kept).
     fn on_tool_output(&mut self, id: &str, text: &str) {
         const KEPT: usize = 64 * 1024;
-        let Some(cell) = self.transcript.tool_mut(id) else {
+        let Some(cell) = self.view.transcript.tool_mut(id) else {
             return;
         };
         if let CellKind::Tool(t) = &mut cell.kind
@@ -166,7 +168,7 @@ impl App {
 
     fn on_tool_finished(&mut self, done: Finished) {
         let status = done.status;
-        match self.transcript.tool_mut(&done.id) {
+        match self.view.transcript.tool_mut(&done.id) {
             Some(cell) => {
                 if let CellKind::Tool(t) = &mut cell.kind {
                     t.status = Some(status);
@@ -176,7 +178,7 @@ impl App {
                 }
                 cell.touch();
             }
-            None => self.transcript.push(CellKind::Tool(ToolCell {
+            None => self.view.transcript.push(CellKind::Tool(ToolCell {
                 id: done.id,
                 name: done.name,
                 args: done.args,
@@ -188,49 +190,42 @@ impl App {
             })),
         }
         if status != ToolStatus::Cancelled {
-            self.status.set_activity(Activity::Thinking);
+            self.view.status.set_activity(Activity::Thinking);
         }
     }
 
-    fn on_usage(&mut self, last_call: &Usage, session_total: Usage) {
-        self.status.usage = session_total;
-        self.usage_by_model
-            .entry(self.status.model.clone())
-            .or_default()
-            .add(last_call);
-    }
-
     fn on_plan_mode(&mut self, active: bool) {
-        self.status.plan_mode = active;
+        self.view.status.plan_mode = active;
         let text = if active {
             "Plan mode on: read-only until a plan is approved."
         } else {
             "Plan mode off: every tool is available."
         };
-        self.transcript
+        self.view
+            .transcript
             .push(CellKind::Notice(NoticeLevel::Info, text.into()));
     }
 
     /// How a request ended, as the engine tells it (the runtime's `RequestEnded` follows).
     fn on_request_end_event(&mut self, event: AgentEvent) {
         match event {
-            AgentEvent::RequestFinished { .. } => self.status.set_activity(Activity::Idle),
+            AgentEvent::RequestFinished { .. } => self.view.status.set_activity(Activity::Idle),
             AgentEvent::RequestAborted { .. } => {
-                self.status.set_activity(Activity::Idle);
-                self.transcript.push(CellKind::Notice(
+                self.view.status.set_activity(Activity::Idle);
+                self.view.transcript.push(CellKind::Notice(
                     NoticeLevel::Warning,
                     "Interrupted. The partial answer is kept.".into(),
                 ));
             }
             AgentEvent::RequestTimedOut { timeout_secs } => {
-                self.status.set_activity(Activity::Idle);
-                self.transcript.push(CellKind::Error(format!(
+                self.view.status.set_activity(Activity::Idle);
+                self.view.transcript.push(CellKind::Error(format!(
                     "The request timed out after {timeout_secs}s."
                 )));
             }
             AgentEvent::RequestFailed { message, .. } => {
-                self.status.set_activity(Activity::Idle);
-                self.transcript.push(CellKind::Error(message));
+                self.view.status.set_activity(Activity::Idle);
+                self.view.transcript.push(CellKind::Error(message));
             }
             _ => {}
         }

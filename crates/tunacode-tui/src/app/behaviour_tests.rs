@@ -32,12 +32,15 @@ async fn compact_typed_while_the_agent_works_waits_for_it_instead_of_being_refus
     app.submit("second".into());
     assert!(app.busy());
     app.submit("/compact keep the answer".into());
-    pump_until(&mut app, &mut ch, |a| a.queued == 1).await;
+    pump_until(&mut app, &mut ch, |a| a.mirror.queued == 1).await;
     // Not refused: it waits its turn, then the model summarizes.
     assert!(
-        app.hint.as_deref().is_none_or(|h| !h.contains("wait")),
+        app.input
+            .hint
+            .as_deref()
+            .is_none_or(|h| !h.contains("wait")),
         "{:?}",
-        app.hint
+        app.input.hint
     );
     pump_until(&mut app, &mut ch, |_| fake.requests().len() == 4).await;
     let requests = fake.requests();
@@ -61,17 +64,18 @@ async fn messages_typed_while_the_agent_works_are_sent_in_order() {
     assert!(app.busy());
     app.submit("second".into());
     app.submit("third".into());
-    pump_until(&mut app, &mut ch, |a| a.queued == 2).await;
+    pump_until(&mut app, &mut ch, |a| a.mirror.queued == 2).await;
     // Each message shows when it starts; the last one has ended once the UI is idle again.
     let users = |a: &crate::app::state::App| {
-        a.transcript
+        a.view
+            .transcript
             .cells
             .iter()
             .filter(|c| matches!(c.kind, CellKind::User(_)))
             .count()
     };
     pump_until(&mut app, &mut ch, |a| {
-        users(a) == 3 && !a.busy() && a.queued == 0
+        users(a) == 3 && !a.busy() && a.mirror.queued == 0
     })
     .await;
     let asked: Vec<String> = fake
@@ -95,7 +99,7 @@ async fn shell_commands_show_output_and_stay_out_of_the_context() {
     let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
     app.submit("!echo from-the-shell".into());
     pump_until(&mut app, &mut ch, |a| {
-        a.transcript.cells.iter().any(
+        a.view.transcript.cells.iter().any(
             |c| matches!(&c.kind, CellKind::Shell { output, .. } if output.contains("from-the-shell")),
         )
     })
@@ -116,13 +120,15 @@ async fn a_long_shell_command_stops_on_esc() {
     app.submit("!sleep 30; echo never".into());
     app.interrupt();
     pump_until(&mut app, &mut ch, |a| {
-        a.transcript
+        a.view
+            .transcript
             .cells
             .iter()
             .any(|c| matches!(&c.kind, CellKind::Shell { .. }))
     })
     .await;
     let shown = app
+        .view
         .transcript
         .cells
         .iter()
@@ -142,11 +148,11 @@ async fn the_status_says_writing_while_answer_text_streams() {
         iteration: 1,
         max_iterations: 10,
     });
-    assert_eq!(app.status.activity, Activity::Thinking);
+    assert_eq!(app.view.status.activity, Activity::Thinking);
     app.on_agent_event(tunacode_protocol::AgentEvent::TextDelta {
         text: "Here is".into(),
     });
-    assert_eq!(app.status.activity, Activity::Writing);
+    assert_eq!(app.view.status.activity, Activity::Writing);
 }
 
 #[tokio::test]
@@ -158,7 +164,10 @@ async fn copy_emits_osc52_with_the_last_answer() {
     });
     app.run_command(Command::Copy);
     let encoded = base64::engine::general_purpose::STANDARD.encode("the **answer**");
-    assert_eq!(app.pending_output, vec![format!("\x1b]52;c;{encoded}\x07")]);
+    assert_eq!(
+        app.view.pending_output,
+        vec![format!("\x1b]52;c;{encoded}\x07")]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -166,8 +175,8 @@ async fn switching_to_a_provider_without_a_key_asks_for_it_and_saves_it() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, mut ch) = test_app(dir.path()).await;
     app.switch_model("anthropic:claude-sonnet-4-5");
-    pump_until(&mut app, &mut ch, |a| a.key_prompt.is_some()).await;
-    let (prompt, model) = app.key_prompt.as_ref().expect("a key prompt");
+    pump_until(&mut app, &mut ch, |a| a.overlays.key_prompt.is_some()).await;
+    let (prompt, model) = app.overlays.key_prompt.as_ref().expect("a key prompt");
     assert_eq!(
         (prompt.key_env(), model.as_str()),
         ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5")
@@ -175,7 +184,7 @@ async fn switching_to_a_provider_without_a_key_asks_for_it_and_saves_it() {
     app.submit_key("sk-ant-test".into());
     // The runtime saves the key before it switches, and the switch reads it from the config.
     pump_until(&mut app, &mut ch, |a| {
-        a.status.model == "anthropic:claude-sonnet-4-5"
+        a.view.status.model == "anthropic:claude-sonnet-4-5"
     })
     .await;
     let config = dir.path().join("config/tunacode.json");
@@ -251,20 +260,21 @@ async fn a_panicking_tool_leaves_the_ui_usable() {
         !a.busy() && fake.requests().len() == 2
     })
     .await;
-    let crashed = app.transcript.cells.iter().any(|c| {
+    let crashed = app.view.transcript.cells.iter().any(|c| {
         matches!(&c.kind, CellKind::Tool(t)
             if t.status == Some(ToolStatus::Failed) && t.result.contains("the tool crashed: boom in the tool"))
     });
     assert!(crashed, "the tool's panic is shown as its failure");
     assert_eq!(
-        app.transcript.last_answer().as_deref(),
+        app.view.transcript.last_answer().as_deref(),
         Some("after the crash")
     );
 
     app.submit("again".into());
     pump_until(&mut app, &mut ch, |a| {
         !a.busy()
-            && a.transcript
+            && a.view
+                .transcript
                 .cells
                 .iter()
                 .any(|c| matches!(&c.kind, CellKind::Error(e) if e.contains("boom in the preview")))
@@ -276,7 +286,10 @@ async fn a_panicking_tool_leaves_the_ui_usable() {
         !a.busy() && fake.requests().len() == 4
     })
     .await;
-    assert_eq!(app.transcript.last_answer().as_deref(), Some("still alive"));
+    assert_eq!(
+        app.view.transcript.last_answer().as_deref(),
+        Some("still alive")
+    );
     let last = &fake.requests()[3].body;
     let text = last.to_string();
     assert!(
@@ -355,7 +368,7 @@ async fn a_resumed_compacted_session_shows_everything_and_the_summary_as_a_note(
     old.mark_compacted();
     let summary = tunacode_protocol::Message::user("[Compaction summary]\n\n## Task\nThe task.");
     app.replay(&[old, summary, tunacode_protocol::Message::user("next")]);
-    let kinds: Vec<&CellKind> = app.transcript.cells.iter().map(|c| &c.kind).collect();
+    let kinds: Vec<&CellKind> = app.view.transcript.cells.iter().map(|c| &c.kind).collect();
     assert!(matches!(kinds[0], CellKind::User(t) if t == "the original task"));
     assert!(matches!(kinds[1], CellKind::Info(t) if t.contains("## Task\nThe task.")));
     assert!(matches!(kinds[2], CellKind::User(t) if t == "next"));
@@ -392,7 +405,7 @@ async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
         }),
     };
     app.on_runtime_event(RuntimeEvent::SessionOpened(Box::new(view)));
-    let shown = app.transcript.cells.iter().any(
+    let shown = app.view.transcript.cells.iter().any(
         |c| matches!(&c.kind, CellKind::Notice(NoticeLevel::Warning, text) if text == message),
     );
     assert!(shown, "a warning notice cell");

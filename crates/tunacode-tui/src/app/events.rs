@@ -41,8 +41,8 @@ impl App {
             RuntimeEvent::SessionOpened(view) => self.on_session_opened(*view),
             RuntimeEvent::ModelChanged(model) => self.on_model_changed(&model),
             RuntimeEvent::YoloChanged { on } => self.on_yolo_changed(on),
-            RuntimeEvent::CustomCommands(commands) => self.custom_commands = commands,
-            RuntimeEvent::Stopped => self.runtime = None,
+            RuntimeEvent::CustomCommands(commands) => self.mirror.custom_commands = commands,
+            RuntimeEvent::Stopped => self.mirror.handle = None,
             // Outputs: `!` commands, what `/` commands asked for, failures.
             RuntimeEvent::ShellOutput { command, text } => self.on_shell_output(&command, &text),
             RuntimeEvent::ShellFinished { command, output } => {
@@ -53,9 +53,10 @@ impl App {
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
             RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
-                self.transcript.push(CellKind::Info(text))
+                self.view.transcript.push(CellKind::Info(text))
             }
             RuntimeEvent::Undone(undone) => self
+                .view
                 .transcript
                 .push(CellKind::Notice(NoticeLevel::Info, undone.describe())),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
@@ -72,25 +73,28 @@ impl App {
 
     /// A question replaces any open one, which is dismissed (its answer sent) first.
     fn on_question(&mut self, question: Question) {
-        if let Some(old) = self.dialog.take() {
+        if let Some(old) = self.overlays.open_dialog(dialog_for(question)) {
             let answer = old.dismissed();
             self.answer(old.question_id().to_string(), answer);
         }
-        self.status.set_activity(Activity::WaitingForUser);
-        self.dialog = Some(dialog_for(question));
-        self.dialog_undrawn = true;
+        self.view.status.set_activity(Activity::WaitingForUser);
     }
 
     /// The runtime no longer waits for question `id`: its dialog closes if it is still open.
     fn on_question_closed(&mut self, id: &str) {
-        if self.dialog.as_ref().is_some_and(|d| d.question_id() == id) {
+        if self
+            .overlays
+            .dialog
+            .as_ref()
+            .is_some_and(|d| d.question_id() == id)
+        {
             self.close_dialog();
         }
     }
 
     fn on_queued(&mut self, pending: usize) {
-        self.queued = pending;
-        self.hint =
+        self.mirror.queued = pending;
+        self.input.hint =
             (pending > 0).then(|| format!("{pending} message(s) queued; they are sent in order"));
     }
 
@@ -102,34 +106,37 @@ impl App {
 
     /// The setup screen, for a config written to `config_file`.
     pub(crate) fn open_setup(&mut self, config_file: PathBuf) {
-        self.screen = Screen::Setup(Box::new(SetupScreen::new(&self.catalogue, config_file)));
+        self.screen = Screen::Setup(Box::new(SetupScreen::new(
+            &self.mirror.catalogue,
+            config_file,
+        )));
     }
 
     fn on_model_changed(&mut self, model: &ModelView) {
-        self.status.model = model.model.clone();
-        self.status.context_window = model.context_window;
-        self.transcript.push(CellKind::Notice(
+        self.view.status.model = model.model.clone();
+        self.view.status.context_window = model.context_window;
+        self.view.transcript.push(CellKind::Notice(
             NoticeLevel::Info,
             format!("Model: {}", model.model),
         ));
     }
 
     fn on_user_message(&mut self, text: String, attached: Vec<String>) {
-        self.busy = true;
-        self.transcript.push(CellKind::User(text));
+        self.mirror.busy = true;
+        self.view.transcript.push(CellKind::User(text));
         if !attached.is_empty() {
-            self.transcript.push(CellKind::Notice(
+            self.view.transcript.push(CellKind::Notice(
                 NoticeLevel::Info,
                 format!("attached {}", attached.join(", ")),
             ));
         }
-        self.transcript.scroll_to_bottom();
-        self.status.set_activity(Activity::Thinking);
+        self.view.transcript.scroll_to_bottom();
+        self.view.status.set_activity(Activity::Thinking);
     }
 
     fn on_request_ended(&mut self, outcome: &Result<RunOutcome, RequestFailure>) {
-        self.busy = false;
-        self.status.set_activity(Activity::Idle);
+        self.mirror.busy = false;
+        self.view.status.set_activity(Activity::Idle);
         if let Err(failure) = outcome
             && failure.kind == "store"
         {
@@ -137,18 +144,21 @@ impl App {
             if let Some(first) = message.get_mut(..1) {
                 first.make_ascii_uppercase();
             }
-            self.transcript.push(CellKind::Error(format!("{message}.")));
+            self.view
+                .transcript
+                .push(CellKind::Error(format!("{message}.")));
         }
     }
 
     fn on_yolo_changed(&mut self, on: bool) {
-        self.status.yolo = on;
+        self.view.status.yolo = on;
         let text = if on {
             "YOLO on: writes and commands run without asking."
         } else {
             "YOLO off: writes and commands ask first."
         };
-        self.transcript
+        self.view
+            .transcript
             .push(CellKind::Notice(NoticeLevel::Warning, text.into()));
     }
 
@@ -162,22 +172,23 @@ impl App {
                 screen.config_path.display()
             );
             self.screen = Screen::Chat;
-            self.transcript.push(CellKind::Info(ready));
+            self.view.transcript.push(CellKind::Info(ready));
         }
-        let announced = std::mem::replace(&mut self.session_shown, true);
-        self.status.model = view.model.model.clone();
-        self.status.context_window = view.model.context_window;
-        self.status.session_id = view.session_id.clone();
-        self.status.plan_mode = view.plan_mode;
-        self.status.usage = view.usage;
-        self.status.context_used = 0;
-        self.todos = view.todos;
+        let announced = std::mem::replace(&mut self.mirror.session_shown, true);
+        self.view.status.model = view.model.model.clone();
+        self.view.status.context_window = view.model.context_window;
+        self.view.status.session_id = view.session_id.clone();
+        self.view.status.plan_mode = view.plan_mode;
+        self.view.status.usage = view.usage;
+        self.view.status.context_used = 0;
+        self.view.todos = view.todos;
         if announced {
-            self.transcript.clear();
+            self.view.transcript.clear();
         }
         self.replay(&view.messages);
         if let Some(notice) = view.notice {
-            self.transcript
+            self.view
+                .transcript
                 .push(CellKind::Notice(notice.level, notice.message));
         }
         if announced {
@@ -186,30 +197,33 @@ impl App {
             } else {
                 "New session.".to_string()
             };
-            self.transcript.push(CellKind::Info(text));
+            self.view.transcript.push(CellKind::Info(text));
         }
     }
 
     fn on_op_failed(&mut self, failure: OpFailure) {
         match failure {
             OpFailure::MissingKey { provider, var, .. } => {
-                let model = self.pending_model.take().unwrap_or_default();
-                self.key_prompt = Some((KeyPrompt::new(&provider, &var), model));
+                let model = self.mirror.pending_model.take().unwrap_or_default();
+                self.overlays.key_prompt = Some((KeyPrompt::new(&provider, &var), model));
             }
-            other => self.transcript.push(CellKind::Error(other.to_string())),
+            other => self
+                .view
+                .transcript
+                .push(CellKind::Error(other.to_string())),
         }
     }
 
     /// Shows this project's sessions to pick one to resume.
     fn open_resume_picker(&mut self, sessions: Vec<ListedSession>, unreadable: Vec<String>) {
         for e in unreadable {
-            self.transcript.push(CellKind::Notice(
+            self.view.transcript.push(CellKind::Notice(
                 NoticeLevel::Warning,
                 format!("unreadable session: {e}"),
             ));
         }
         if sessions.is_empty() {
-            self.transcript.push(CellKind::Info(
+            self.view.transcript.push(CellKind::Info(
                 "No saved sessions for this directory yet.".into(),
             ));
             return;
@@ -230,13 +244,13 @@ impl App {
                 preview: Some(s.preview),
             })
             .collect();
-        self.picker = Some(Picker::new(PickerKind::Resume, "Resume a session", items));
+        self.overlays.picker = Some(Picker::new(PickerKind::Resume, "Resume a session", items));
     }
 
     /// A running `!` command printed `text` (its cell keeps the last 64 KiB).
     fn on_shell_output(&mut self, command: &str, text: &str) {
         const KEPT: usize = 64 * 1024;
-        let Some(cell) = self.transcript.running_shell_mut(command) else {
+        let Some(cell) = self.view.transcript.running_shell_mut(command) else {
             return;
         };
         if let CellKind::Shell { output, .. } = &mut cell.kind {
@@ -248,7 +262,7 @@ impl App {
 
     /// A `!` command ended: its cell (where it started) gets the whole output.
     fn on_shell_finished(&mut self, command: String, final_output: String) {
-        match self.transcript.running_shell_mut(&command) {
+        match self.view.transcript.running_shell_mut(&command) {
             Some(cell) => {
                 cell.kind = CellKind::Shell {
                     command,
@@ -257,7 +271,7 @@ impl App {
                 };
                 cell.touch();
             }
-            None => self.transcript.push(CellKind::Shell {
+            None => self.view.transcript.push(CellKind::Shell {
                 command,
                 output: final_output,
                 running: None,

@@ -2,23 +2,15 @@
 //! newlines), history (Up/Down at the first/last line), `@` and `/` completion, Esc interrupts, Ctrl+C
 //! clears the input and twice quits, PgUp/PgDn/wheel/Home/End scroll, Ctrl+O expands tool output.
 
-use std::time::{Duration, Instant};
-
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
-use ratatui_textarea::{CursorMove, TextArea};
 
 use tunacode_core::Op;
 
 use crate::app::dialogs::DialogOutcome;
 use crate::app::picker::{PickerKind, PickerOutcome};
 use crate::app::state::{App, Screen};
-use crate::complete::{
-    CompletionContext, CompletionPopup, apply_completion, complete_commands, completion_context,
-};
+use crate::complete::{CompletionContext, apply_completion};
 use crate::setup::{KeyPromptAction, SetupAction};
-
-/// How long a first Ctrl+C waits for the second.
-const QUIT_WINDOW: Duration = Duration::from_secs(2);
 
 impl App {
     /// Handles one terminal event. Returns whether the screen needs a redraw.
@@ -31,22 +23,21 @@ impl App {
             Event::Paste(text) => {
                 if let Screen::Setup(screen) = &mut self.screen {
                     screen.handle_paste(&text);
-                } else if let Some((prompt, _)) = &mut self.key_prompt {
+                } else if let Some((prompt, _)) = &mut self.overlays.key_prompt {
                     prompt.handle_paste(&text);
-                } else if self.dialog.is_none() && self.picker.is_none() {
-                    self.input
-                        .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+                } else if self.overlays.dialog.is_none() && self.overlays.picker.is_none() {
+                    self.input.paste(&text);
                     self.update_completion();
                 }
                 true
             }
             Event::Mouse(mouse) => match mouse.kind {
                 MouseEventKind::ScrollUp => {
-                    self.transcript.scroll(3);
+                    self.view.transcript.scroll(3);
                     true
                 }
                 MouseEventKind::ScrollDown => {
-                    self.transcript.scroll(-3);
+                    self.view.transcript.scroll(-3);
                     true
                 }
                 _ => false,
@@ -70,7 +61,7 @@ impl App {
             }
             return;
         }
-        if let Some(dialog) = &mut self.dialog {
+        if let Some(dialog) = &mut self.overlays.dialog {
             if let DialogOutcome::Answered(answer) = dialog.handle_key(key) {
                 let id = dialog.question_id().to_string();
                 self.answer(id, answer);
@@ -78,15 +69,15 @@ impl App {
             }
             return;
         }
-        if let Some((prompt, _)) = &mut self.key_prompt {
+        if let Some((prompt, _)) = &mut self.overlays.key_prompt {
             match prompt.handle_key(key) {
                 KeyPromptAction::None => {}
-                KeyPromptAction::Cancel => self.key_prompt = None,
+                KeyPromptAction::Cancel => self.overlays.key_prompt = None,
                 KeyPromptAction::Submit(k) => self.submit_key(k),
             }
             return;
         }
-        if self.picker.is_some() {
+        if self.overlays.picker.is_some() {
             self.on_picker_key(key);
             return;
         }
@@ -96,28 +87,21 @@ impl App {
     /// Ctrl+C: closes what is open, else clears the input, else arms quitting; a second press quits.
     /// Returns whether it was handled.
     fn on_ctrl_c(&mut self) -> bool {
-        if let Some(dialog) = self.dialog.take() {
+        if let Some(dialog) = self.overlays.dialog.take() {
             let answer = dialog.dismissed();
             self.answer(dialog.question_id().to_string(), answer);
             self.close_dialog();
             return true;
         }
-        if self.picker.take().is_some()
-            || self.key_prompt.take().is_some()
-            || self.popup.take().is_some()
-        {
+        if self.overlays.close_picker_or_prompt() || self.input.popup.take().is_some() {
             return true;
         }
-        if matches!(self.screen, Screen::Chat) && !self.input.is_empty() {
-            self.input = new_editor(&self.theme);
+        if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {
+            self.input.clear(&self.view.theme);
             return true;
         }
-        match self.quit_armed {
-            Some(at) if at.elapsed() < QUIT_WINDOW => self.should_quit = true,
-            _ => {
-                self.quit_armed = Some(Instant::now());
-                self.hint = Some("press Ctrl+C again to quit".into());
-            }
+        if self.input.press_quit() {
+            self.should_quit = true;
         }
         true
     }
@@ -129,23 +113,24 @@ impl App {
     }
 
     pub(crate) fn close_dialog(&mut self) {
-        self.dialog = None;
+        self.overlays.dialog = None;
         if self.busy() {
-            self.status
+            self.view
+                .status
                 .set_activity(crate::app::status::Activity::Thinking);
         }
     }
 
     fn on_picker_key(&mut self, key: KeyEvent) {
-        let Some(picker) = &mut self.picker else {
+        let Some(picker) = &mut self.overlays.picker else {
             return;
         };
         let kind = picker.kind;
         match picker.handle_key(key) {
             PickerOutcome::Open => {}
-            PickerOutcome::Closed => self.picker = None,
+            PickerOutcome::Closed => self.overlays.picker = None,
             PickerOutcome::Picked(id) => {
-                self.picker = None;
+                self.overlays.picker = None;
                 match kind {
                     PickerKind::Model => self.switch_model(&id),
                     PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
@@ -159,47 +144,47 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        self.quit_armed = None;
-        if self.popup.is_some() && self.on_popup_key(key) {
+        self.input.quit_armed = None;
+        if self.input.popup.is_some() && self.on_popup_key(key) {
             return;
         }
         match key.code {
-            KeyCode::Enter if shift || alt => self.input.insert_newline(),
-            KeyCode::Char('j') if ctrl => self.input.insert_newline(),
+            KeyCode::Enter if shift || alt => self.input.editor.insert_newline(),
+            KeyCode::Char('j') if ctrl => self.input.editor.insert_newline(),
             KeyCode::Enter => {
-                let text = self.input.lines().join("\n");
-                self.input = new_editor(&self.theme);
-                self.popup = None;
-                self.hint = None;
+                let text = self.input.take_text(&self.view.theme);
+                self.input.popup = None;
+                self.input.hint = None;
                 self.submit(text);
             }
             KeyCode::Esc => {
-                if self.busy() || self.transcript.shell_running() {
+                if self.busy() || self.view.transcript.shell_running() {
                     self.interrupt();
-                    self.hint = Some("stopping…".into());
+                    self.input.hint = Some("stopping…".into());
                 }
             }
             KeyCode::Char('o') if ctrl => {
-                self.expand_tools = !self.expand_tools;
+                self.view.expand_tools = !self.view.expand_tools;
             }
             KeyCode::Char('l') if ctrl => {}
-            KeyCode::PageUp => self.transcript.scroll_pages(1),
-            KeyCode::PageDown => self.transcript.scroll_pages(-1),
-            KeyCode::Home if self.input.is_empty() || ctrl => self.transcript.scroll_to_top(),
-            KeyCode::End if self.input.is_empty() || ctrl => self.transcript.scroll_to_bottom(),
-            KeyCode::Up if self.input.cursor().0 == 0 => {
-                let draft = self.input.lines().join("\n");
-                if let Some(entry) = self.history.up(&draft).map(str::to_string) {
-                    self.set_input(&entry);
-                }
+            KeyCode::PageUp => self.view.transcript.scroll_pages(1),
+            KeyCode::PageDown => self.view.transcript.scroll_pages(-1),
+            KeyCode::Home if self.input.editor.is_empty() || ctrl => {
+                self.view.transcript.scroll_to_top()
             }
-            KeyCode::Down if self.input.cursor().0 + 1 >= self.input.lines().len() => {
-                if let Some(entry) = self.history.down() {
-                    self.set_input(&entry);
-                }
+            KeyCode::End if self.input.editor.is_empty() || ctrl => {
+                self.view.transcript.scroll_to_bottom()
+            }
+            KeyCode::Up if self.input.editor.cursor().0 == 0 => {
+                self.input.history_up(&self.view.theme)
+            }
+            KeyCode::Down
+                if self.input.editor.cursor().0 + 1 >= self.input.editor.lines().len() =>
+            {
+                self.input.history_down(&self.view.theme)
             }
             _ => {
-                self.input.input(key);
+                self.input.editor.input(key);
                 self.update_completion();
             }
         }
@@ -207,28 +192,28 @@ impl App {
 
     /// Keys while the completion popup is open. Returns whether the key was used.
     fn on_popup_key(&mut self, key: KeyEvent) -> bool {
-        let Some((popup, ctx)) = &mut self.popup else {
+        let Some((popup, ctx)) = &mut self.input.popup else {
             return false;
         };
         match key.code {
             KeyCode::Up => popup.select_prev(),
             KeyCode::Down => popup.select_next(),
-            KeyCode::Esc => self.popup = None,
+            KeyCode::Esc => self.input.popup = None,
             KeyCode::Tab | KeyCode::Enter => {
                 let chosen = popup.selected_item().map(|i| i.value.clone());
                 let ctx = ctx.clone();
-                self.popup = None;
+                self.input.popup = None;
                 if let Some(value) = chosen {
-                    let text = self.input.lines().join("\n");
+                    let text = self.input.text();
                     let (new_text, cursor) = apply_completion(&text, &ctx, &value);
-                    self.set_input_with_cursor(&new_text, cursor);
+                    self.input
+                        .set_text_with_cursor(&new_text, cursor, &self.view.theme);
                     self.update_completion();
                     if key.code == KeyCode::Enter
                         && matches!(ctx, CompletionContext::Command { .. })
                         && !new_text.trim_end().contains(' ')
                     {
-                        let text = self.input.lines().join("\n");
-                        self.input = new_editor(&self.theme);
+                        let text = self.input.take_text(&self.view.theme);
                         self.submit(text);
                     }
                 }
@@ -240,61 +225,7 @@ impl App {
 
     /// Opens, updates or closes the completion popup from the text before the cursor.
     pub fn update_completion(&mut self) {
-        let text = self.input.lines().join("\n");
-        let cursor = cursor_byte(&self.input);
-        let Some(ctx) = completion_context(&text, cursor) else {
-            self.popup = None;
-            return;
-        };
-        let popup = match &ctx {
-            CompletionContext::Command { query, .. } => {
-                CompletionPopup::from_commands(&complete_commands(&self.all_commands(), query))
-            }
-            CompletionContext::File { query, .. } => match self.files.get() {
-                Some(index) => CompletionPopup::from_files(&index.fuzzy(query, 50)),
-                None => CompletionPopup::new(Vec::new()),
-            },
-        };
-        self.popup = (!popup.is_empty()).then_some((popup, ctx));
+        let mirror = &self.mirror;
+        self.input.update_completion(|| mirror.all_commands());
     }
-
-    fn set_input(&mut self, text: &str) {
-        self.input = new_editor(&self.theme);
-        self.input.insert_str(text);
-    }
-
-    fn set_input_with_cursor(&mut self, text: &str, cursor: usize) {
-        self.input = new_editor(&self.theme);
-        self.input.insert_str(&text[..cursor.min(text.len())]);
-        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
-        self.input.insert_str(&text[cursor.min(text.len())..]);
-        self.input
-            .move_cursor(CursorMove::Jump(row as u16, col as u16));
-    }
-}
-
-/// The byte offset of the editor's cursor in its text joined with `\n`.
-fn cursor_byte(input: &TextArea) -> usize {
-    let ratatui_textarea::DataCursor(row, col) = input.cursor();
-    let lines = input.lines();
-    let mut offset = 0;
-    for line in lines.iter().take(row) {
-        offset += line.len() + 1;
-    }
-    offset
-        + lines
-            .get(row)
-            .map(|l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i))
-            .unwrap_or(0)
-}
-
-/// A fresh, empty editor.
-pub fn new_editor(theme: &crate::theme::Theme) -> TextArea<'static> {
-    let mut t = TextArea::default();
-    t.set_placeholder_text("Ask TunaCode…  (@ file · / commands · ! shell · Shift+Enter new line)");
-    t.set_placeholder_style(theme.muted);
-    t.set_cursor_line_style(ratatui::style::Style::default());
-    t.set_style(theme.text);
-    t.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
-    t
 }

@@ -14,27 +14,21 @@ use crate::app::transcript::CellKind;
 impl App {
     /// A server's state changed: kept for `/mcp` and the status line; a failure is said once.
     pub(crate) fn on_mcp_status(&mut self, status: ServerStatus) {
-        let newly_failed = matches!(status.state, ServerState::Failed(_))
-            && self
-                .mcp_servers
-                .get(&status.name)
-                .is_none_or(|old| old.state != status.state);
-        if let (true, ServerState::Failed(reason)) = (newly_failed, &status.state) {
-            self.transcript.push(CellKind::Notice(
+        let name = status.name.clone();
+        if let Some(reason) = self.mirror.record_mcp(status) {
+            self.view.transcript.push(CellKind::Notice(
                 NoticeLevel::Warning,
                 format!(
-                    "MCP server `{}` is not available: {reason}. The session goes on without it.",
-                    status.name
+                    "MCP server `{name}` is not available: {reason}. The session goes on without it."
                 ),
             ));
         }
-        self.mcp_servers.insert(status.name.clone(), status);
-        self.status.mcp = summary(self.mcp_servers.values());
+        self.view.status.mcp = summary(self.mirror.mcp_servers.values());
     }
 
     /// The project's `.mcp.json` names servers the user has not approved yet.
     pub(crate) fn on_mcp_project_pending(&mut self, file: &Path, servers: &[String]) {
-        self.transcript.push(CellKind::Notice(
+        self.view.transcript.push(CellKind::Notice(
             NoticeLevel::Warning,
             format!(
                 "{} names MCP servers ({}) that run only once you approve them: /mcp approve",
@@ -48,12 +42,13 @@ impl App {
     pub(crate) fn mcp_command(&mut self, arg: Option<&str>) {
         match arg {
             Some("approve") => self.submit_op(Op::ApproveProjectMcp),
-            Some(other) => self.transcript.push(CellKind::Error(format!(
+            Some(other) => self.view.transcript.push(CellKind::Error(format!(
                 "Unknown /mcp argument `{other}`: use /mcp or /mcp approve."
             ))),
             None => self
+                .view
                 .transcript
-                .push(CellKind::Info(mcp_text(self.mcp_servers.values()))),
+                .push(CellKind::Info(mcp_text(self.mirror.mcp_servers.values()))),
         }
     }
 }

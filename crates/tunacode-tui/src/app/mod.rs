@@ -9,13 +9,17 @@ pub mod commands;
 pub mod dialogs;
 mod events;
 mod input;
+pub mod input_state;
 mod mcp;
+pub mod overlays;
 pub mod picker;
+pub mod runtime_mirror;
 mod sessions;
 pub mod state;
 pub mod status;
 pub mod transcript;
 mod view;
+pub mod view_state;
 
 #[cfg(test)]
 mod behaviour_tests;
@@ -36,15 +40,19 @@ use futures::StreamExt;
 use tokio::sync::mpsc;
 use tunacode_core::{Op, Runtime, RuntimeEvent};
 
+use crate::app::input_state::InputState;
+use crate::app::overlays::Overlays;
+use crate::app::runtime_mirror::RuntimeMirror;
 use crate::app::state::{App, AppMsg, Screen};
 use crate::app::status::StatusState;
+use crate::app::view_state::ViewState;
 use crate::complete::{InputHistory, SharedFileIndex};
 use crate::config::TuiConfig;
 use crate::error::TuiError;
 use crate::setup::SetupChoice;
 use crate::theme::Theme;
 
-pub use input::new_editor;
+pub use input_state::new_editor;
 
 /// Shortest time between two frames.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -81,36 +89,30 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
     let theme = Theme::named(&config.theme);
     let (history, branch) = read_start_files(&config).await?;
     let mut app = App {
-        input: new_editor(&theme),
-        theme,
+        input: InputState {
+            editor: new_editor(&theme),
+            popup: None,
+            history,
+            files: SharedFileIndex::spawn(config.cwd.clone()),
+            quit_armed: None,
+            hint: None,
+        },
+        view: ViewState {
+            theme,
+            transcript: Default::default(),
+            status: StatusState::new("", "", &config.cwd, branch),
+            show_thoughts: config.show_thoughts,
+            expand_tools: false,
+            todos: Vec::new(),
+            usage_by_model: BTreeMap::new(),
+            pending_output: Vec::new(),
+        },
         screen: Screen::Chat,
-        transcript: Default::default(),
-        status: StatusState::new("", "", &config.cwd, branch),
-        dialog: None,
-        dialog_undrawn: false,
-        picker: None,
-        key_prompt: None,
-        popup: None,
-        history,
-        files: SharedFileIndex::spawn(config.cwd.clone()),
-        queued: 0,
-        show_thoughts: config.show_thoughts,
-        expand_tools: false,
-        quit_armed: None,
+        overlays: Overlays::default(),
+        mirror: RuntimeMirror::new(config.catalogue),
         should_quit: false,
-        todos: Vec::new(),
-        usage_by_model: BTreeMap::new(),
-        hint: None,
-        runtime: None,
-        busy: false,
-        pending_model: None,
-        session_shown: false,
-        catalogue: config.catalogue,
         msgs: msg_tx.clone(),
         cwd: config.cwd.clone(),
-        pending_output: Vec::new(),
-        mcp_servers: BTreeMap::new(),
-        custom_commands: Vec::new(),
     };
     connect(&mut app, config.launch, msg_tx).await?;
     Ok((app, Channels { msg_rx }))
@@ -141,7 +143,7 @@ async fn connect(
     let (runtime, mut events) = Runtime::launch(launch)
         .await
         .map_err(|e| TuiError::Settings(e.to_string()))?;
-    app.runtime = Some(runtime);
+    app.mirror.handle = Some(runtime);
     match events.recv().await {
         Some(RuntimeEvent::SetupNeeded(info)) => app.open_setup(info.config_file),
         Some(event) => {
@@ -179,11 +181,11 @@ fn discard_typed_ahead(input: &mut EventStream, app: &mut App) -> bool {
 
 /// Writes what the app queued for the terminal itself (the OSC 52 of `/copy`).
 fn write_pending_output(app: &mut App) {
-    if app.pending_output.is_empty() {
+    if app.view.pending_output.is_empty() {
         return;
     }
     let mut out = std::io::stdout();
-    for seq in app.pending_output.drain(..) {
+    for seq in app.view.pending_output.drain(..) {
         let _ = out.write_all(seq.as_bytes());
     }
     let _ = out.flush();
@@ -214,8 +216,8 @@ async fn event_loop(
             terminal.draw(|f| app.draw(f))?;
             last_draw = Instant::now();
             // Drawn; only a dialog shown for the first time may leave something to draw again.
-            dirty = std::mem::take(&mut app.dialog_undrawn)
-                && app.dialog.is_some()
+            dirty = std::mem::take(&mut app.overlays.dialog_undrawn)
+                && app.overlays.dialog.is_some()
                 && discard_typed_ahead(&mut input, &mut app);
         }
         write_pending_output(&mut app);
@@ -242,8 +244,8 @@ async fn event_loop(
                 dirty = true;
             }
             _ = tokio::time::sleep_until(next_frame), if dirty => {}
-            _ = spinner.tick(), if app.busy() || app.transcript.shell_running() => {
-                app.status.frame = app.status.frame.wrapping_add(1);
+            _ = spinner.tick(), if app.busy() || app.view.transcript.shell_running() => {
+                app.view.status.frame = app.view.status.frame.wrapping_add(1);
                 dirty = true;
             }
         }
@@ -259,13 +261,13 @@ impl App {
     /// Stops the runtime through the engine's abort path and waits until it saved the session (and
     /// the input history is written).
     pub async fn shutdown(&mut self, ch: &mut Channels) {
-        let history = self.history.clone();
+        let history = self.input.history.clone();
         let _ = tokio::task::spawn_blocking(move || history.flush()).await;
-        if let Some(dialog) = self.dialog.take() {
+        if let Some(dialog) = self.overlays.dialog.take() {
             let answer = dialog.dismissed();
             self.answer(dialog.question_id().to_string(), answer);
         }
-        let Some(runtime) = self.runtime.take() else {
+        let Some(runtime) = self.mirror.handle.take() else {
             return;
         };
         runtime.submit(Op::Shutdown);

@@ -17,22 +17,23 @@ impl App {
                     Part::UserPrompt(p) => {
                         let text = content_to_text(&p.content);
                         match text.strip_prefix(tunacode_core::compaction::SUMMARY_HEADER) {
-                            Some(summary) => self.transcript.push(CellKind::Info(format!(
+                            Some(summary) => self.view.transcript.push(CellKind::Info(format!(
                                 "Earlier turns (kept above) were summarized for the model:\n{}",
                                 summary.trim()
                             ))),
-                            None => self.transcript.push(CellKind::User(text)),
+                            None => self.view.transcript.push(CellKind::User(text)),
                         }
                     }
                     Part::Text(t) if m.is_response() && !t.content.trim().is_empty() => {
                         let mut md = StreamingMarkdown::new();
                         md.push(&t.content);
-                        self.transcript.push(CellKind::Assistant(md));
+                        self.view.transcript.push(CellKind::Assistant(md));
                     }
-                    Part::Thinking(t) if !t.content.trim().is_empty() => {
-                        self.transcript.push(CellKind::Thinking(t.content.clone()))
-                    }
-                    Part::ToolCall(c) => self.transcript.push(CellKind::Tool(ToolCell {
+                    Part::Thinking(t) if !t.content.trim().is_empty() => self
+                        .view
+                        .transcript
+                        .push(CellKind::Thinking(t.content.clone())),
+                    Part::ToolCall(c) => self.view.transcript.push(CellKind::Tool(ToolCell {
                         id: c.tool_call_id.clone(),
                         name: c.tool_name.clone(),
                         args: c
@@ -71,7 +72,7 @@ impl App {
         result: String,
         status: tunacode_protocol::ToolStatus,
     ) {
-        if let Some(cell) = self.transcript.tool_mut(id) {
+        if let Some(cell) = self.view.transcript.tool_mut(id) {
             if let CellKind::Tool(t) = &mut cell.kind {
                 t.status = Some(status);
                 t.result = result;

@@ -1,33 +1,29 @@
-//! Drawing a frame: transcript, todo panel, completion popup, input, status line, and whatever dialog,
-//! picker or setup screen is open. Drawing reads the state; it changes nothing but render caches.
+//! Drawing a frame: the layout of transcript, todo panel, input and status line, each part drawn by
+//! the state that owns it (`ViewState`, `InputState`, `Overlays`), and whatever dialog, picker or
+//! setup screen is open. Drawing reads the state; it changes nothing but render caches.
 
 use std::time::Instant;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use tunacode_protocol::TodoStatus;
+use ratatui::layout::{Constraint, Direction, Layout};
+use ratatui::widgets::Paragraph;
 
+use crate::app::input_state::InputLook;
 use crate::app::state::{App, Screen};
-use crate::app::transcript::ViewFlags;
-
-/// Most lines the input grows to.
-const MAX_INPUT_LINES: u16 = 8;
 
 impl App {
     /// Draws the whole screen.
     pub fn draw(&mut self, frame: &mut Frame) {
         let area = frame.area();
         if let Screen::Setup(screen) = &self.screen {
-            screen.render(frame, area, &self.theme);
+            screen.render(frame, area, &self.view.theme);
             return;
         }
-        let input_lines = (self.input.lines().len() as u16).clamp(1, MAX_INPUT_LINES);
-        let todo_height = if self.todos.is_empty() {
+        let input_lines = self.input.rows();
+        let todo_height = if self.view.todos.is_empty() {
             0
         } else {
-            (self.todos.len() as u16).min(6) + 1
+            (self.view.todos.len() as u16).min(6) + 1
         };
         let chunks = Layout::default()
             .direction(Direction::Vertical)
@@ -41,143 +37,33 @@ impl App {
         let (main, todo_area, input_area, status_area) =
             (chunks[0], chunks[1], chunks[2], chunks[3]);
 
-        self.draw_transcript(frame, main);
+        self.view.draw_transcript(frame, main);
 
         if todo_height > 0 {
-            self.draw_todos(frame, todo_area);
+            self.view.draw_todos(frame, todo_area);
         }
 
         // A question replaces the input box, as the composer gives way to an approval in codex: the
         // keys go to the question, and its popup gets the rows down to the status line.
-        if self.dialog.is_none() {
-            self.draw_input(frame, main, input_area);
+        if self.overlays.dialog.is_none() {
+            let look = InputLook {
+                theme: &self.view.theme,
+                queued: self.mirror.queued,
+                busy: self.busy(),
+            };
+            self.input.render(frame, main, input_area, look);
         }
 
         frame.render_widget(
-            Paragraph::new(
-                self.status
-                    .line(status_area.width, &self.theme, Instant::now()),
-            ),
+            Paragraph::new(self.view.status.line(
+                status_area.width,
+                &self.view.theme,
+                Instant::now(),
+            )),
             status_area,
         );
 
-        self.draw_overlays(frame, area, status_area);
-    }
-
-    /// The transcript in `main`, scrolled; when scrolled up, its bottom row says how many lines are
-    /// below.
-    fn draw_transcript(&mut self, frame: &mut Frame, main: Rect) {
-        let flags = ViewFlags {
-            show_thoughts: self.show_thoughts,
-            expand_tools: self.expand_tools,
-            frame: self.status.frame,
-        };
-        // PgUp/PgDn page by this height.
-        self.transcript.viewport_height = main.height;
-        // Scrolled up, the bottom row of the transcript area belongs to the "more lines" marker, so the
-        // marker never covers transcript text.
-        let scrolled = self.transcript.scroll_back > 0 && main.height > 1;
-        let text_area = Rect {
-            height: main.height - u16::from(scrolled),
-            ..main
-        };
-        let lines = self
-            .transcript
-            .visible(text_area.width, text_area.height, &self.theme, flags);
-        frame.render_widget(Paragraph::new(lines).style(self.theme.text), text_area);
-        if scrolled && self.transcript.scroll_back > 0 {
-            let note = format!(" ↓ {} more lines (End) ", self.transcript.scroll_back);
-            let w = note.chars().count() as u16;
-            let r = Rect {
-                x: main.x + main.width.saturating_sub(w + 1),
-                y: text_area.bottom(),
-                width: w.min(main.width),
-                height: 1,
-            };
-            frame.render_widget(Paragraph::new(Line::styled(note, self.theme.selected)), r);
-        }
-    }
-
-    /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
-    fn draw_overlays(&self, frame: &mut Frame, area: Rect, status_area: Rect) {
-        if let Some(picker) = &self.picker {
-            picker.render(frame, area, &self.theme);
-        }
-        if let Some((prompt, _)) = &self.key_prompt {
-            prompt.render(frame, area, &self.theme);
-        }
-        if let Some(dialog) = &self.dialog {
-            let above_status = Rect {
-                height: status_area.y.saturating_sub(area.y),
-                ..area
-            };
-            dialog.render(frame, above_status, &self.theme);
-        }
-    }
-
-    /// The input box with its hint or queue count, and the completion popup above it.
-    fn draw_input(&self, frame: &mut Frame, main: Rect, input_area: Rect) {
-        let title = match (&self.hint, self.queued) {
-            (Some(h), _) => format!(" {h} "),
-            (None, n) if n > 0 => format!(" {n} queued "),
-            _ => String::new(),
-        };
-        let block = Block::default()
-            .borders(Borders::TOP | Borders::BOTTOM)
-            .border_style(if self.busy() {
-                self.theme.border
-            } else {
-                self.theme.accent
-            })
-            .title(Span::styled(title, self.theme.warning));
-        let inner = block.inner(input_area);
-        frame.render_widget(block, input_area);
-        let marker = Rect {
-            width: 2.min(inner.width),
-            ..inner
-        };
-        frame.render_widget(
-            Paragraph::new(Span::styled("› ", self.theme.accent)),
-            marker,
-        );
-        let editor = Rect {
-            x: inner.x + 2,
-            width: inner.width.saturating_sub(2),
-            ..inner
-        };
-        frame.render_widget(&self.input, editor);
-
-        if let Some((popup, _)) = &self.popup {
-            let h = popup.height().min(main.height);
-            let w = popup.preferred_width().clamp(20, main.width);
-            let r = Rect {
-                x: main.x + 2.min(main.width),
-                y: input_area.y.saturating_sub(h),
-                width: w.min(main.width.saturating_sub(2)),
-                height: h,
-            };
-            frame.render_widget(Clear, r);
-            popup.render(r, frame.buffer_mut(), &self.theme);
-        }
-    }
-
-    fn draw_todos(&self, frame: &mut Frame, area: Rect) {
-        let mut lines = vec![Line::styled("todo", self.theme.muted)];
-        for t in self
-            .todos
-            .iter()
-            .take(area.height.saturating_sub(1) as usize)
-        {
-            let (mark, style) = match t.status {
-                TodoStatus::Pending => ("[ ]", self.theme.text),
-                TodoStatus::InProgress => ("[~]", self.theme.accent),
-                TodoStatus::Completed => ("[x]", self.theme.muted),
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!(" {mark} "), style),
-                Span::styled(t.content.clone(), style),
-            ]));
-        }
-        frame.render_widget(Paragraph::new(lines), area);
+        self.overlays
+            .render(frame, area, status_area, &self.view.theme);
     }
 }

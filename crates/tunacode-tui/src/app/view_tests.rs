@@ -34,11 +34,11 @@ pub async fn test_app_with(
     let mut config = test_config(dir, base_url);
     config.launch.extra_tools = extra_tools;
     let (mut app, mut ch) = build_app(config).await.unwrap();
-    pump_until(&mut app, &mut ch, |a| a.session_shown).await;
-    app.status.session_id = "5e55104d".into();
-    app.status.context_window = Some(128_000);
-    app.status.cwd = "~/proj".into();
-    app.status.branch = Some("main".into());
+    pump_until(&mut app, &mut ch, |a| a.mirror.session_shown).await;
+    app.view.status.session_id = "5e55104d".into();
+    app.view.status.context_window = Some(128_000);
+    app.view.status.cwd = "~/proj".into();
+    app.view.status.branch = Some("main".into());
     (app, ch)
 }
 
@@ -116,7 +116,8 @@ fn rows(app: &mut App, w: u16, h: u16) -> Vec<String> {
 /// A transcript ending in a message of `n` numbered lines (`› line 1`, `  line 2`, …) and its blank.
 fn numbered_lines(app: &mut App, n: usize) {
     let text: Vec<String> = (1..=n).map(|i| format!("line {i}")).collect();
-    app.transcript
+    app.view
+        .transcript
         .push(crate::app::transcript::CellKind::User(text.join("\n")));
 }
 
@@ -132,9 +133,11 @@ fn conversation(app: &mut App) {
         model: "openai:gpt-4.1".into(),
         session_id: "5e55104d".into(),
     });
-    app.transcript.push(crate::app::transcript::CellKind::User(
-        "fix the failing test in src/lib.rs".into(),
-    ));
+    app.view
+        .transcript
+        .push(crate::app::transcript::CellKind::User(
+            "fix the failing test in src/lib.rs".into(),
+        ));
     app.on_agent_event(AgentEvent::TextDelta {
         text: "Let me look at the **test** first.\n\n- read `src/lib.rs`\n- run the tests".into(),
     });
@@ -217,7 +220,7 @@ async fn expanded_tools_todos_and_scrolled_view() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _ch) = test_app(dir.path()).await;
     conversation(&mut app);
-    app.expand_tools = true;
+    app.view.expand_tools = true;
     app.on_agent_event(AgentEvent::TodosUpdated {
         items: vec![
             TodoItem {
@@ -239,7 +242,7 @@ async fn expanded_tools_todos_and_scrolled_view() {
     });
     // A first frame measures the transcript; scrolling before it has nothing to scroll.
     draw(&mut app, 80, 30);
-    app.transcript.scroll(5);
+    app.view.transcript.scroll(5);
     assert_snapshot!("expanded_todos_scrolled_80x30", draw(&mut app, 80, 30));
 }
 
@@ -252,7 +255,7 @@ async fn the_more_lines_marker_has_its_own_row_below_the_transcript() {
     let pinned = rows(&mut app, 80, 24);
     assert_eq!(pinned[18], "  line 80");
     assert_eq!(pinned[19], "");
-    app.transcript.scroll(5);
+    app.view.transcript.scroll(5);
     let scrolled = rows(&mut app, 80, 24);
     // Five lines are below the view (lines 77 to 80 and the message's blank line): the last row of
     // text is line 76, and the marker has the row under it to itself.
@@ -275,9 +278,9 @@ async fn page_up_and_down_move_the_view_height_less_two_lines() {
     numbered_lines(&mut app, 120);
     // The transcript area of 80×24 is 20 rows: a page is 18 lines.
     let pinned = rows(&mut app, 80, 24);
-    assert_eq!(app.transcript.page(), 18);
+    assert_eq!(app.view.transcript.page(), 18);
     press(&mut app, crossterm::event::KeyCode::PageUp);
-    assert_eq!(app.transcript.scroll_back, 18);
+    assert_eq!(app.view.transcript.scroll_back, 18);
     let first = rows(&mut app, 80, 24);
     assert_eq!(
         first[19].trim_start(),
@@ -287,20 +290,20 @@ async fn page_up_and_down_move_the_view_height_less_two_lines() {
     // The top two rows before the page are the bottom two rows of text after it.
     assert_eq!(first[17..19], pinned[0..2], "{first:#?}");
     press(&mut app, crossterm::event::KeyCode::PageUp);
-    assert_eq!(app.transcript.scroll_back, 36);
+    assert_eq!(app.view.transcript.scroll_back, 36);
     let second = rows(&mut app, 80, 24);
     assert_eq!(second[18], first[0], "{second:#?}");
     press(&mut app, crossterm::event::KeyCode::PageDown);
-    assert_eq!(app.transcript.scroll_back, 18);
+    assert_eq!(app.view.transcript.scroll_back, 18);
     assert_eq!(rows(&mut app, 80, 24), first);
     press(&mut app, crossterm::event::KeyCode::PageDown);
-    assert_eq!(app.transcript.scroll_back, 0);
+    assert_eq!(app.view.transcript.scroll_back, 0);
     assert_eq!(rows(&mut app, 80, 24), pinned);
     // A taller terminal has a longer page.
     rows(&mut app, 80, 40);
-    assert_eq!(app.transcript.page(), 34);
+    assert_eq!(app.view.transcript.page(), 34);
     press(&mut app, crossterm::event::KeyCode::PageUp);
-    assert_eq!(app.transcript.scroll_back, 34);
+    assert_eq!(app.view.transcript.scroll_back, 34);
 }
 
 #[tokio::test]
@@ -325,7 +328,7 @@ async fn approval_dialog_with_diff_and_with_a_note() {
             }),
         })
     };
-    app.dialog = Some(approval(
+    app.overlays.dialog = Some(approval(
         "write_file",
         json!({"file_path": "hello.txt"}),
         ToolKind::Write,
@@ -333,7 +336,7 @@ async fn approval_dialog_with_diff_and_with_a_note() {
         "write_file changes files in the workspace",
     ));
     assert_snapshot!("approval_diff_80x24", draw(&mut app, 80, 24));
-    app.dialog = Some(approval(
+    app.overlays.dialog = Some(approval(
         "bash",
         json!({"command": "rm -rf build"}),
         ToolKind::Execute,
@@ -360,7 +363,7 @@ async fn limit_and_plan_dialogs() {
         }],
         "rename the parser",
     );
-    app.dialog = Some(dialog_for(Question {
+    app.overlays.dialog = Some(dialog_for(Question {
         id: "q-2".into(),
         kind: QuestionKind::IterationLimit(ProgressReport {
             iterations: 40,
@@ -375,7 +378,7 @@ async fn limit_and_plan_dialogs() {
     assert_snapshot!("limit_cut_80x16", draw(&mut app, 80, 16));
     press(&mut app, crossterm::event::KeyCode::PageDown);
     assert_snapshot!("limit_scrolled_80x16", draw(&mut app, 80, 16));
-    app.dialog = Some(dialog_for(Question {
+    app.overlays.dialog = Some(dialog_for(Question {
         id: "q-3".into(),
         kind: QuestionKind::PlanReview {
             plan: "# Plan\n\n1. Rename `Parser` to `Reader`\n2. Update the tests\n\n**Risk:** none"
@@ -408,9 +411,9 @@ async fn model_and_resume_pickers() {
     );
     picker.type_char('g');
     picker.type_char('p');
-    app.picker = Some(picker);
+    app.overlays.picker = Some(picker);
     assert_snapshot!("model_picker_80x24", draw(&mut app, 80, 24));
-    app.picker = Some(Picker::new(
+    app.overlays.picker = Some(Picker::new(
         PickerKind::Resume,
         "Resume a session",
         vec![
@@ -435,12 +438,14 @@ async fn model_and_resume_pickers() {
 async fn command_completion_popup_and_multiline_input() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _ch) = test_app(dir.path()).await;
-    app.input.insert_str("/th");
+    app.input.editor.insert_str("/th");
     app.update_completion();
-    assert!(app.popup.is_some());
+    assert!(app.input.popup.is_some());
     assert_snapshot!("command_popup_80x24", draw(&mut app, 80, 24));
-    app.popup = None;
-    app.input = crate::app::new_editor(&app.theme);
-    app.input.insert_str("first line\nsecond line\nthird line");
+    app.input.popup = None;
+    app.input.editor = crate::app::new_editor(&app.view.theme);
+    app.input
+        .editor
+        .insert_str("first line\nsecond line\nthird line");
     assert_snapshot!("multiline_input_80x24", draw(&mut app, 80, 24));
 }

@@ -1,0 +1,57 @@
+//! What opens over the chat and takes the keys while open: a question from the runtime, a picker,
+//! the prompt for a provider's key.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use crate::app::dialogs::QuestionDialog;
+use crate::app::picker::Picker;
+use crate::setup::KeyPrompt;
+use crate::theme::Theme;
+
+/// The modal things over the chat.
+#[derive(Default)]
+pub struct Overlays {
+    /// A question from the runtime.
+    pub dialog: Option<Box<dyn QuestionDialog>>,
+    /// The dialog opened since the last frame: keys typed before it is drawn do not answer it.
+    pub dialog_undrawn: bool,
+    /// An open picker.
+    pub picker: Option<Picker>,
+    /// Asking for a key before switching models: the prompt and the model id.
+    pub key_prompt: Option<(KeyPrompt, String)>,
+}
+
+impl Overlays {
+    /// Opens `dialog` (not drawn yet), returning the one it replaces, whose question still needs an
+    /// answer.
+    pub fn open_dialog(
+        &mut self,
+        dialog: Box<dyn QuestionDialog>,
+    ) -> Option<Box<dyn QuestionDialog>> {
+        self.dialog_undrawn = true;
+        self.dialog.replace(dialog)
+    }
+
+    /// Closes the picker, or else the key prompt. Returns whether one was open.
+    pub fn close_picker_or_prompt(&mut self) -> bool {
+        self.picker.take().is_some() || self.key_prompt.take().is_some()
+    }
+
+    /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
+    pub fn render(&self, frame: &mut Frame, area: Rect, status_area: Rect, theme: &Theme) {
+        if let Some(picker) = &self.picker {
+            picker.render(frame, area, theme);
+        }
+        if let Some((prompt, _)) = &self.key_prompt {
+            prompt.render(frame, area, theme);
+        }
+        if let Some(dialog) = &self.dialog {
+            let above_status = Rect {
+                height: status_area.y.saturating_sub(area.y),
+                ..area
+            };
+            dialog.render(frame, above_status, theme);
+        }
+    }
+}
