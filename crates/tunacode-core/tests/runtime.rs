@@ -424,3 +424,55 @@ async fn a_queued_command_that_cannot_start_makes_way_for_the_next_message() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn a_saved_key_switches_the_model_and_a_key_that_could_not_be_saved_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = settings(dir.path(), "http://127.0.0.1:9/v1");
+    let config_file = s.paths.config_file.clone();
+    let (rt, mut rx) = start(s, SessionChoice::New, true).await;
+    next(&mut rx, opened).await;
+    let save = || Op::SaveKey {
+        var: "ANTHROPIC_API_KEY".into(),
+        key: tunacode_protocol::runtime::Secret::new("sk-ant-test"),
+        model: Some("anthropic:claude-sonnet-4-5".into()),
+    };
+    // The config cannot be written (its path is a folder): said, and the model stays.
+    std::fs::create_dir_all(&config_file).unwrap();
+    rt.submit(save());
+    rt.submit(Op::DescribePermissions);
+    let mut seen = Vec::new();
+    let until_permissions = async {
+        loop {
+            match rx.recv().await.expect("events") {
+                RuntimeEvent::Permissions(_) => break,
+                RuntimeEvent::OpFailed(f) => seen.push(f),
+                RuntimeEvent::ModelChanged(m) => panic!("switched to {} without its key", m.model),
+                _ => {}
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), until_permissions)
+        .await
+        .expect("the permissions reply");
+    assert!(
+        matches!(seen.as_slice(), [OpFailure::Settings(m)] if m.contains("could not be saved")),
+        "{seen:?}"
+    );
+    // Written: the switch follows and reads the key from the config.
+    std::fs::remove_dir(&config_file).unwrap();
+    rt.submit(save());
+    let changed = next(&mut rx, |e| match e {
+        RuntimeEvent::ModelChanged(m) => Some(m.model),
+        _ => None,
+    })
+    .await;
+    assert_eq!(changed, "anthropic:claude-sonnet-4-5");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
+    assert_eq!(saved["env"]["ANTHROPIC_API_KEY"], "sk-ant-test");
+    assert!(
+        !format!("{:?}", save()).contains("sk-ant"),
+        "the key never shows in Debug"
+    );
+}

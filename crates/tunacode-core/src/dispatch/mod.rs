@@ -258,9 +258,15 @@ impl ToolDispatcher {
         // Where the call's paths lead is read off the async threads (it follows links).
         let targets = {
             let (tool, args, workspace) = (tool.clone(), args.clone(), self.ctx.workspace.clone());
-            tokio::task::spawn_blocking(move || tool.target_paths(&args, &workspace))
-                .await
-                .unwrap_or_default()
+            match tokio::task::spawn_blocking(move || tool.target_paths(&args, &workspace)).await {
+                Ok(targets) => targets,
+                // Without its targets a protected path could pass unasked: refused instead.
+                Err(e) => {
+                    return Some(ApprovalDecision::Deny {
+                        reason: format!("internal error: {e}"),
+                    });
+                }
+            }
         };
         let request = ApprovalRequest {
             tool_call_id: call.tool_call_id.clone(),

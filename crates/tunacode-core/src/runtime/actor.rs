@@ -203,7 +203,7 @@ impl Actor {
             }
             Op::Shell { command } => self.on_shell(command),
             Op::SetInteractive { on } => self.parts.policy.set_interactive(on),
-            Op::SaveKey { var, key } => self.on_save_key(var, key).await,
+            Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
             Op::CheckSetup(_) | Op::SaveSetup(_) => self.fail(OpFailure::Invalid(
                 "setup is done: change the model with /model, keys with /model's key prompt".into(),
             )),

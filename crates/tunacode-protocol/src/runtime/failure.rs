@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestFailure {
     /// A short machine-readable kind: `aborted`, `timeout`, `store`, `internal`, or the provider
-    /// error's kind (`auth`, `rate_limit`, `context_length`, …).
+    /// error's kind (`auth`, `rate_limit`, `context_overflow`, …).
     pub kind: String,
     /// What went wrong, in words.
     pub message: String,

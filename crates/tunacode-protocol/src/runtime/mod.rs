@@ -11,7 +11,7 @@ mod setup;
 
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
-pub use op::{Attachment, Op};
+pub use op::{Attachment, Op, Secret};
 pub use question::{
     Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, PlanDecision, ProgressReport,
     Question, QuestionKind, SessionScope,

@@ -114,18 +114,43 @@ pub enum Op {
     /// Saves a setup choice to the user's config (mode 0600), then opens the session on it
     /// (`SessionOpened`; a failure is a `SetupChecked` error).
     SaveSetup(SetupChoice),
-    /// Saves a provider's key to the user's config (`env.<var>`, mode 0600); later model switches
-    /// read it from there.
+    /// Saves a provider's key to the user's config (`env.<var>`, mode 0600), then (when it was
+    /// saved) switches to `model`, which reads it from there.
     SaveKey {
         /// The variable it is saved under.
         var: String,
-        /// The key.
-        key: String,
+        /// The key (never shown by `Debug`).
+        key: Secret,
+        /// The model to switch to once the key is saved.
+        model: Option<String>,
     },
     /// No more messages will come: waiting messages are processed, then the runtime stops.
     Finish,
     /// Stops now: the running request is interrupted and saved, then the runtime stops.
     Shutdown,
+}
+
+/// A secret (an API key): serialized as it is, never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret.
+    pub fn new(secret: impl Into<String>) -> Self {
+        Secret(secret.into())
+    }
+
+    /// The secret itself.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{} chars>", self.0.chars().count())
+    }
 }
 
 impl Op {

@@ -1,7 +1,8 @@
 //! The public stream-json schema of `tunacode run --output stream-json` (and its input): its own
 //! stable types, separate from the runtime's events, so internal changes never break the scripts that read
-//! it. Every line is an object with `schema_version` and `type`. Adding a type or a field is
-//! compatible; renaming or removing one needs a new `SCHEMA_VERSION`.
+//! it. Every line is an object with `schema_version` and `type`. Any change to a line (a type or a
+//! field added, renamed or removed) needs a new `SCHEMA_VERSION`, its schema pinned in
+//! `tests/stream_schema.rs` and a line in `CHANGELOG.md`.
 
 mod input;
 mod line;

@@ -205,11 +205,13 @@ impl App {
         let Some((prompt, model)) = self.overlays.key_prompt.take() else {
             return;
         };
-        // The runtime saves the key before it handles the switch, which reads it from the config.
+        // The runtime saves the key, then switches (reading it from the config); a failed save
+        // is said and the model stays as it was.
+        self.mirror.pending_model = Some(model.clone());
         self.submit_op(Op::SaveKey {
             var: prompt.key_env().to_string(),
-            key,
+            key: tunacode_protocol::runtime::Secret::new(key),
+            model: Some(model),
         });
-        self.switch_model(&model);
     }
 }

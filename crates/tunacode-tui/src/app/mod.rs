@@ -203,6 +203,18 @@ async fn event_loop(
     config: TuiConfig,
 ) -> Result<(), TuiError> {
     let (mut app, mut ch) = build_app(config).await?;
+    // Whatever ends the loop (a quit, a terminal error), the session and the history are saved.
+    let result = run_loop(terminal, &mut app, &mut ch).await;
+    app.shutdown(&mut ch).await;
+    result
+}
+
+/// Draws and handles events until the user quits or the terminal fails.
+async fn run_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    ch: &mut Channels,
+) -> Result<(), TuiError> {
     let mut input = EventStream::new();
     let mut spinner = tokio::time::interval(SPINNER_TICK);
     spinner.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -218,9 +230,9 @@ async fn event_loop(
             // Drawn; only a dialog shown for the first time may leave something to draw again.
             dirty = std::mem::take(&mut app.overlays.dialog_undrawn)
                 && app.overlays.dialog.is_some()
-                && discard_typed_ahead(&mut input, &mut app);
+                && discard_typed_ahead(&mut input, app);
         }
-        write_pending_output(&mut app);
+        write_pending_output(app);
         if app.should_quit {
             break;
         }
@@ -250,7 +262,6 @@ async fn event_loop(
             }
         }
     }
-    app.shutdown(&mut ch).await;
     Ok(())
 }
 
@@ -261,8 +272,14 @@ impl App {
     /// Stops the runtime through the engine's abort path and waits until it saved the session (and
     /// the input history is written).
     pub async fn shutdown(&mut self, ch: &mut Channels) {
+        self.stop_runtime(ch).await;
         let history = self.input.history.clone();
-        let _ = tokio::task::spawn_blocking(move || history.flush()).await;
+        let flushed = tokio::task::spawn_blocking(move || history.flush());
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, flushed).await;
+    }
+
+    /// Stops the runtime through the engine's abort path and waits (bounded) until it stopped.
+    async fn stop_runtime(&mut self, ch: &mut Channels) {
         if let Some(dialog) = self.overlays.dialog.take() {
             let answer = dialog.dismissed();
             self.answer(dialog.question_id().to_string(), answer);

@@ -134,6 +134,17 @@ fn compatible_server_without_key_checks_then_saves() {
         press(&mut s, KeyCode::Enter),
         SetupAction::Save(expected.clone())
     );
+    // The runtime could not save it: the screen says so, and Enter checks again.
+    s.on_check_result(Err("Could not save the configuration: disk full".into()));
+    assert!(
+        matches!(&s.check, super::steps::CheckState::Failed(m) if m.contains("disk full")),
+        "{:?}",
+        s.check
+    );
+    assert_eq!(
+        press(&mut s, KeyCode::Enter),
+        SetupAction::Check(expected.clone())
+    );
 }
 
 #[test]

@@ -132,15 +132,15 @@ impl SetupScreen {
         self.error = None;
     }
 
-    /// Reports the outcome of the check (the runtime's `SetupChecked`); ignored unless a check is
-    /// under way.
+    /// Reports the outcome of the check, or the failure of the save that followed it (the runtime's
+    /// `SetupChecked`); a result for a check the user left is ignored.
     pub fn on_check_result(&mut self, result: Result<(), String>) {
-        if !self.is_checking() {
-            return;
-        }
-        self.check = match result {
-            Ok(()) => CheckState::Passed,
-            Err(message) => CheckState::Failed(message),
+        self.check = match (&self.check, result) {
+            (CheckState::Running, Ok(())) => CheckState::Passed,
+            // A check failed, or the save of a passed choice did (the runtime says so the same way).
+            (CheckState::Running | CheckState::Passed, Err(message)) => CheckState::Failed(message),
+            // A result for a check the user left (Esc) changes nothing.
+            _ => return,
         };
     }
 
