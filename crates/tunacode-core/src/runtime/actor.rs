@@ -25,6 +25,7 @@ use crate::runtime::questions::Questions;
 use crate::runtime::requests::{Joined, Message, Requests, Running, Work};
 use crate::runtime::sandbox_setup;
 use crate::runtime::sessions::{self, Opened};
+use crate::runtime::shell_op::UserShell;
 use crate::settings::RuntimeSettings;
 
 /// How long a shutdown waits for the running request to save its session.
@@ -35,7 +36,8 @@ pub(crate) struct Actor {
     pub(super) parts: Parts,
     pub(super) agent: Arc<Agent>,
     requests: Requests,
-    pub(super) shell: CancellationToken,
+    /// The user's `!` commands.
+    shell: UserShell,
 }
 
 /// What woke the loop.
@@ -94,7 +96,7 @@ impl Actor {
             agent: Arc::new(parts.engine(opened.session)),
             parts,
             requests: Requests::default(),
-            shell: CancellationToken::new(),
+            shell: UserShell::default(),
         };
         actor.announce_start(opened.resumed, opened.notice, sandbox.notice);
         if config.plan_mode {
@@ -201,7 +203,7 @@ impl Actor {
                 self.parts.policy.set_yolo(on);
                 self.parts.events.send(RuntimeEvent::YoloChanged { on });
             }
-            Op::Shell { command } => self.on_shell(command),
+            Op::Shell { command } => self.shell.run(command, &self.agent, &self.parts.events),
             Op::SetInteractive { on } => self.parts.policy.set_interactive(on),
             Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
             Op::CheckSetup(_) | Op::SaveSetup(_) => self.fail(OpFailure::Invalid(
@@ -254,7 +256,7 @@ impl Actor {
     }
 
     fn on_interrupt(&mut self) {
-        self.shell.cancel();
+        self.shell.stop();
         if self.requests.interrupt() {
             self.emit_queue();
         }
@@ -321,7 +323,7 @@ impl Actor {
     }
 
     async fn shutdown(&mut self) {
-        self.shell.cancel();
+        self.shell.stop();
         self.parts.policy.stop_asking();
         if let Some(running) = self.requests.stop() {
             let joined = tokio::time::timeout(SHUTDOWN_GRACE, running.task).await;

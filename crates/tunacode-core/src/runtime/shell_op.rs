@@ -1,39 +1,37 @@
 //! The user's `!` command: run like `bash` in the workspace, its output shown to the user only, stopped
-//! by an interrupt.
+//! by an interrupt. [`UserShell`] is the handler of this operation family and holds only its own
+//! state: the token that stops the running command.
+
+use std::sync::Arc;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tunacode_tools::{Bash, Tool, ToolContext};
+use tunacode_tools::{Bash, Tool, ToolContext, Workspace};
 
-use crate::runtime::actor::Actor;
+use crate::agent::Agent;
+use crate::events::EventSink;
 use crate::runtime::events::RuntimeEvent;
 
-impl Actor {
-    /// Runs the user's `!` command (not the agent's: no approval, no sandbox, the user's environment).
-    pub(super) fn on_shell(&mut self, command: String) {
+/// Runs the user's `!` commands.
+#[derive(Debug, Default)]
+pub(super) struct UserShell {
+    /// Stops the running command (a fresh one after each stop).
+    stop: CancellationToken,
+}
+
+impl UserShell {
+    /// Runs `command` for the user (not the agent's: no approval, no sandbox, the user's
+    /// environment) in `agent`'s workspace; its output streams as `ShellOutput`, then
+    /// `ShellFinished`.
+    pub(super) fn run(&mut self, command: String, agent: &Arc<Agent>, events: &EventSink) {
         if command.trim().is_empty() {
             return;
         }
-        if self.shell.is_cancelled() {
-            self.shell = CancellationToken::new();
+        if self.stop.is_cancelled() {
+            self.stop = CancellationToken::new();
         }
-        let events = self.parts.events.clone();
-        let live = {
-            let (events, command) = (events.clone(), command.clone());
-            tunacode_tools::ToolOutputSink::new(move |_, text| {
-                events.send(RuntimeEvent::ShellOutput {
-                    command: command.clone(),
-                    text: text.to_string(),
-                });
-            })
-        };
-        let ctx = ToolContext {
-            workspace: self.agent.workspace().clone(),
-            cancel: self.shell.clone(),
-            // The user's own `!` command runs as in their shell: no sandbox, their environment.
-            exec: Default::default(),
-            output: Some(live),
-        };
+        let ctx = self.context(&command, agent.workspace(), events);
+        let events = events.clone();
         tokio::spawn(async move {
             let args = json!({"command": command, "timeout": 600});
             let output = match args.as_object() {
@@ -45,5 +43,30 @@ impl Actor {
             };
             events.send(RuntimeEvent::ShellFinished { command, output });
         });
+    }
+
+    /// Stops the running command, if any.
+    pub(super) fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// The command's context: the workspace, this shell's stop token, its output forwarded live.
+    fn context(&self, command: &str, workspace: &Workspace, events: &EventSink) -> ToolContext {
+        let live = {
+            let (events, command) = (events.clone(), command.to_string());
+            tunacode_tools::ToolOutputSink::new(move |_, text| {
+                events.send(RuntimeEvent::ShellOutput {
+                    command: command.clone(),
+                    text: text.to_string(),
+                });
+            })
+        };
+        ToolContext {
+            workspace: workspace.clone(),
+            cancel: self.stop.clone(),
+            // The user's own `!` command runs as in their shell: no sandbox, their environment.
+            exec: Default::default(),
+            output: Some(live),
+        }
     }
 }
