@@ -248,35 +248,21 @@ mod tests {
 
     #[tokio::test]
     async fn a_silent_server_times_out_in_plain_words() {
-        let fake = FakeProvider::start(vec![Turn::Reply(Reply {
-            text: Some("late".into()),
-            ending: tunacode_testkit::Ending::Stall { after_events: 0 },
-            ..Reply::default()
-        })]);
-        let c = choice(fake.base_url());
-        let err = check_with(
-            provider_settings(&c).unwrap(),
-            &c.model,
-            Duration::from_millis(200),
-            Duration::from_secs(5),
-        )
-        .await
-        .unwrap_err();
+        // Against a server that takes the request and sends nothing, with the given timeouts.
+        async fn stalled(idle: Duration, total: Duration) -> String {
+            let fake = FakeProvider::start(vec![Turn::Reply(Reply {
+                text: Some("late".into()),
+                ending: tunacode_testkit::Ending::Stall { after_events: 0 },
+                ..Reply::default()
+            })]);
+            let c = choice(fake.base_url());
+            check_with(provider_settings(&c).unwrap(), &c.model, idle, total)
+                .await
+                .unwrap_err()
+        }
+        let err = stalled(Duration::from_millis(200), Duration::from_secs(5)).await;
         assert!(err.contains("sent nothing"), "{err}");
-        let fake = FakeProvider::start(vec![Turn::Reply(Reply {
-            text: Some("late".into()),
-            ending: tunacode_testkit::Ending::Stall { after_events: 0 },
-            ..Reply::default()
-        })]);
-        let c = choice(fake.base_url());
-        let err = check_with(
-            provider_settings(&c).unwrap(),
-            &c.model,
-            Duration::from_secs(5),
-            Duration::from_millis(200),
-        )
-        .await
-        .unwrap_err();
+        let err = stalled(Duration::from_secs(5), Duration::from_millis(200)).await;
         assert!(err.starts_with("No answer from http://127.0.0.1:"), "{err}");
     }
 

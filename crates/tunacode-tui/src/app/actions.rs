@@ -46,11 +46,16 @@ impl App {
 
     /// Sends a message to the agent (the runtime queues it while a request runs).
     pub fn send_message(&mut self, text: String) {
+        self.submit_work(Op::user_message(text));
+    }
+
+    /// Submits work that runs as a request (now, or after the running one): the UI shows it busy.
+    fn submit_work(&mut self, op: Op) {
         if !self.mirror.busy {
             self.mirror.busy = true;
             self.view.status.set_activity(Activity::Thinking);
         }
-        self.submit_op(Op::user_message(text));
+        self.submit_op(op);
     }
 
     /// Sends the answer to a question and closes its dialog.
@@ -134,11 +139,7 @@ impl App {
     /// `/compact [focus]`: the runtime compacts now, or after the running request (it decides what
     /// waits).
     fn compact(&mut self, focus: Option<String>) {
-        if !self.mirror.busy {
-            self.mirror.busy = true;
-            self.view.status.set_activity(Activity::Thinking);
-        }
-        self.submit_op(Op::Compact { focus });
+        self.submit_work(Op::Compact { focus });
     }
 
     /// `/model` without an id: the picker of the catalogue's models.
