@@ -28,8 +28,44 @@ pub(crate) enum StreamStop {
     Failed(LlmError),
 }
 
+/// The stream step of a request: consumes one model call at a time and keeps what the user saw of
+/// the response being streamed, so an interruption can keep it.
+#[derive(Debug, Default)]
+pub(crate) struct Stream {
+    /// The text shown of the response in progress (cleared when a response completes).
+    shown: String,
+}
+
+impl Stream {
+    /// Streams one model call.
+    pub(crate) async fn receive(
+        &mut self,
+        client: &dyn ModelClient,
+        request: ModelRequest,
+        cancel: &CancellationToken,
+        events: &EventSink,
+    ) -> Result<Streamed, StreamStop> {
+        self.shown.clear();
+        let streamed = stream_response(client, request, cancel, events, &mut self.shown).await;
+        if streamed.is_ok() {
+            self.shown.clear();
+        }
+        streamed
+    }
+
+    /// Whether nothing of the failed response reached the user (so it can be sent again).
+    pub(crate) fn shown_nothing(&self) -> bool {
+        self.shown.is_empty()
+    }
+
+    /// The text the user saw of a response that did not complete.
+    pub(crate) fn take_partial(&mut self) -> String {
+        std::mem::take(&mut self.shown)
+    }
+}
+
 /// Streams one model call. `shown` receives the text the user has seen so far.
-pub(crate) async fn stream_response(
+async fn stream_response(
     client: &dyn ModelClient,
     request: ModelRequest,
     cancel: &CancellationToken,
@@ -39,7 +75,6 @@ pub(crate) async fn stream_response(
     let mut stream = client.stream(request, cancel.clone());
     let mut assembler = ResponseAssembler::new();
     let mut filter = MarkerFilter::new();
-    shown.clear();
     loop {
         let item = tokio::select! {
             biased;

@@ -1,10 +1,10 @@
 //! [`Recorder`]: the run's observer that keeps the session's journal up with its messages. It knows
 //! which messages are written as they are now (a mark), writes the rest, and says once when a write
-//! failed; the request loop only tells it what changed.
+//! failed; the [`Transcript`](super::transcript::Transcript) tells it what changed.
 
 use std::sync::Arc;
 
-use tunacode_protocol::{AgentEvent, Message, NoticeLevel, Part};
+use tunacode_protocol::{AgentEvent, Message, NoticeLevel};
 use tunacode_store::{JournalBase, JournalEntry, JournalRecord};
 
 use super::run_journal::{ResultSink, RunJournal, write};
@@ -68,14 +68,9 @@ impl Recorder {
     }
 
     /// The answers just added (the last of `len` messages) are in the journal already when their
-    /// results were written one by one in call order.
-    pub(super) fn answers_added(
-        &mut self,
-        sink: Option<&ResultSink>,
-        answers: &[Part],
-        len: usize,
-    ) {
-        if sink.is_some_and(|s| s.holds(answers)) && self.mark + 1 == len {
+    /// results were `written` one by one in call order.
+    pub(super) fn answers_added(&mut self, written: bool, len: usize) {
+        if written && self.mark + 1 == len {
             self.mark = len;
         }
     }

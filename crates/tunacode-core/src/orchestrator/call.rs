@@ -1,0 +1,108 @@
+//! [`ModelCall`]: the step that calls the model once per iteration. The request is kept inside the
+//! window first (pruning, compaction), made durable before it is sent, streamed, and compacted and
+//! sent again once when the provider says the context is too long.
+
+use tunacode_llm::{LlmError, ModelRequest};
+use tunacode_protocol::{AgentEvent, NoticeLevel};
+
+use super::context::ContextKeeper;
+use super::offer::Offer;
+use super::request::{Interrupt, Request};
+use super::transcript::Transcript;
+use crate::streaming::{Stream, StreamStop, Streamed};
+
+/// The model call step and the stream it reads.
+#[derive(Debug, Default)]
+pub(super) struct ModelCall {
+    stream: Stream,
+}
+
+/// What this iteration's call is: the final summary (no tools), and the guide's nudge.
+pub(super) struct CallPlan {
+    /// The call is the summary the user asked for at the limit.
+    pub(super) summarizing: bool,
+    /// Asks the model to assess its progress, in this call only.
+    pub(super) nudge: Option<String>,
+}
+
+impl ModelCall {
+    /// One model call.
+    pub(super) async fn call(
+        &mut self,
+        req: &Request<'_>,
+        t: &mut Transcript,
+        context: &mut ContextKeeper,
+        plan: CallPlan,
+    ) -> Result<Streamed, Interrupt> {
+        let offer = Offer::now(req.agent, plan.summarizing);
+        context.prune_if_worth(req, t, offer.fixed);
+        context.compact_if_needed(req, t, offer.fixed).await?;
+        let fixed = offer.fixed;
+        let mut request = model_request(req, t, offer, plan.nudge.clone());
+        req.emit(AgentEvent::ContextUsed {
+            tokens: context.next_request_tokens(req, t, fixed),
+            window: req.agent.options.context.window,
+        });
+        let mut retried = false;
+        loop {
+            // Whatever this call carries is durable before it is sent.
+            t.flush(req.agent).await;
+            let client = req
+                .agent
+                .clients
+                .get(&req.agent.provider)
+                .map_err(Interrupt::Failed)?;
+            let events = &req.agent.events;
+            match self
+                .stream
+                .receive(client.as_ref(), request, &req.cancel, events)
+                .await
+            {
+                Ok(streamed) => return Ok(streamed),
+                Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
+                Err(StreamStop::Failed(LlmError::ContextOverflow { .. }))
+                    if !retried
+                        && self.stream.shown_nothing()
+                        && context.compact(req, t, None, fixed).await? =>
+                {
+                    retried = true;
+                    let offer = Offer::now(req.agent, plan.summarizing);
+                    request = model_request(req, t, offer, plan.nudge.clone());
+                }
+                Err(StreamStop::Failed(e)) => return Err(Interrupt::Failed(e)),
+            }
+        }
+    }
+
+    /// The text the user saw of a response that did not complete.
+    pub(super) fn take_partial(&mut self) -> String {
+        self.stream.take_partial()
+    }
+}
+
+/// The request of this call.
+fn model_request(
+    req: &Request,
+    t: &Transcript,
+    offer: Offer,
+    nudge: Option<String>,
+) -> ModelRequest {
+    let options = &req.agent.options;
+    if nudge.is_some() && options.guidance.show_thoughts {
+        req.notice(
+            NoticeLevel::Info,
+            "Self-evaluation: asking the agent whether the task is complete.".into(),
+        );
+    }
+    ModelRequest {
+        model: options.provider_model.clone(),
+        system: offer.system,
+        messages: t.messages().clone(),
+        nudge,
+        tools: offer.tools,
+        max_output_tokens: options.max_output_tokens,
+        temperature: None,
+        reasoning: options.reasoning_effort.clone(),
+        cache: Some(t.cache()),
+    }
+}

@@ -1,0 +1,78 @@
+//! [`ToolRound`]: the dispatch step. Runs one response's tool calls through the dispatcher (the
+//! policy asks, the registry tracks, results are journaled as they finish), records their answers,
+//! and says what changed: the todo list, a plan presented for approval. The workspace is recorded for
+//! undo before the request's first change ([`UndoPoint`]).
+
+use tunacode_protocol::{AgentEvent, ToolCallPart};
+use tunacode_tools::ToolContext;
+
+use super::offer::callable_tools;
+use super::request::{Interrupt, Request};
+use super::transcript::Transcript;
+use super::undo_point::UndoPoint;
+use crate::dispatch::ToolDispatcher;
+
+/// The tool step of a request, and whether it recorded the workspace for undo yet.
+#[derive(Debug, Default)]
+pub(super) struct ToolRound {
+    undo_point: UndoPoint,
+}
+
+impl ToolRound {
+    /// Runs `calls` and appends their answers; the plan presented, when one ends the request.
+    pub(super) async fn run(
+        &mut self,
+        req: &Request<'_>,
+        t: &mut Transcript,
+        calls: &[ToolCallPart],
+    ) -> Result<Option<String>, Interrupt> {
+        t.flush(req.agent).await;
+        let todos_before = req.agent.session.lock().todos.items();
+        let dispatcher = dispatcher(req, t);
+        self.undo_point
+            .take(req.agent, &req.id, &req.cancel, (&dispatcher.tools, calls))
+            .await;
+        let answers = dispatcher.dispatch(calls).await;
+        t.push_answers(dispatcher.results.as_ref(), answers);
+        t.flush(req.agent).await;
+        let (todos_after, presented) = {
+            let session = req.agent.session.lock();
+            (
+                session.todos.items(),
+                session.runtime.plan_awaiting_approval.clone(),
+            )
+        };
+        if todos_after != todos_before {
+            req.emit(AgentEvent::TodosUpdated { items: todos_after });
+        }
+        req.check_cancelled()?;
+        Ok(presented)
+    }
+}
+
+/// The dispatcher of one batch: the tools the model may call now, refusing changes in plan mode.
+fn dispatcher(req: &Request, t: &Transcript) -> ToolDispatcher {
+    let agent = req.agent;
+    let plan_mode = agent.session.lock().plan_mode;
+    ToolDispatcher {
+        tools: callable_tools(agent),
+        ctx: ToolContext {
+            workspace: agent.workspace.clone(),
+            cancel: req.cancel.clone(),
+            exec: agent.exec.clone(),
+            output: None,
+        },
+        approver: agent.approver.clone(),
+        events: agent.events.clone(),
+        session: agent.session.clone(),
+        max_parallel: agent.options.max_parallel,
+        tool_max_retries: agent.options.tool_max_retries,
+        read_only_reason: plan_mode.then(|| PLAN_MODE_REFUSAL.to_string()),
+        results: t.result_sink(agent),
+    }
+}
+
+/// Told to the model when it calls a write or command in plan mode.
+const PLAN_MODE_REFUSAL: &str = "Refused: plan mode is read-only. Investigate with the read-only tools, \
+    then present your plan with `present_plan`; writes and commands become available once the user \
+    approves it.";
