@@ -4,90 +4,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::Duration;
+mod common;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedReceiver;
 use tunacode_core::runtime::OpFailure;
-use tunacode_core::{
-    Op, Runtime, RuntimeConfig, RuntimeEvent, RuntimeHandle, RuntimeSettings, SessionChoice,
-    SessionView, SettingsFlags,
-};
-use tunacode_store::Paths;
+use tunacode_core::{Op, Runtime, RuntimeConfig, RuntimeEvent, SessionChoice};
 use tunacode_testkit::{FakeProvider, Reply, Turn};
 
-const WAIT: Duration = Duration::from_secs(20);
-
-fn settings(dir: &std::path::Path, base_url: &str) -> RuntimeSettings {
-    let ws = dir.join("ws");
-    std::fs::create_dir_all(&ws).unwrap();
-    let paths = Paths {
-        config_file: dir.join("tunacode.json"),
-        sessions_dir: dir.join("sessions"),
-        log_dir: dir.join("log"),
-        models_cache: dir.join("models.json"),
-        mcp_approvals: dir.join("mcp_approvals.json"),
-    };
-    let flags = SettingsFlags {
-        model: Some("openai:test-model".into()),
-        base_url: Some(base_url.into()),
-        cwd: Some(ws),
-        max_iterations: Some(10),
-        ..SettingsFlags::default()
-    };
-    RuntimeSettings::resolve(&paths, &flags).unwrap()
-}
-
-async fn start(
-    settings: RuntimeSettings,
-    session: SessionChoice,
-    interactive: bool,
-) -> (RuntimeHandle, UnboundedReceiver<RuntimeEvent>) {
-    let mut config = RuntimeConfig::new(settings);
-    config.session = session;
-    config.interactive = interactive;
-    Runtime::start(config).await.unwrap()
-}
-
-/// Waits for the first event `pick` accepts.
-async fn next<T>(
-    rx: &mut UnboundedReceiver<RuntimeEvent>,
-    pick: impl Fn(RuntimeEvent) -> Option<T>,
-) -> T {
-    let wait = async {
-        loop {
-            let event = rx.recv().await.expect("the runtime stopped");
-            if let Some(found) = pick(event) {
-                return found;
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, wait)
-        .await
-        .expect("no such event in time")
-}
-
-fn opened(e: RuntimeEvent) -> Option<SessionView> {
-    match e {
-        RuntimeEvent::SessionOpened(view) => Some(*view),
-        _ => None,
-    }
-}
-
-fn failed(e: RuntimeEvent) -> Option<OpFailure> {
-    match e {
-        RuntimeEvent::OpFailed(f) => Some(f),
-        _ => None,
-    }
-}
-
-fn ended(e: RuntimeEvent) -> Option<Box<tunacode_core::RequestEnd>> {
-    match e {
-        RuntimeEvent::RequestEnded(end) => Some(end),
-        _ => None,
-    }
-}
+use common::runtime_kit::{WAIT, ended, failed, next, opened, settings, start};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_are_continued_cleared_and_resumed_through_operations() {

@@ -1,5 +1,7 @@
 //! The runtime's task: one loop that takes operations, runs one request at a time (messages sent
-//! meanwhile wait in order), and reports everything as events. One handler per operation.
+//! meanwhile wait in order), and reports everything as events. It routes each operation to the handler of its family (sessions,
+//! MCP, sandbox, undo, the user's shell; the model operations are functions of `config_ops.rs`) and
+//! installs what they hand back; the requests it runs itself, in turn (`Requests`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,16 +18,21 @@ use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
 use crate::mentions::{attach, expand_mentions};
+use crate::runtime::custom_ops;
 use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, SessionNotice, request_failure};
 use crate::runtime::handle::{RuntimeConfig, RuntimeError, SessionChoice};
+use crate::runtime::mcp_ops::McpOps;
 use crate::runtime::ops::Op;
 use crate::runtime::parts::Parts;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
 use crate::runtime::requests::{Joined, Message, Requests, Running, Work};
+use crate::runtime::sandbox::SandboxOps;
 use crate::runtime::sandbox_setup;
+use crate::runtime::session_ops::SessionOps;
 use crate::runtime::sessions::{self, Opened};
 use crate::runtime::shell_op::UserShell;
+use crate::runtime::undo_op::UndoOps;
 use crate::settings::RuntimeSettings;
 
 /// How long a shutdown waits for the running request to save its session.
@@ -38,6 +45,14 @@ pub(crate) struct Actor {
     requests: Requests,
     /// The user's `!` commands.
     shell: UserShell,
+    /// New, resumed and listed sessions.
+    pub(super) sessions: SessionOps,
+    /// The MCP servers.
+    pub(super) mcp: McpOps,
+    /// The sandbox commands run in.
+    pub(super) sandbox: SandboxOps,
+    /// Undo of a request's changes.
+    pub(super) undo: UndoOps,
 }
 
 /// What woke the loop.
@@ -85,15 +100,18 @@ impl Actor {
             extra_tools: config.extra_tools,
             editor: config.editor_files,
             exec: Arc::new(sandbox.exec),
-            egress: sandbox.proxy,
-            checkpoints,
-            mcp,
+            checkpoints: checkpoints.clone(),
+            mcp: mcp.clone(),
             policy,
-            store,
+            store: store.clone(),
             events,
         };
         let actor = Actor {
             agent: Arc::new(parts.engine(opened.session)),
+            sessions: SessionOps::new(store, parts.settings.cwd.clone()),
+            mcp: McpOps::new(mcp),
+            sandbox: SandboxOps::new(sandbox.proxy),
+            undo: UndoOps::new(checkpoints),
             parts,
             requests: Requests::default(),
             shell: UserShell::default(),
@@ -114,7 +132,9 @@ impl Actor {
         sandbox_notice: Option<String>,
     ) {
         self.announce_session(resumed, notice);
-        self.announce_commands();
+        self.parts
+            .events
+            .send(custom_ops::announce_commands(&self.parts.settings));
         let skipped = self.parts.settings.skipped_files.iter().map(|s| {
             format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
         });
@@ -124,7 +144,9 @@ impl Actor {
                 message,
             });
         }
-        self.start_mcp();
+        if let Some(pending) = self.mcp.start(&self.parts.settings.mcp) {
+            self.parts.events.send(pending);
+        }
     }
 
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
@@ -149,7 +171,7 @@ impl Actor {
                 }
             }
         }
-        self.parts.mcp.shutdown().await;
+        self.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
     }
 
@@ -168,6 +190,7 @@ impl Actor {
         }
     }
 
+    /// Routes `op` to the handler of its family.
     async fn handle(&mut self, op: Op) {
         match op {
             Op::UserMessage { text, attachments } => {
@@ -175,16 +198,20 @@ impl Actor {
             }
             Op::Interrupt => self.on_interrupt(),
             Op::Compact { focus } => self.on_compact(focus),
+            Op::Finish => self.requests.finish(),
             Op::Answer { id, answer } => {
-                if let Err(e) = self.parts.policy.questions.answer(&id, answer) {
-                    self.fail(e);
-                }
+                let answered = self.parts.policy.questions.answer(&id, answer);
+                self.report(answered.map(|()| None));
             }
+            Op::Shell { command } => self.shell.run(command, &self.agent, &self.parts.events),
             Op::SetModel { model } => self.on_set_model(model).await,
-            Op::NewSession => self.on_new_session(),
-            Op::ResumeSession { id } => self.on_resume(id).await,
-            Op::ListSessions => self.on_list_sessions(),
-            Op::ListMcp => self.on_list_mcp(),
+            Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
+            Op::NewSession | Op::ResumeSession { .. } | Op::ListSessions => {
+                self.on_session_op(op).await
+            }
+            Op::ListMcp | Op::ApproveProjectMcp | Op::AddMcpServers { .. } => {
+                self.on_mcp_op(op).await
+            }
             Op::DescribeContext => self.parts.events.send(RuntimeEvent::Context(
                 crate::instructions::describe_context(
                     &self.parts.settings.instructions,
@@ -192,25 +219,27 @@ impl Actor {
                 ),
             )),
             Op::DescribePermissions => self.on_describe_permissions(),
-            Op::Undo { to } => self.on_undo(to).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
-            Op::ApproveProjectMcp => self.on_approve_project_mcp().await,
-            Op::AddMcpServers { servers } => {
-                self.parts.mcp.start(crate::mcp::client_entries(servers))
-            }
+            Op::Undo { to } => self.on_undo(to).await,
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
             Op::SetYolo { on } => {
                 self.parts.policy.set_yolo(on);
                 self.parts.events.send(RuntimeEvent::YoloChanged { on });
             }
-            Op::Shell { command } => self.shell.run(command, &self.agent, &self.parts.events),
             Op::SetInteractive { on } => self.parts.policy.set_interactive(on),
-            Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
             Op::CheckSetup(_) | Op::SaveSetup(_) => self.fail(OpFailure::Invalid(
                 "setup is done: change the model with /model, keys with /model's key prompt".into(),
             )),
-            Op::Finish => self.requests.finish(),
             Op::Shutdown => {}
+        }
+    }
+
+    /// Sends a handler's answer, or its failure.
+    pub(super) fn report(&self, result: Result<Option<RuntimeEvent>, OpFailure>) {
+        match result {
+            Ok(Some(event)) => self.parts.events.send(event),
+            Ok(None) => {}
+            Err(failure) => self.fail(failure),
         }
     }
 
@@ -266,8 +295,10 @@ impl Actor {
     /// handed over with the message, then the engine runs it.
     async fn start_request(&mut self, Message { text, attachments }: Message) {
         // A custom command runs as its expanded message, on its own model when it names one.
-        let Some((agent, message)) = self.command_request(&text).await else {
-            return;
+        let commanded = custom_ops::command_request(&self.parts.settings, &self.agent, &text).await;
+        let (agent, message) = match commanded {
+            Ok(commanded) => commanded,
+            Err(failure) => return self.fail(failure),
         };
         let events = self.parts.events.clone();
         let cancel = CancellationToken::new();

@@ -1,30 +1,42 @@
-//! `Op::SaveKey`: a provider's key saved to the user's config (mode 0600), off the async threads;
-//! then, only when it was saved, the switch to the model that needed it.
+//! The model operations, which hold no state of their own: resolving a model the user or a custom
+//! command names (off the async threads: it may read the catalogue and the keys), and saving a
+//! provider's key to the user's config (mode 0600) before the switch to the model that needed it.
+
+use std::path::PathBuf;
 
 use tunacode_protocol::runtime::Secret;
 use tunacode_store::{SetupUpdate, save_setup};
 
-use crate::runtime::actor::Actor;
-use crate::runtime::events::OpFailure;
+use crate::runtime::blocking::off_thread;
+use crate::runtime::events::{OpFailure, settings_failure};
+use crate::settings::{ModelSettings, RuntimeSettings};
 
-impl Actor {
-    pub(super) async fn on_save_key(&mut self, var: String, key: Secret, model: Option<String>) {
-        let file = self.parts.settings.paths.config_file.clone();
-        let update = SetupUpdate {
-            default_model: None,
-            env: vec![(var, key.expose().to_string())],
-            provider: None,
-        };
-        match tokio::task::spawn_blocking(move || save_setup(&file, &update)).await {
-            Ok(Ok(())) => {
-                if let Some(model) = model {
-                    self.on_set_model(model).await;
-                }
-            }
-            Ok(Err(e)) => self.fail(OpFailure::Settings(format!(
-                "The key could not be saved: {e}"
-            ))),
-            Err(e) => self.fail(OpFailure::Invalid(format!("internal error: {e}"))),
-        }
-    }
+/// The settings of `model` under `settings`.
+pub(super) async fn resolve_model(
+    settings: &RuntimeSettings,
+    model: String,
+) -> Result<ModelSettings, OpFailure> {
+    let settings = settings.clone();
+    off_thread("resolving a model", move || {
+        settings.for_model(&model).map_err(settings_failure)
+    })
+    .await
+}
+
+/// Saves `key` as `var` in the user's config file.
+pub(super) async fn save_key(
+    config_file: PathBuf,
+    var: String,
+    key: Secret,
+) -> Result<(), OpFailure> {
+    let update = SetupUpdate {
+        default_model: None,
+        env: vec![(var, key.expose().to_string())],
+        provider: None,
+    };
+    off_thread("saving a key", move || {
+        save_setup(&config_file, &update)
+            .map_err(|e| OpFailure::Settings(format!("The key could not be saved: {e}")))
+    })
+    .await
 }

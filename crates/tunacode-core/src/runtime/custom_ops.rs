@@ -6,52 +6,40 @@ use std::sync::Arc;
 
 use crate::agent::Agent;
 use crate::custom_commands::match_command;
-use crate::runtime::actor::Actor;
-use crate::runtime::events::{CommandView, OpFailure, RuntimeEvent, settings_failure};
+use crate::runtime::config_ops::resolve_model;
+use crate::runtime::events::{CommandView, OpFailure, RuntimeEvent};
+use crate::settings::RuntimeSettings;
 
-impl Actor {
-    /// Tells the front ends which custom commands there are.
-    pub(super) fn announce_commands(&self) {
-        let commands = self
-            .parts
-            .settings
-            .commands
-            .iter()
-            .map(|c| CommandView {
-                name: c.name.clone(),
-                description: c.description.clone(),
-            })
-            .collect();
-        self.parts
-            .events
-            .send(RuntimeEvent::CustomCommands(commands));
-    }
+/// The event telling the front ends which custom commands there are.
+pub(super) fn announce_commands(settings: &RuntimeSettings) -> RuntimeEvent {
+    let commands = settings
+        .commands
+        .iter()
+        .map(|c| CommandView {
+            name: c.name.clone(),
+            description: c.description.clone(),
+        })
+        .collect();
+    RuntimeEvent::CustomCommands(commands)
+}
 
-    /// The engine and the message for a typed line: the session's engine and the line itself, or for a
-    /// custom command its expansion (on its model). `None` when the command's model cannot be used
-    /// (said as an `OpFailed`).
-    pub(super) async fn command_request(&mut self, text: &str) -> Option<(Arc<Agent>, String)> {
-        let Some((command, args)) = match_command(&self.parts.settings.commands, text) else {
-            return Some((self.agent.clone(), text.to_string()));
-        };
-        let message = command.expand(&args);
-        let Some(model) = command.model.clone() else {
-            return Some((self.agent.clone(), message));
-        };
-        let settings = self.parts.settings.clone();
-        match tokio::task::spawn_blocking(move || settings.for_model(&model)).await {
-            Ok(Ok(resolved)) => Some((
-                Arc::new(self.agent.with_model(resolved.options, resolved.provider)),
-                message,
-            )),
-            Ok(Err(e)) => {
-                self.fail(settings_failure(e));
-                None
-            }
-            Err(e) => {
-                self.fail(OpFailure::Invalid(format!("internal error: {e}")));
-                None
-            }
-        }
-    }
+/// The engine and the message for a typed line: the session's `engine` and the line itself, or for
+/// a custom command its expansion (on its model, when it names one that can be used).
+pub(super) async fn command_request(
+    settings: &RuntimeSettings,
+    engine: &Arc<Agent>,
+    text: &str,
+) -> Result<(Arc<Agent>, String), OpFailure> {
+    let Some((command, args)) = match_command(&settings.commands, text) else {
+        return Ok((engine.clone(), text.to_string()));
+    };
+    let message = command.expand(&args);
+    let Some(model) = command.model.clone() else {
+        return Ok((engine.clone(), message));
+    };
+    let resolved = resolve_model(settings, model).await?;
+    Ok((
+        Arc::new(engine.with_model(resolved.options, resolved.provider)),
+        message,
+    ))
 }

@@ -1,51 +1,73 @@
-//! The runtime's MCP operations: starting the configured servers when the session opens (in the
-//! background: nothing waits for them), reporting their states, approving the project's `.mcp.json`.
+//! [`McpOps`], the handler of the MCP operations: starting the configured servers when the session
+//! opens (in the background: nothing waits for them), reporting their states, approving the
+//! project's `.mcp.json`, adding servers an editor hands over.
 
-use tunacode_store::{UserConfig, approve_project_mcp};
+use std::path::PathBuf;
 
-use crate::mcp::resolve_mcp;
-use crate::runtime::actor::Actor;
+use tunacode_protocol::McpServerSpec;
+use tunacode_store::{Paths, UserConfig, approve_project_mcp};
+
+use crate::mcp::{McpManager, McpSettings, client_entries, resolve_mcp};
+use crate::runtime::blocking::off_thread;
 use crate::runtime::events::{OpFailure, RuntimeEvent, store_failure};
 
-impl Actor {
-    /// Starts the configured servers and says when the project's file waits for approval.
-    pub(super) fn start_mcp(&self) {
-        let mcp = &self.parts.settings.mcp;
-        self.parts.mcp.start(mcp.servers.clone());
-        if let Some(project) = mcp.project.as_ref().filter(|p| !p.approved) {
-            self.parts.events.send(RuntimeEvent::McpProjectPending {
-                file: project.file.clone(),
-                servers: project.names.clone(),
-            });
-        }
+/// The MCP handler: the servers' manager.
+pub(super) struct McpOps {
+    mcp: McpManager,
+}
+
+impl McpOps {
+    /// A handler over `mcp`.
+    pub(super) fn new(mcp: McpManager) -> Self {
+        McpOps { mcp }
     }
 
-    pub(super) fn on_list_mcp(&self) {
-        self.parts
-            .events
-            .send(RuntimeEvent::McpServers(self.parts.mcp.statuses()));
-    }
-
-    /// Approves the project's `.mcp.json` as it reads now and starts its servers.
-    pub(super) async fn on_approve_project_mcp(&mut self) {
-        let settings = self.parts.settings.clone();
-        let approved = tokio::task::spawn_blocking(move || {
-            let config = UserConfig::load(&settings.paths.config_file)?;
-            let resolved = resolve_mcp(&settings.paths, &config, &settings.cwd);
-            let Some(project) = resolved.project else {
-                return Ok(None);
-            };
-            approve_project_mcp(&settings.paths.mcp_approvals, &project.file, &project.text)?;
-            Ok::<_, tunacode_store::StoreError>(Some(project.servers))
+    /// Starts the configured servers; the event saying the project's file waits for approval, if it
+    /// does.
+    pub(super) fn start(&self, settings: &McpSettings) -> Option<RuntimeEvent> {
+        self.mcp.start(settings.servers.clone());
+        let project = settings.project.as_ref().filter(|p| !p.approved)?;
+        Some(RuntimeEvent::McpProjectPending {
+            file: project.file.clone(),
+            servers: project.names.clone(),
         })
-        .await;
-        match approved {
-            Ok(Ok(Some(servers))) => self.parts.mcp.start(servers),
-            Ok(Ok(None)) => self.fail(OpFailure::Invalid(
-                "this project has no .mcp.json with servers to approve".into(),
-            )),
-            Ok(Err(e)) => self.fail(store_failure(e)),
-            Err(e) => self.fail(OpFailure::Invalid(format!("internal error: {e}"))),
-        }
+    }
+
+    /// The servers' states.
+    pub(super) fn list(&self) -> RuntimeEvent {
+        RuntimeEvent::McpServers(self.mcp.statuses())
+    }
+
+    /// Starts servers an editor hands over.
+    pub(super) fn add(&self, servers: Vec<McpServerSpec>) {
+        self.mcp.start(client_entries(servers));
+    }
+
+    /// Approves the project's `.mcp.json` as it reads now (under `cwd`) and starts its servers.
+    pub(super) async fn approve_project(
+        &self,
+        paths: Paths,
+        cwd: PathBuf,
+    ) -> Result<(), OpFailure> {
+        let servers = off_thread("approving .mcp.json", move || {
+            let config = UserConfig::load(&paths.config_file).map_err(store_failure)?;
+            let resolved = resolve_mcp(&paths, &config, &cwd);
+            let Some(project) = resolved.project else {
+                return Err(OpFailure::Invalid(
+                    "this project has no .mcp.json with servers to approve".into(),
+                ));
+            };
+            approve_project_mcp(&paths.mcp_approvals, &project.file, &project.text)
+                .map_err(store_failure)?;
+            Ok(project.servers)
+        })
+        .await?;
+        self.mcp.start(servers);
+        Ok(())
+    }
+
+    /// Stops every server.
+    pub(super) async fn shutdown(&self) {
+        self.mcp.shutdown().await;
     }
 }

@@ -5,10 +5,12 @@
 //! the [`RuntimeEvent`]s it sends back, in the style of codex-rs's submission/event queues.
 
 mod actor;
+mod blocking;
 mod config_ops;
 mod custom_ops;
 mod directory;
 mod events;
+mod family_routes;
 mod handle;
 mod launch;
 mod launch_options;

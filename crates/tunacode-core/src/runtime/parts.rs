@@ -26,8 +26,6 @@ pub(super) struct Parts {
     pub(super) editor: Option<Arc<dyn EditorFiles>>,
     /// How the agent's commands run (sandbox, environment).
     pub(super) exec: Arc<ExecPolicy>,
-    /// The proxy through which commands reach the allowed hosts (kept while the runtime runs).
-    pub(super) egress: Option<crate::egress::EgressProxy>,
     /// The undo checkpoints of this working directory.
     pub(super) checkpoints: Arc<Checkpoints>,
     pub(super) mcp: McpManager,

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod runtime_kit;
+
 use std::sync::Arc;
 
 use tunacode_core::{

@@ -1,0 +1,151 @@
+//! What the actor does with an operation of a handler family: it checks the busy rule, calls the
+//! handler, and installs what comes back (a new engine over another session, model or sandbox) or
+//! sends it. The engine is replaced, never changed in place, so a request that runs keeps its own.
+
+use std::sync::Arc;
+
+use tunacode_protocol::runtime::Secret;
+
+use crate::runtime::actor::Actor;
+use crate::runtime::config_ops::{resolve_model, save_key};
+use crate::runtime::events::{ModelView, RuntimeEvent, SessionNotice, SessionView};
+use crate::runtime::ops::Op;
+use crate::runtime::sandbox::{SandboxChanged, describe_permissions};
+use crate::session::Session;
+
+impl Actor {
+    pub(super) async fn on_set_model(&mut self, model: String) {
+        if self.busy("switch models") {
+            return;
+        }
+        match resolve_model(&self.parts.settings, model).await {
+            Ok(model) => {
+                self.agent = Arc::new(
+                    self.agent
+                        .with_model(model.options.clone(), model.provider.clone()),
+                );
+                self.parts.model = model;
+                self.parts
+                    .events
+                    .send(RuntimeEvent::ModelChanged(self.model_view()));
+            }
+            Err(failure) => self.fail(failure),
+        }
+    }
+
+    /// Saves the key, then (only once it is saved) switches to the model that needed it.
+    pub(super) async fn on_save_key(&mut self, var: String, key: Secret, model: Option<String>) {
+        let file = self.parts.settings.paths.config_file.clone();
+        match (save_key(file, var, key).await, model) {
+            (Ok(()), Some(model)) => self.on_set_model(model).await,
+            (Ok(()), None) => {}
+            (Err(failure), _) => self.fail(failure),
+        }
+    }
+
+    pub(super) async fn on_session_op(&mut self, op: Op) {
+        let model = self.parts.model.options.model.clone();
+        match op {
+            Op::NewSession if !self.busy("start a new session") => {
+                let session = self.sessions.fresh(&model);
+                self.install_session(session, false, None);
+            }
+            Op::ResumeSession { id } if !self.busy("resume a session") => {
+                match self.sessions.resume(id, model).await {
+                    Ok(opened) => self.install_session(opened.session, true, opened.notice),
+                    Err(failure) => self.fail(failure),
+                }
+            }
+            Op::ListSessions => self.sessions.list(self.parts.events.clone()),
+            _ => {}
+        }
+    }
+
+    pub(super) async fn on_mcp_op(&mut self, op: Op) {
+        match op {
+            Op::ListMcp => self.parts.events.send(self.mcp.list()),
+            Op::AddMcpServers { servers } => self.mcp.add(servers),
+            Op::ApproveProjectMcp => {
+                let settings = &self.parts.settings;
+                let approved = self
+                    .mcp
+                    .approve_project(settings.paths.clone(), settings.cwd.clone())
+                    .await;
+                self.report(approved.map(|()| None));
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) async fn on_set_sandbox(&mut self, mode: &str) {
+        if self.busy("change the sandbox") {
+            return;
+        }
+        let changed = self
+            .sandbox
+            .set_mode(mode, &mut self.parts.settings, &self.parts.policy)
+            .await;
+        match changed {
+            Ok(SandboxChanged { exec, notice }) => {
+                self.parts.exec = exec;
+                self.agent = Arc::new(self.agent.with_exec(self.parts.exec.clone()));
+                if let Some((level, message)) = notice {
+                    let event = tunacode_protocol::AgentEvent::Notice { level, message };
+                    self.parts.events.emit(event);
+                }
+                self.on_describe_permissions();
+            }
+            Err(failure) => self.fail(failure),
+        }
+    }
+
+    pub(super) fn on_describe_permissions(&self) {
+        let text = describe_permissions(&self.parts.settings, &self.parts.policy, &self.parts.exec);
+        self.parts.events.send(RuntimeEvent::Permissions(text));
+    }
+
+    pub(super) async fn on_undo(&mut self, to: Option<usize>) {
+        if self.busy("undo") {
+            return;
+        }
+        let session = self.agent.session().lock().id.clone();
+        let undone = self.undo.undo(session, to).await;
+        self.report(undone.map(|u| Some(RuntimeEvent::Undone(u))));
+    }
+
+    /// Makes `session` the current one (a fresh engine over it) and announces it.
+    fn install_session(&mut self, session: Session, resumed: bool, notice: Option<SessionNotice>) {
+        self.agent = Arc::new(self.parts.engine(session));
+        self.parts.policy.reset_session();
+        self.announce_session(resumed, notice);
+    }
+
+    pub(super) fn announce_session(&self, resumed: bool, notice: Option<SessionNotice>) {
+        let view = self.session_view(resumed, notice);
+        self.parts
+            .events
+            .send(RuntimeEvent::SessionOpened(Box::new(view)));
+    }
+
+    fn model_view(&self) -> ModelView {
+        ModelView {
+            model: self.parts.model.options.model.clone(),
+            context_window: self.parts.model.context_window,
+        }
+    }
+
+    fn session_view(&self, resumed: bool, notice: Option<SessionNotice>) -> SessionView {
+        let s = self.agent.session().lock();
+        SessionView {
+            session_id: s.id.clone(),
+            workspace: self.parts.settings.cwd.clone(),
+            messages: s.messages.clone(),
+            model: self.model_view(),
+            plan_mode: s.plan_mode,
+            usage: s.usage.session_total,
+            todos: s.todos.items(),
+            resumed,
+            notice,
+        }
+    }
+}

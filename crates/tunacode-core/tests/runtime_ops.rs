@@ -1,0 +1,165 @@
+//! The runtime's handler families through operations: a project's `.mcp.json` waits for approval and
+//! is approved for its content only, and undo restores what a request changed, refuses while a
+//! request runs and says when there is nothing to undo.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use pretty_assertions::assert_eq;
+use tunacode_core::mcp::ServerState;
+use tunacode_core::runtime::OpFailure;
+use tunacode_core::{Op, Runtime, RuntimeConfig, RuntimeEvent, SessionChoice};
+use tunacode_testkit::{Ending, FakeProvider, Reply, Turn};
+
+use common::runtime_kit::{ended, failed, next, opened, settings, settings_in, start};
+
+/// The project's servers named in a pending event, if it is one.
+fn pending(e: RuntimeEvent) -> Option<Vec<String>> {
+    match e {
+        RuntimeEvent::McpProjectPending { servers, .. } => Some(servers),
+        _ => None,
+    }
+}
+
+fn write_mcp_file(ws: &std::path::Path, name: &str) {
+    let command = tunacode_testkit::fake_mcp_binary().display().to_string();
+    let file = serde_json::json!({ "mcpServers": { name: { "command": command } } });
+    std::fs::write(ws.join(".mcp.json"), file.to_string()).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_mcp_file_starts_only_once_approved_and_only_as_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(Vec::new());
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+
+    // No project file: nothing to approve, said as a failure.
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        true,
+    )
+    .await;
+    next(&mut rx, opened).await;
+    rt.submit(Op::ApproveProjectMcp);
+    let refused = next(&mut rx, failed).await;
+    assert!(
+        matches!(&refused, OpFailure::Invalid(m) if m.contains("no .mcp.json")),
+        "{refused:?}"
+    );
+    rt.submit(Op::Shutdown);
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+
+    // A cloned project's file waits; approving it starts its server.
+    write_mcp_file(&ws, "proj");
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        true,
+    )
+    .await;
+    assert_eq!(next(&mut rx, pending).await, vec!["proj".to_string()]);
+    rt.submit(Op::ListMcp);
+    let before = next(&mut rx, |e| match e {
+        RuntimeEvent::McpServers(all) => Some(all),
+        _ => None,
+    })
+    .await;
+    assert!(
+        before.is_empty(),
+        "nothing starts before approval: {before:?}"
+    );
+    rt.submit(Op::ApproveProjectMcp);
+    let ready = next(&mut rx, |e| match e {
+        RuntimeEvent::McpServer(s) if s.state == ServerState::Ready => Some(s),
+        _ => None,
+    })
+    .await;
+    assert_eq!(ready.name, "proj");
+    rt.submit(Op::Shutdown);
+    next(&mut rx, |e| {
+        matches!(e, RuntimeEvent::Stopped).then_some(())
+    })
+    .await;
+
+    // The approval holds for that content only: a changed file waits again.
+    write_mcp_file(&ws, "swapped");
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        true,
+    )
+    .await;
+    assert_eq!(next(&mut rx, pending).await, vec!["swapped".to_string()]);
+    rt.submit(Op::Shutdown);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_restores_a_requests_change_refuses_while_busy_and_says_when_nothing_is_left() {
+    let (dir, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[(
+            "w1",
+            "write_file",
+            r#"{"file_path": "notes.txt", "content": "written"}"#,
+        )]),
+        Turn::text("written"),
+        Turn::Reply(Reply {
+            text: Some("still working".into()),
+            ending: Ending::Stall { after_events: 1 },
+            ..Reply::default()
+        }),
+    ]);
+    let s = settings_in(dir.path(), project.path(), &fake.base_url());
+    let ws = s.cwd.clone();
+    let mut config = RuntimeConfig::new(s);
+    config.yolo = true;
+    let (rt, mut rx) = Runtime::start(config).await.unwrap();
+    next(&mut rx, opened).await;
+    rt.submit(Op::user_message("write the notes"));
+    next(&mut rx, ended).await;
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes.txt")).unwrap(),
+        "written"
+    );
+
+    // While a request runs, undo is refused.
+    rt.submit(Op::user_message("wait"));
+    next(&mut rx, |e| {
+        matches!(
+            e,
+            RuntimeEvent::Agent(tunacode_protocol::AgentEvent::RequestStarted { .. })
+        )
+        .then_some(())
+    })
+    .await;
+    rt.submit(Op::Undo { to: None });
+    let busy = next(&mut rx, failed).await;
+    assert!(matches!(busy, OpFailure::Busy(_)), "{busy:?}");
+    rt.submit(Op::Interrupt);
+    next(&mut rx, ended).await;
+
+    rt.submit(Op::Undo { to: None });
+    let undone = next(&mut rx, |e| match e {
+        RuntimeEvent::Undone(u) => Some(u),
+        _ => None,
+    })
+    .await;
+    assert_eq!(undone.files.len(), 1, "{undone:?}");
+    assert!(undone.files[0].path.ends_with("notes.txt"), "{undone:?}");
+    assert!(
+        !ws.join("notes.txt").exists(),
+        "the file the request created is gone"
+    );
+    rt.submit(Op::Undo { to: Some(2) });
+    let nothing = next(&mut rx, failed).await;
+    assert!(
+        matches!(&nothing, OpFailure::Invalid(m) if m.contains("checkpoint")),
+        "{nothing:?}"
+    );
+}
