@@ -18,6 +18,7 @@ pub async fn run(args: AcpArgs) -> anyhow::Result<u8> {
         max_iterations: args.max_iterations,
         timeout: args.timeout,
         sandbox: args.sandbox,
+        max_cost: None,
     };
     tunacode_acp::serve(tunacode_acp::AcpOptions { paths, flags }).await?;
     Ok(crate::output::EXIT_OK)

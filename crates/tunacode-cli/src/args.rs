@@ -198,6 +198,10 @@ pub struct RunArgs {
     /// Time limit for the whole task, in seconds (default: none).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// The most this run may spend, in USD: checked before every model call, which is shortened or
+    /// not sent when it could pass the cap (exit 5, status budget_exhausted).
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
     /// Work in this directory instead of the current one.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,

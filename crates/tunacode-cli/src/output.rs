@@ -22,6 +22,8 @@ pub const EXIT_ITERATION_LIMIT: u8 = 3;
 pub const EXIT_TIMEOUT: u8 = 4;
 /// The user interrupted.
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// A budget could not pay for the next model call, which was not sent.
+pub const EXIT_BUDGET: u8 = 5;
 
 /// Renders events as they come.
 pub struct Renderer<O: Write, E: Write> {
@@ -282,6 +284,7 @@ fn run_result(end: &RequestEnd) -> RunResult {
             match err {
                 e if e.aborted() => ("aborted", EXIT_INTERRUPTED),
                 e if e.timed_out() => ("timeout", EXIT_TIMEOUT),
+                e if e.kind == "budget_exhausted" => ("budget_exhausted", EXIT_BUDGET),
                 _ => ("error", EXIT_ERROR),
             }
         }

@@ -78,6 +78,7 @@ fn flags(args: &RunArgs) -> SettingsFlags {
         max_iterations: args.max_iterations,
         timeout: args.timeout,
         sandbox: args.sandbox.clone(),
+        max_cost: args.max_cost,
     }
 }
 

@@ -107,13 +107,13 @@ fn a_bang_command_shows_its_output_live_and_esc_stops_it_at_once() {
     tmux.type_text(&format!("!sleep {marker}")).unwrap();
     tmux.keys(&["Enter"]).unwrap();
     tmux.wait_for_text("Esc stops it", WAIT).unwrap();
-    assert!(running(&marker), "the command runs");
+    assert!(wait_running(&marker, true, WAIT), "the command runs");
     tmux.keys(&["Escape"]).unwrap();
     let screen = tmux
         .wait_for("the stopped command", WAIT, |s| !s.contains("Esc stops it"))
         .unwrap();
     assert!(screen.contains("cancelled by user"), "{screen}");
-    assert!(!running(&marker), "the sleep was killed");
+    assert!(wait_running(&marker, false, WAIT), "the sleep was killed");
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }

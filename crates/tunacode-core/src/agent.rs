@@ -74,6 +74,8 @@ pub struct AgentParts {
     pub store: Option<SessionStore>,
     /// Where events go.
     pub events: EventSink,
+    /// The spend caps every model call is checked against.
+    pub budget: Arc<crate::budget::Budget>,
 }
 
 /// The agent engine for one session.
@@ -90,6 +92,7 @@ pub struct Agent {
     pub(crate) session: SessionHandle,
     pub(crate) store: Option<SessionStore>,
     pub(crate) events: EventSink,
+    pub(crate) budget: Arc<crate::budget::Budget>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -117,6 +120,7 @@ impl Agent {
             session: parts.session,
             store: parts.store,
             events: parts.events,
+            budget: parts.budget,
         }
     }
 
@@ -151,6 +155,7 @@ impl Agent {
             session: self.session.clone(),
             store: self.store.clone(),
             events: self.events.clone(),
+            budget: self.budget.clone(),
         }
     }
 
@@ -176,6 +181,7 @@ impl Agent {
             session,
             store: self.store.clone(),
             events: self.events.clone(),
+            budget: self.budget.clone(),
         }
     }
 

@@ -166,19 +166,32 @@ pub async fn summarize(
     client: &dyn ModelClient,
     request: ModelRequest,
     cancel: &CancellationToken,
-) -> Result<String, LlmError> {
+) -> Result<Summary, LlmError> {
     let mut stream = client.stream(request, cancel.clone());
     let mut assembler = ResponseAssembler::new();
     while let Some(event) = stream.next().await {
         assembler.push(&event?);
     }
+    let usage = assembler.usage();
     let summary = assembler.finish().text();
     if summary.trim().is_empty() {
         return Err(LlmError::InvalidResponse {
             message: "the model wrote an empty summary".into(),
         });
     }
-    Ok(summary)
+    Ok(Summary {
+        text: summary,
+        usage,
+    })
+}
+
+/// A summary the model wrote, and what writing it cost.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The summary.
+    pub text: String,
+    /// The usage the provider reported for it.
+    pub usage: Option<tunacode_protocol::Usage>,
 }
 
 /// Replaces the conversation before `keep` with `summary`: those messages are marked compacted, and a

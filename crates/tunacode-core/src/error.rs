@@ -20,6 +20,9 @@ pub enum RequestError {
     /// The session could not be saved.
     #[error("could not save the session: {0}")]
     Store(#[from] StoreError),
+    /// The budget could not pay for the next call, which was not sent.
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetStop),
     /// Something inside TunaCode failed (a panic); the session keeps what it had before the request.
     #[error("internal error: {0}")]
     Internal(String),
@@ -33,6 +36,8 @@ impl RequestError {
             RequestError::TimedOut(_) => "timeout",
             RequestError::Llm(e) => e.kind(),
             RequestError::Store(_) => "store",
+            RequestError::Budget(crate::budget::BudgetStop::Exhausted { .. }) => "budget_exhausted",
+            RequestError::Budget(crate::budget::BudgetStop::Ledger(_)) => "budget_ledger",
             RequestError::Internal(_) => "internal",
         }
     }

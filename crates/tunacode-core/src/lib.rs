@@ -6,6 +6,9 @@
 
 mod agent;
 mod approval;
+pub mod budget;
+mod budget_plan;
+mod budget_settings;
 mod checkpoint_git;
 pub mod checkpoints;
 mod client_cache;

@@ -35,6 +35,8 @@ pub struct SettingsFlags {
     pub timeout: Option<f64>,
     /// The sandbox mode for commands (`--sandbox`).
     pub sandbox: Option<String>,
+    /// The most this run may spend, in USD (`--max-cost`).
+    pub max_cost: Option<f64>,
 }
 
 pub use crate::settings_error::SettingsError;
@@ -86,6 +88,8 @@ pub struct RuntimeSettings {
     /// Instruction files, skills and commands not read because they leave their own folder or are
     /// not regular files (the runtime says each one when it opens).
     pub skipped_files: Vec<crate::project_files::Skipped>,
+    /// The spend caps.
+    pub budget: crate::budget_settings::BudgetCaps,
 }
 
 impl RuntimeSettings {
@@ -133,6 +137,7 @@ impl RuntimeSettings {
             commands,
             skills,
             skipped_files,
+            budget: crate::budget_settings::resolve_budget(config, flags.max_cost)?,
         })
     }
 
@@ -184,6 +189,8 @@ fn resolve_model(
     let request_timeout = request_timeout(flags.timeout.unwrap_or(s.global_request_timeout))?;
     let registry = load_registry(paths, config)?;
     let info = registry.find(&model.provider, &model.model);
+    let caps = crate::budget_settings::resolve_budget(config, flags.max_cost)?;
+    crate::budget_settings::check_priced(&caps, &model, info.map(|m| m.pricing), paths)?;
     let options = AgentOptions {
         model: model.to_string(),
         provider_model: model.model.clone(),

@@ -53,6 +53,8 @@ pub struct Settings {
     pub shell_env: ShellEnvConfig,
     /// The `web_fetch` tool.
     pub web_fetch: WebFetchConfig,
+    /// Spend caps per request, session and day.
+    pub budget: crate::budget_config::BudgetConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -173,6 +175,7 @@ impl Default for Settings {
             sandbox: SandboxConfig::default(),
             shell_env: ShellEnvConfig::default(),
             web_fetch: WebFetchConfig::default(),
+            budget: crate::budget_config::BudgetConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

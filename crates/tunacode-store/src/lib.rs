@@ -1,6 +1,7 @@
 //! Files of TunaCode: the user's config (`~/.config/tunacode.json`), session files (one per session under
 //! the XDG data dir, grouped by project, written atomically), and where they live.
 
+mod budget_config;
 mod config;
 mod config_mcp;
 mod config_write;
@@ -14,7 +15,9 @@ mod private;
 mod session_file;
 mod session_list;
 mod session_store;
+mod spend_ledger;
 
+pub use budget_config::{BudgetConfig, Cap};
 pub use config::{
     CustomProvider, PermissionsConfig, SandboxConfig, Settings, ShellEnvConfig, UserConfig,
     WebFetchConfig,
@@ -32,3 +35,4 @@ pub use session_list::INDEX_FILE;
 pub use session_store::{
     KeptAside, LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
 };
+pub use spend_ledger::{Spend, SpendLedger};

@@ -278,6 +278,20 @@ pub fn answer(fake: &FakeProvider, id: &str) -> String {
         .unwrap_or_else(|| panic!("no answer to {id}"))
 }
 
+/// Waits until a process with `marker` in its command line runs (`want`) or none does; whether that
+/// came before `timeout`. (The UI may show a command before its process is spawned, and its end
+/// before the process is reaped.)
+pub fn wait_running(marker: &str, want: bool, timeout: Duration) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while running(marker) != want {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
 /// Whether any process on the machine has `marker` in its command line.
 pub fn running(marker: &str) -> bool {
     std::fs::read_dir("/proc")

@@ -8,6 +8,7 @@ use tunacode_protocol::{AgentEvent, NoticeLevel};
 use super::context::ContextKeeper;
 use super::offer::Offer;
 use super::request::{Interrupt, Request};
+use super::spend;
 use super::transcript::Transcript;
 use crate::streaming::{Stream, StreamStop, Streamed};
 
@@ -52,12 +53,20 @@ impl ModelCall {
                 .clients
                 .get(&req.agent.provider)
                 .map_err(Interrupt::Failed)?;
+            let input = context.next_request_tokens(req, t, fixed);
+            let asked = request.max_output_tokens.map(u64::from);
+            let held = spend::hold(req, input, asked).await?;
+            if let Some(clamp) = held.clamp {
+                request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
+            }
             let events = &req.agent.events;
-            match self
+            let received = self
                 .stream
                 .receive(client.as_ref(), request, &req.cancel, events)
-                .await
-            {
+                .await;
+            let usage = received.as_ref().ok().and_then(|s| s.usage);
+            spend::settle(req, held, usage).await;
+            match received {
                 Ok(streamed) => return Ok(streamed),
                 Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
                 Err(StreamStop::Failed(LlmError::ContextOverflow { .. }))

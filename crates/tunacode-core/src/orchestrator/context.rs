@@ -7,7 +7,9 @@
 use tunacode_protocol::{AgentEvent, NoticeLevel, Usage};
 
 use super::meter::ContextMeter;
+use super::record::record_usage;
 use super::request::{Interrupt, Request};
+use super::spend;
 use super::transcript::Transcript;
 use crate::compaction::{apply, keep_from, summarize, summary_request};
 use crate::history::prune_tool_outputs;
@@ -101,7 +103,7 @@ impl ContextKeeper {
         let Some(keep) = keep_from(t.messages(), budget.keep_budget()) else {
             return Ok(false);
         };
-        let request = summary_request(
+        let mut request = summary_request(
             &req.agent.options.provider_model,
             &t.messages()[..keep],
             focus,
@@ -112,12 +114,22 @@ impl ContextKeeper {
             .clients
             .get(&req.agent.provider)
             .map_err(Interrupt::Failed)?;
-        let summary = summarize(client.as_ref(), request, &req.cancel)
-            .await
-            .map_err(|e| match e {
-                tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
-                other => Interrupt::Failed(other),
-            })?;
+        let held = spend::hold(req, before, None).await?;
+        if let Some(clamp) = held.clamp {
+            request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
+        }
+        let summarized = summarize(client.as_ref(), request, &req.cancel).await;
+        let usage = summarized.as_ref().ok().and_then(|s| s.usage);
+        spend::settle(req, held, usage).await;
+        let summary = summarized.map_err(|e| match e {
+            tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
+            other => Interrupt::Failed(other),
+        })?;
+        // What the summary cost counts like any call's.
+        if let Some(usage) = summary.usage {
+            record_usage(req.agent, usage);
+        }
+        let summary = summary.text;
         req.check_cancelled()?;
         let compacted = t.messages()[..keep]
             .iter()

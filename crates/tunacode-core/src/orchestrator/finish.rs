@@ -92,14 +92,19 @@ fn interruption_error(req: &Request, interrupt: Interrupt, partial: String) -> R
             });
             RequestError::Aborted
         }
-        (Interrupt::Failed(e), _) => {
-            req.emit(AgentEvent::RequestFailed {
-                kind: e.kind().to_string(),
-                message: e.to_string(),
-            });
-            RequestError::Llm(e)
-        }
+        (Interrupt::Failed(e), _) => failed(req, RequestError::Llm(e)),
+        (Interrupt::Budget(stop), _) => failed(req, RequestError::Budget(stop)),
+        (Interrupt::Internal(message), _) => failed(req, RequestError::Internal(message)),
     }
+}
+
+/// Says the request failed with `error`.
+fn failed(req: &Request, error: RequestError) -> RequestError {
+    req.emit(AgentEvent::RequestFailed {
+        kind: error.kind().to_string(),
+        message: error.to_string(),
+    });
+    error
 }
 
 /// The provider's finish reason of the session's last model response.

@@ -34,6 +34,7 @@ mod recorder;
 mod request;
 mod run_history;
 pub(crate) mod run_journal;
+mod spend;
 mod supervise;
 mod tool_round;
 mod transcript;

@@ -22,6 +22,7 @@ pub(super) struct Prepared {
 /// Prepares `req`, and says it started.
 pub(super) fn prepare(req: &Request) -> Prepared {
     let agent = req.agent;
+    agent.budget.start_request();
     let mut session = agent.session.lock();
     session.runtime.request_id = req.id.clone();
     session.runtime.current_iteration = 0;

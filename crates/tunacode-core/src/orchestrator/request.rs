@@ -23,6 +23,10 @@ pub(super) enum Interrupt {
     Cancelled,
     /// The provider failed.
     Failed(tunacode_llm::LlmError),
+    /// The budget cannot pay for the next call.
+    Budget(crate::budget::BudgetStop),
+    /// Something inside TunaCode failed.
+    Internal(String),
 }
 
 /// One request's fixed context.

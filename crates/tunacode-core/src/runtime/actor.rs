@@ -94,6 +94,7 @@ impl Actor {
         policy.set_sandbox(sandbox.state);
         let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
         let parts = Parts {
+            budget: crate::budget::Budget::for_runtime(settings.budget, &settings.paths),
             model: settings.model.clone(),
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),

@@ -32,6 +32,8 @@ pub(super) struct Parts {
     pub(super) policy: Arc<Policy>,
     pub(super) store: SessionStore,
     pub(super) events: EventSink,
+    /// The spend caps, shared by every engine (a model switch keeps what was spent).
+    pub(super) budget: Arc<crate::budget::Budget>,
 }
 
 impl Parts {
@@ -75,6 +77,7 @@ impl Parts {
             session: SessionHandle::new(session),
             store: Some(self.store.clone()),
             events: self.events.clone(),
+            budget: self.budget.clone(),
         })
     }
 }

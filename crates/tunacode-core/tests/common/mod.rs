@@ -64,6 +64,7 @@ pub fn agent_with(
         session: SessionHandle::new(session),
         store: Some(SessionStore::new(dir.join(".sessions"))),
         events,
+        budget: tunacode_core::budget::Budget::unlimited(),
     })
 }
 

@@ -1,0 +1,66 @@
+//! The budget around each model call of a request: the call's worst case is held before it is sent
+//! (its `max_tokens` clamped when only a shorter answer fits; not sent at all when not even that
+//! does), and settled to what the provider reports once it answers.
+
+use tunacode_protocol::{NoticeLevel, Usage};
+
+use super::request::{Interrupt, Request};
+use crate::budget::Held;
+use crate::budget_plan::CallShape;
+
+/// The output a call may write when neither the config nor the catalogue says.
+const UNKNOWN_OUTPUT_LIMIT: u64 = 32_000;
+
+/// Holds the worst case of a call of `input_tokens` that may write `max_output` (the model's limit
+/// when `None`); the `max_tokens` to send instead when the budget clamps it.
+pub(super) async fn hold(
+    req: &Request<'_>,
+    input_tokens: u64,
+    max_output: Option<u64>,
+) -> Result<Held, Interrupt> {
+    let agent = req.agent;
+    let budget = agent.budget.clone();
+    if !budget.caps().any() {
+        return Ok(Held::free());
+    }
+    let options = &agent.options;
+    let shape = CallShape {
+        input_tokens,
+        max_output: max_output
+            .or(options.context.max_output)
+            .unwrap_or(UNKNOWN_OUTPUT_LIMIT),
+        pricing: options.pricing,
+    };
+    let session = {
+        let total = agent.session.lock().usage.session_total;
+        tunacode_store::Spend {
+            usd: total.cost,
+            tokens: total.request_tokens + total.response_tokens,
+        }
+    };
+    let held = tokio::task::spawn_blocking(move || budget.hold(shape, session))
+        .await
+        .map_err(|e| Interrupt::Internal(e.to_string()))?
+        .map_err(Interrupt::Budget)?;
+    if let Some(clamp) = held.clamp {
+        req.notice(
+            NoticeLevel::Warning,
+            format!("The budget leaves room for a shorter answer: this call may write at most {clamp} tokens."),
+        );
+    }
+    Ok(held)
+}
+
+/// Settles `held` to the `usage` the call reported (none: nothing known to be billed).
+pub(super) async fn settle(req: &Request<'_>, held: Held, usage: Option<Usage>) {
+    let agent = req.agent;
+    if held.is_free() {
+        return;
+    }
+    let (budget, pricing) = (agent.budget.clone(), agent.options.pricing);
+    let settled =
+        tokio::task::spawn_blocking(move || budget.settle(held, usage.as_ref(), pricing)).await;
+    if let Err(e) = settled {
+        tracing::error!(error = %e, "settling a call's spend");
+    }
+}
