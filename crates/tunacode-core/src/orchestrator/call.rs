@@ -53,8 +53,8 @@ impl ModelCall {
                 .clients
                 .get(&req.agent.provider)
                 .map_err(Interrupt::Failed)?;
-            let input = context.next_request_tokens(req, t, fixed);
             let asked = request.max_output_tokens.map(u64::from);
+            let input = || context.next_request_tokens(req, t, fixed);
             let held = spend::hold(req, input, asked).await?;
             if let Some(clamp) = held.clamp {
                 request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));

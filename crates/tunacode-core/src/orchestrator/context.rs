@@ -114,7 +114,7 @@ impl ContextKeeper {
             .clients
             .get(&req.agent.provider)
             .map_err(Interrupt::Failed)?;
-        let held = spend::hold(req, before, None).await?;
+        let held = spend::hold(req, || before, None).await?;
         if let Some(clamp) = held.clamp {
             request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
         }

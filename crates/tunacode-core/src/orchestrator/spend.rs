@@ -11,11 +11,12 @@ use crate::budget_plan::CallShape;
 /// The output a call may write when neither the config nor the catalogue says.
 const UNKNOWN_OUTPUT_LIMIT: u64 = 32_000;
 
-/// Holds the worst case of a call of `input_tokens` that may write `max_output` (the model's limit
-/// when `None`); the `max_tokens` to send instead when the budget clamps it.
+/// Holds the worst case of a call of `input_tokens` (counted only when a cap is set) that may write
+/// `max_output` (the model's limit when `None`); the `max_tokens` to send instead when the budget
+/// clamps it.
 pub(super) async fn hold(
     req: &Request<'_>,
-    input_tokens: u64,
+    input_tokens: impl FnOnce() -> u64,
     max_output: Option<u64>,
 ) -> Result<Held, Interrupt> {
     let agent = req.agent;
@@ -25,7 +26,7 @@ pub(super) async fn hold(
     }
     let options = &agent.options;
     let shape = CallShape {
-        input_tokens,
+        input_tokens: input_tokens(),
         max_output: max_output
             .or(options.context.max_output)
             .unwrap_or(UNKNOWN_OUTPUT_LIMIT),
