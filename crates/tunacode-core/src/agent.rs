@@ -185,12 +185,15 @@ impl Agent {
         }
     }
 
-    /// Every tool the model may be offered now: the fixed ones, then those of the dynamic source (a
-    /// fixed tool keeps its name).
+    /// Every tool the model may be offered now: the fixed ones, then those of the dynamic source by
+    /// name (a fixed tool keeps its name).
     pub(crate) fn current_tools(&self) -> ToolSet {
         let mut tools = self.tools.clone();
         if let Some(source) = &self.dynamic_tools {
-            for tool in source.tools() {
+            let mut dynamic = source.tools();
+            // A stable order, whatever order the servers came up in.
+            dynamic.sort_by(|a, b| a.name().cmp(b.name()));
+            for tool in dynamic {
                 if tools.get(tool.name()).is_none() {
                     tools.add(tool);
                 }
@@ -209,7 +212,7 @@ impl Agent {
         &self.workspace
     }
 
-    /// Switches plan mode on or off (only read-only tools and the plan tools while on).
+    /// Switches plan mode on or off (while on, writes and commands are refused at dispatch).
     pub fn set_plan_mode(&self, active: bool) {
         self.session.lock().plan_mode = active;
         self.events

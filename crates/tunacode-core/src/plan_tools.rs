@@ -49,6 +49,9 @@ impl Tool for PresentPlan {
         args: Map<String, Value>,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
+        if !self.session.lock().plan_mode {
+            return Ok(ToolOutput::text(NOT_IN_PLAN_MODE));
+        }
         let plan = args
             .get("plan")
             .and_then(Value::as_str)
@@ -123,7 +126,9 @@ impl Tool for ExitPlanMode {
         _args: Map<String, Value>,
         _ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        self.session.lock().plan_mode = false;
+        if !std::mem::replace(&mut self.session.lock().plan_mode, false) {
+            return Ok(ToolOutput::text(NOT_IN_PLAN_MODE));
+        }
         self.events
             .emit(AgentEvent::PlanModeChanged { active: false });
         Ok(ToolOutput::text(
@@ -131,3 +136,8 @@ impl Tool for ExitPlanMode {
         ))
     }
 }
+
+/// The answer of a plan tool called outside plan mode (the tools are always offered, so that the
+/// offered list never changes mid-session).
+const NOT_IN_PLAN_MODE: &str = "You are not in plan mode: there is no plan to present or leave. Carry \
+    on with the task with the tools you have.";

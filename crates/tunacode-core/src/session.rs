@@ -30,6 +30,8 @@ pub struct RuntimeState {
     pub consecutive_empty_responses: u32,
     /// A plan presented in plan mode that nobody could approve now (the request ends with it).
     pub plan_awaiting_approval: Option<String>,
+    /// The names of the tools the last request offered (a change is said when the next one starts).
+    pub offered_tools: Vec<String>,
 }
 
 /// Token usage of the session.

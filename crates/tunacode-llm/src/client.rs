@@ -21,8 +21,9 @@ pub struct ModelRequest {
     /// The conversation so far; the last message is a request. Shared with the engine, so a turn
     /// does not copy the whole history.
     pub messages: Arc<Vec<Message>>,
-    /// A user prompt added to the last request of this call only (the self-evaluation question);
-    /// never stored.
+    /// A note added to the last request of this call only, as a user prompt after everything else
+    /// (the session's state: plan mode and the todo list; the self-evaluation question); never
+    /// stored, so the system prompt and the earlier turns stay byte-identical between calls.
     pub nudge: Option<String>,
     /// The tools offered.
     pub tools: Vec<ToolSpec>,

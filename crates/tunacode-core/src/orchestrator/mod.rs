@@ -121,7 +121,8 @@ impl<'a> RequestRun<'a> {
         focus: Option<String>,
     ) -> Result<RunOutcome, RequestError> {
         self.prepare().await?;
-        let fixed = offer::Offer::now(self.request.agent, false).fixed;
+        let agent = self.request.agent;
+        let fixed = offer::Offer::now(agent, &offer::callable_tools(agent).specs(), false).fixed;
         let compacted = self
             .context
             .compact(&self.request, &mut self.transcript, focus.as_deref(), fixed)

@@ -1,10 +1,13 @@
-//! [`Offer`]: what a model call carries besides the history (the system prompt, with plan mode and
-//! the current todos, and the tools offered now), and the tools a response's calls may use.
+//! [`Offer`]: what a model call carries besides the history, kept byte-identical through a session so
+//! the provider's prompt cache keeps hitting. The system prompt is the composed prompt alone and the
+//! tools are one list in a stable order for the whole request (every tool, the plan tools included:
+//! plan mode refuses changes at dispatch rather than hiding tools). What changes during a session
+//! (plan mode, the todo list) travels as a note joined to the newest turn of that call only.
 
 use std::sync::Arc;
 
 use tunacode_protocol::ToolSpec;
-use tunacode_tools::{ToolKind, ToolSet};
+use tunacode_tools::ToolSet;
 
 use crate::agent::Agent;
 use crate::compaction::fixed_tokens;
@@ -21,13 +24,13 @@ pub(super) struct Offer {
 }
 
 impl Offer {
-    /// What a call carries now; no tools for the final summary the user asked for.
-    pub(super) fn now(agent: &Agent, summarizing: bool) -> Self {
-        let system = system_prompt(agent);
+    /// What a call carries: the request's `tools`, none for the final summary the user asked for.
+    pub(super) fn now(agent: &Agent, tools: &[ToolSpec], summarizing: bool) -> Self {
+        let system = agent.options.system_prompt.clone();
         let tools = if summarizing {
             Vec::new()
         } else {
-            offered_tools(agent).specs()
+            tools.to_vec()
         };
         let fixed = fixed_tokens(&system, &tools, crate::tokens::TokenCounter::Estimate);
         Offer {
@@ -38,13 +41,10 @@ impl Offer {
     }
 }
 
-/// The tools offered: all of them, or in plan mode the read-only ones and the plan tools.
-fn offered_tools(agent: &Agent) -> ToolSet {
-    let all = agent.current_tools();
-    if !agent.session.lock().plan_mode {
-        return all;
-    }
-    let mut tools = all.filtered(|t| t.kind() == ToolKind::ReadOnly);
+/// Every tool the model may call now (the fixed ones, those of MCP servers in name order, and the plan
+/// tools), in a stable order.
+pub(super) fn callable_tools(agent: &Agent) -> ToolSet {
+    let mut tools = agent.current_tools();
     tools.add(Arc::new(PresentPlan {
         approver: agent.approver.clone(),
         session: agent.session.clone(),
@@ -57,36 +57,22 @@ fn offered_tools(agent: &Agent) -> ToolSet {
     tools
 }
 
-/// Every tool the model may legitimately call now, so a refused write in plan mode is answered as
-/// refused rather than as unknown.
-pub(super) fn callable_tools(agent: &Agent) -> ToolSet {
-    let mut tools = agent.current_tools();
-    let offered = offered_tools(agent);
-    for name in offered.names() {
-        if tools.get(name).is_none()
-            && let Some(t) = offered.get(name)
-        {
-            tools.add(t);
-        }
-    }
-    tools
-}
-
-/// The composed prompt, plus plan mode and the current todos.
-fn system_prompt(agent: &Agent) -> String {
-    let mut system = agent.options.system_prompt.clone();
+/// The state of the session the model must know on this call (plan mode, the current todos), as a
+/// note joined to the newest turn, never to the system prompt.
+pub(super) fn state_note(agent: &Agent) -> Option<String> {
     let session = agent.session.lock();
+    let mut note = Vec::new();
     if session.plan_mode {
-        system.push_str(PLAN_MODE_PROMPT);
+        note.push(PLAN_MODE_NOTE.to_string());
     }
     if let Some(todos) = session.todos.render() {
-        system.push_str(&format!("\n\n# Current todos\n{todos}\n"));
+        note.push(format!("# Current todos\n{todos}"));
     }
-    system
+    (!note.is_empty()).then(|| note.join("\n\n"))
 }
 
-/// Added to the system prompt in plan mode.
-const PLAN_MODE_PROMPT: &str = "\n\n# Plan mode\nYou are in plan mode: investigate with the read-only \
+/// Said on each call while plan mode is on.
+const PLAN_MODE_NOTE: &str = "# Plan mode\nYou are in plan mode: investigate with the read-only \
     tools, then call `present_plan` with a complete implementation plan in markdown. Do not try to write \
     files or run commands: they are refused until the user approves the plan. Call `exit_plan_mode` if the \
     task needs no plan.";

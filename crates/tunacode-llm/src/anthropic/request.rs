@@ -53,7 +53,7 @@ pub fn build_body(request: &ModelRequest) -> Value {
         );
     }
     let mut messages = build_messages(request);
-    mark_recent_turns(&mut messages);
+    mark_recent_turns(&mut messages, request.nudge.is_some());
     body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), json!(true));
     if !request.tools.is_empty() {
@@ -86,16 +86,22 @@ pub fn build_body(request: &ModelRequest) -> Value {
 
 /// The cache breakpoints of the history: the last block of each of the last two user turns (the
 /// latest turn is written to the cache, the one before it is read from it). With the system prompt
-/// and the tools that makes four, Anthropic's limit.
-fn mark_recent_turns(messages: &mut [Value]) {
+/// and the tools that makes four, Anthropic's limit. A `nudged` newest turn ends with the call's note,
+/// which the next call will not repeat: its breakpoint goes on the block before the note, so what it
+/// writes to the cache is what the next call reads.
+fn mark_recent_turns(messages: &mut [Value], nudged: bool) {
     let users: Vec<usize> = (0..messages.len())
         .filter(|&i| messages[i]["role"] == "user")
         .collect();
-    for &i in users.iter().rev().take(2) {
-        if let Some(Value::Object(block)) = messages[i]["content"]
-            .as_array_mut()
-            .and_then(|c| c.last_mut())
-        {
+    for (n, &i) in users.iter().rev().take(2).enumerate() {
+        let Some(blocks) = messages[i]["content"].as_array_mut() else {
+            continue;
+        };
+        let skip = usize::from(n == 0 && nudged);
+        let Some(at) = blocks.len().checked_sub(1 + skip) else {
+            continue;
+        };
+        if let Value::Object(block) = &mut blocks[at] {
             block.insert("cache_control".into(), ephemeral());
         }
     }
