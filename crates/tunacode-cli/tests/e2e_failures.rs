@@ -99,19 +99,39 @@ fn server_errors_and_a_cut_stream_before_output_are_retried() {
 }
 
 #[test]
-fn a_cut_stream_after_output_is_not_retried_and_keeps_the_partial_text() {
+fn a_stream_that_keeps_breaking_after_output_is_asked_twice_more_then_keeps_the_partial_text() {
     let env = TestEnv::new().unwrap();
-    let fake = FakeProvider::start(vec![
+    let cut = || {
         Turn::Reply(Reply {
             text: Some("Half of an answer that".into()),
             ending: Ending::Cut { after_events: 4 },
             ..Reply::default()
-        }),
+        })
+    };
+    let fake = FakeProvider::start(vec![
+        cut(),
+        cut(),
+        cut(),
         Turn::text("must not be requested"),
     ]);
     let run = run(&env, &fake, &["hello"]);
     assert_eq!(run.code, 1);
-    assert_eq!(fake.requests().len(), 1);
+    assert_eq!(
+        fake.requests().len(),
+        3,
+        "asked again twice, said each time"
+    );
+    let said = run.of_type("notice");
+    let resumed = said
+        .iter()
+        .filter(|n| {
+            n["message"]
+                .as_str()
+                .unwrap()
+                .contains("The answer broke off")
+        })
+        .count();
+    assert_eq!(resumed, 2, "{said:?}");
     assert_eq!(run.result()["error"]["kind"], "network");
     assert!(last_response_text(&env.only_session()).ends_with("[INTERRUPTED]"));
 }
@@ -119,7 +139,8 @@ fn a_cut_stream_after_output_is_not_retried_and_keeps_the_partial_text() {
 #[test]
 fn a_stalled_stream_ends_in_the_idle_timeout() {
     let env = TestEnv::new().unwrap();
-    let fake = FakeProvider::start(vec![stalled("Thinking about it", 3)]);
+    let stall = || stalled("Thinking about it", 3);
+    let fake = FakeProvider::start(vec![stall(), stall(), stall()]);
     let run = run_with_env(
         &env,
         &fake,
@@ -130,8 +151,8 @@ fn a_stalled_stream_ends_in_the_idle_timeout() {
     assert_eq!(run.result()["error"]["kind"], "idle_timeout");
     assert_eq!(
         fake.requests().len(),
-        1,
-        "output reached the user: no silent retry"
+        3,
+        "asked again twice after output reached the user, never silently"
     );
     let kept = last_response_text(&env.only_session());
     assert_eq!(kept, "Thinking\n\n[INTERRUPTED]");

@@ -76,6 +76,18 @@ pub struct AgentParts {
     pub events: EventSink,
     /// The spend caps every model call is checked against.
     pub budget: Arc<crate::budget::Budget>,
+    /// The models a call falls back to, in order, when its own is overloaded.
+    pub fallbacks: Arc<Vec<FallbackModel>>,
+}
+
+/// A model a call falls back to when its own model stays overloaded after the client's retries
+/// (`settings.fallback_models`, in order), resolved like the main model when the runtime opens.
+#[derive(Debug, Clone)]
+pub struct FallbackModel {
+    /// Its options (the model's name, its prices and limits).
+    pub options: AgentOptions,
+    /// How to reach it.
+    pub provider: ProviderSettings,
 }
 
 /// The agent engine for one session.
@@ -93,6 +105,7 @@ pub struct Agent {
     pub(crate) store: Option<SessionStore>,
     pub(crate) events: EventSink,
     pub(crate) budget: Arc<crate::budget::Budget>,
+    pub(crate) fallbacks: Arc<Vec<FallbackModel>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -121,6 +134,7 @@ impl Agent {
             store: parts.store,
             events: parts.events,
             budget: parts.budget,
+            fallbacks: parts.fallbacks,
         }
     }
 
@@ -156,6 +170,7 @@ impl Agent {
             store: self.store.clone(),
             events: self.events.clone(),
             budget: self.budget.clone(),
+            fallbacks: self.fallbacks.clone(),
         }
     }
 
@@ -182,6 +197,7 @@ impl Agent {
             store: self.store.clone(),
             events: self.events.clone(),
             budget: self.budget.clone(),
+            fallbacks: self.fallbacks.clone(),
         }
     }
 

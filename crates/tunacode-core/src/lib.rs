@@ -44,7 +44,7 @@ pub mod skills;
 mod streaming;
 pub mod tokens;
 
-pub use agent::{Agent, AgentOptions, AgentParts, RunOutcome};
+pub use agent::{Agent, AgentOptions, AgentParts, FallbackModel, RunOutcome};
 pub use approval::{
     ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, Gate, LimitDecision,
     PlanDecision, ProgressReport,

@@ -90,6 +90,8 @@ pub struct RuntimeSettings {
     pub skipped_files: Vec<crate::project_files::Skipped>,
     /// The spend caps.
     pub budget: crate::budget_settings::BudgetCaps,
+    /// `settings.fallback_models`: tried in order when the model is overloaded.
+    pub fallback_models: Vec<String>,
 }
 
 impl RuntimeSettings {
@@ -138,6 +140,7 @@ impl RuntimeSettings {
             skills,
             skipped_files,
             budget: crate::budget_settings::resolve_budget(config, flags.max_cost)?,
+            fallback_models: config.settings.fallback_models.clone(),
         })
     }
 

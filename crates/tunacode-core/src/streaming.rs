@@ -34,6 +34,8 @@ pub(crate) enum StreamStop {
 pub(crate) struct Stream {
     /// The text shown of the response in progress (cleared when a response completes).
     shown: String,
+    /// Whether the provider sent anything of the response in progress.
+    started: bool,
 }
 
 impl Stream {
@@ -46,7 +48,8 @@ impl Stream {
         events: &EventSink,
     ) -> Result<Streamed, StreamStop> {
         self.shown.clear();
-        let streamed = stream_response(client, request, cancel, events, &mut self.shown).await;
+        self.started = false;
+        let streamed = stream_response(client, request, cancel, events, self).await;
         if streamed.is_ok() {
             self.shown.clear();
         }
@@ -62,16 +65,24 @@ impl Stream {
     pub(crate) fn take_partial(&mut self) -> String {
         std::mem::take(&mut self.shown)
     }
+
+    /// Whether the failed response broke off after the provider had started it (the client does
+    /// not retry those: what it sent was already passed on).
+    pub(crate) fn broke_off(&self) -> bool {
+        self.started
+    }
 }
 
-/// Streams one model call. `shown` receives the text the user has seen so far.
+/// Streams one model call. `progress` receives the text the user has seen so far, and whether
+/// anything arrived.
 async fn stream_response(
     client: &dyn ModelClient,
     request: ModelRequest,
     cancel: &CancellationToken,
     events: &EventSink,
-    shown: &mut String,
+    progress: &mut Stream,
 ) -> Result<Streamed, StreamStop> {
+    let shown = &mut progress.shown;
     let mut stream = client.stream(request, cancel.clone());
     let mut assembler = ResponseAssembler::new();
     let mut filter = MarkerFilter::new();
@@ -87,6 +98,9 @@ async fn stream_response(
             Some(Err(e)) => return Err(StreamStop::Failed(e)),
             Some(Ok(event)) => event,
         };
+        if !matches!(event, ModelEvent::Retrying { .. }) {
+            progress.started = true;
+        }
         show(&event, &mut filter, events, shown);
         assembler.push(&event);
     }
@@ -120,12 +134,13 @@ fn show(event: &ModelEvent, filter: &mut MarkerFilter, events: &EventSink, shown
         }
         ModelEvent::Retrying {
             attempt,
+            of,
             delay_ms,
             error,
         } => events.emit(AgentEvent::Notice {
             level: NoticeLevel::Warning,
             message: format!(
-                "{error}; retrying in {:.1}s (attempt {attempt})",
+                "{error}; retrying in {:.1}s (retry {attempt} of {of})",
                 *delay_ms as f64 / 1000.0
             ),
         }),

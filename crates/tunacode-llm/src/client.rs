@@ -105,6 +105,8 @@ pub enum ModelEvent {
     Retrying {
         /// 1-based retry number.
         attempt: u32,
+        /// How many retries the policy allows.
+        of: u32,
         /// How long it waits.
         delay_ms: u64,
         /// What went wrong.

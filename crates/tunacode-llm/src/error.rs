@@ -21,9 +21,21 @@ pub enum LlmError {
         /// What the provider asked us to wait.
         retry_after: Option<Duration>,
     },
-    /// The account is out of credit or quota; retrying will not help.
-    #[error("quota exceeded: {message}")]
+    /// The account is out of credit or quota (or the provider asks to wait longer than is worth
+    /// waiting); retrying now will not help.
+    #[error("quota exceeded: {message}{}", resets_note(.resets_in))]
     QuotaExceeded {
+        /// Provider message.
+        message: String,
+        /// When the provider said the quota resets.
+        resets_in: Option<Duration>,
+    },
+    /// The provider is overloaded (HTTP 529 or 503, Anthropic's `overloaded_error`, Google's
+    /// `UNAVAILABLE`): retried, then the configured fallback models are tried.
+    #[error("provider overloaded (HTTP {status}): {message}")]
+    Overloaded {
+        /// HTTP status (0 when reported inside a stream).
+        status: u16,
         /// Provider message.
         message: String,
     },
@@ -81,6 +93,7 @@ impl LlmError {
         match self {
             LlmError::RateLimit { .. }
             | LlmError::Server { .. }
+            | LlmError::Overloaded { .. }
             | LlmError::Network { .. }
             | LlmError::IdleTimeout(_) => true,
             LlmError::Auth { .. }
@@ -102,6 +115,7 @@ impl LlmError {
             LlmError::ContextOverflow { .. } => "context_overflow",
             LlmError::BadRequest { .. } => "bad_request",
             LlmError::Server { .. } => "server",
+            LlmError::Overloaded { .. } => "overloaded",
             LlmError::Network { .. } => "network",
             LlmError::IdleTimeout(_) => "idle_timeout",
             LlmError::InvalidResponse { .. } => "invalid_response",
@@ -123,15 +137,27 @@ impl LlmError {
         match status {
             401 | 403 => LlmError::Auth { status, message },
             429 if code == "insufficient_quota" || message.contains("quota") => {
-                LlmError::QuotaExceeded { message }
+                LlmError::QuotaExceeded {
+                    message,
+                    resets_in: retry_after,
+                }
             }
             429 => LlmError::RateLimit {
                 message,
                 retry_after,
             },
+            503 | 529 => LlmError::Overloaded { status, message },
             408 | 409 | 500..=599 => LlmError::Server { status, message },
             _ => LlmError::BadRequest { status, message },
         }
+    }
+}
+
+/// `; it resets in 2h 5m` when the reset time is known.
+fn resets_note(resets_in: &Option<Duration>) -> String {
+    match resets_in {
+        Some(d) => format!("; it resets in {}", crate::retry::human_wait(*d)),
+        None => String::new(),
     }
 }
 
@@ -193,7 +219,8 @@ mod tests {
             (408, "", "timeout", "server", true),
             (409, "", "conflict", "server", true),
             (500, "", "boom", "server", true),
-            (503, "", "overloaded", "server", true),
+            (503, "", "overloaded", "overloaded", true),
+            (529, "", "overloaded", "overloaded", true),
         ];
         for (status, code, message, kind, retryable) in cases {
             let err = LlmError::from_status(status, message.to_string(), code, None);

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::client::{ModelEvent, ModelStream};
 use crate::error::{LlmError, describe_reqwest_error};
 use crate::provider::ProviderSettings;
-use crate::retry::{RetryPolicy, parse_retry_after};
+use crate::retry::{RetryPolicy, parse_retry_after, wait_hint};
 use crate::sse::{SseEvent, SseReader};
 
 /// Builds (once) the process-wide HTTP client: rustls with the ring provider, TCP_NODELAY, pooled
@@ -112,11 +112,22 @@ impl StreamingCall {
                 _ => None,
             };
             let Some(delay) = self.retry.delay(attempt, asked) else {
-                return Err(err);
+                // Longer than is worth waiting: a quota that resets later, said with its time.
+                return Err(match err {
+                    LlmError::RateLimit {
+                        message,
+                        retry_after,
+                    } => LlmError::QuotaExceeded {
+                        message,
+                        resets_in: retry_after,
+                    },
+                    other => other,
+                });
             };
             tracing::warn!(attempt, ?delay, error = %err, "retrying model call");
             let notice = ModelEvent::Retrying {
                 attempt,
+                of: self.retry.max_retries,
                 delay_ms: delay.as_millis() as u64,
                 error: err.to_string(),
             };
@@ -146,8 +157,12 @@ impl StreamingCall {
             })?;
         let status = response.status().as_u16();
         if !response.status().is_success() {
-            let retry_after = parse_retry_after(response.headers());
+            let headers = response.headers().clone();
             let body = read_bounded_text(response, 64 * 1024).await;
+            let retry_after = parse_retry_after(&headers).or_else(|| match status {
+                429 => wait_hint(&headers, &body),
+                _ => None,
+            });
             return Err((self.classify)(status, &body, retry_after));
         }
         let mut decoder = (self.new_decoder)();

@@ -69,6 +69,97 @@ pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duratio
     )
 }
 
+/// The wait a rate-limited response asks for when it sends no `retry-after`: OpenAI's
+/// `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` (`1s`, `6m0s`, `20ms`; the longer of the
+/// two that is exhausted), else a wait written in the error message (`Please try again in 1.2s`).
+pub fn wait_hint(headers: &reqwest::header::HeaderMap, body: &str) -> Option<Duration> {
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_go_duration)
+    };
+    let exhausted = |kind: &str| {
+        headers
+            .get(format!("x-ratelimit-remaining-{kind}"))
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|v| v.trim() == "0")
+    };
+    let from_headers = ["requests", "tokens"]
+        .into_iter()
+        .filter(|kind| exhausted(kind))
+        .filter_map(|kind| header(&format!("x-ratelimit-reset-{kind}")))
+        .max();
+    from_headers.or_else(|| wait_in_text(body))
+}
+
+/// A wait written in a message: `try again in 1.2s`, `retry in 20ms`, `try again in 6m0s`,
+/// `try again in 3 seconds`.
+fn wait_in_text(text: &str) -> Option<Duration> {
+    let lower = text.to_ascii_lowercase();
+    ["try again in ", "retry in ", "retry after "]
+        .iter()
+        .find_map(|cue| {
+            let at = lower.find(cue)? + cue.len();
+            let rest = &lower[at..];
+            let token: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == ' ')
+                .collect();
+            // A sentence's full stop is not part of the number.
+            let words: Vec<&str> = token
+                .split_whitespace()
+                .map(|w| w.trim_end_matches('.'))
+                .collect();
+            match words.as_slice() {
+                [n, unit, ..] if unit.starts_with("second") => parse_go_duration(&format!("{n}s")),
+                [n, unit, ..] if unit.starts_with("minute") => parse_go_duration(&format!("{n}m")),
+                [first, ..] => parse_go_duration(first),
+                [] => None,
+            }
+        })
+}
+
+/// Parses a Go-style duration: `1.5s`, `20ms`, `6m0s`, `1h2m3s`.
+fn parse_go_duration(text: &str) -> Option<Duration> {
+    let mut rest = text.trim();
+    let mut total = 0.0f64;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let (unit, len) = if rest.starts_with("ms") {
+            (0.001, 2)
+        } else if rest.starts_with('h') {
+            (3600.0, 1)
+        } else if rest.starts_with('m') {
+            (60.0, 1)
+        } else if rest.starts_with('s') {
+            (1.0, 1)
+        } else {
+            return None;
+        };
+        total += value * unit;
+        rest = &rest[len..];
+    }
+    (total.is_finite() && total >= 0.0).then(|| Duration::from_secs_f64(total))
+}
+
+/// A wait as a person reads it: `45 s`, `4 min`, `2 h 5 min`.
+pub fn human_wait(wait: Duration) -> String {
+    let secs = wait.as_secs();
+    match secs {
+        0..=119 => format!("{:.0} s", wait.as_secs_f64().ceil()),
+        120..=7199 => format!("{} min", secs.div_ceil(60)),
+        _ => format!("{} h {} min", secs / 3600, (secs % 3600) / 60),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +204,42 @@ mod tests {
             d > Duration::from_secs(27) && d <= Duration::from_secs(30),
             "{d:?}"
         );
+    }
+
+    #[test]
+    fn waits_are_read_from_rate_limit_headers_and_messages() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            "x-ratelimit-remaining-requests",
+            HeaderValue::from_static("0"),
+        );
+        h.insert(
+            "x-ratelimit-reset-requests",
+            HeaderValue::from_static("6m0s"),
+        );
+        h.insert(
+            "x-ratelimit-remaining-tokens",
+            HeaderValue::from_static("5000"),
+        );
+        h.insert("x-ratelimit-reset-tokens", HeaderValue::from_static("2h"));
+        assert_eq!(
+            wait_hint(&h, ""),
+            Some(Duration::from_secs(360)),
+            "only the exhausted limit"
+        );
+        let none = HeaderMap::new();
+        let said = |text: &str| wait_hint(&none, text);
+        assert_eq!(
+            said("Rate limit reached. Please try again in 1.2s. Visit ..."),
+            Some(Duration::from_millis(1200))
+        );
+        assert_eq!(
+            said("Please try again in 20ms."),
+            Some(Duration::from_millis(20))
+        );
+        assert_eq!(said("retry after 3 seconds"), Some(Duration::from_secs(3)));
+        assert_eq!(said("slow down"), None);
+        assert_eq!(human_wait(Duration::from_secs(7500)), "2 h 5 min");
+        assert_eq!(human_wait(Duration::from_millis(1200)), "2 s");
     }
 }

@@ -263,7 +263,7 @@ async fn an_error_event_after_output_ends_the_stream_without_a_retry() {
     let (events, result) = run(&fake).await;
     assert_eq!(
         result.unwrap_err(),
-        LlmError::Server {
+        LlmError::Overloaded {
             status: 0,
             message: "Overloaded".into()
         }
@@ -307,7 +307,7 @@ async fn rate_limit_retry_after_is_honoured() {
     let (events, message) = run(&fake).await;
     assert_eq!(message.unwrap().text(), "ok");
     assert!(
-        matches!(&events[0], ModelEvent::Retrying { attempt: 1, delay_ms: 1000, error }
+        matches!(&events[0], ModelEvent::Retrying { attempt: 1, delay_ms: 1000, error, .. }
             if error.contains("per-minute rate limit")),
         "{events:?}"
     );
@@ -325,7 +325,7 @@ async fn overloaded_529_is_retried() {
     assert_eq!(message.unwrap().text(), "ok");
     assert!(
         matches!(&events[0], ModelEvent::Retrying { attempt: 1, error, .. }
-            if error == "provider error (HTTP 529): Overloaded"),
+            if error == "provider overloaded (HTTP 529): Overloaded"),
         "{events:?}"
     );
     assert_eq!(fake.requests().len(), 2);

@@ -257,7 +257,7 @@ async fn error_chunks_in_a_200_stream_are_retried_before_output_only() {
     assert_eq!(events[2], ModelEvent::TextDelta("Partial".into()));
     assert_eq!(
         result.unwrap_err(),
-        LlmError::Server {
+        LlmError::Overloaded {
             status: 503,
             message: "The model is overloaded.".into()
         }

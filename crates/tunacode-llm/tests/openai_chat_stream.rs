@@ -162,7 +162,7 @@ async fn retries_stop_at_the_limit_and_report_the_last_error() {
     let (_, result) = collect(&fake, None).await;
     assert_eq!(
         result.unwrap_err(),
-        LlmError::Server {
+        LlmError::Overloaded {
             status: 503,
             message: "upstream down".into()
         }

@@ -55,6 +55,8 @@ pub struct Settings {
     pub web_fetch: WebFetchConfig,
     /// Spend caps per request, session and day.
     pub budget: crate::budget_config::BudgetConfig,
+    /// Models (`provider:model`) a call falls back to, in order, when its own model is overloaded.
+    pub fallback_models: Vec<String>,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -176,6 +178,7 @@ impl Default for Settings {
             shell_env: ShellEnvConfig::default(),
             web_fetch: WebFetchConfig::default(),
             budget: crate::budget_config::BudgetConfig::default(),
+            fallback_models: Vec::new(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

@@ -2,14 +2,15 @@
 //! window first (pruning, compaction), made durable before it is sent, streamed, and compacted and
 //! sent again once when the provider says the context is too long.
 
-use tunacode_llm::{LlmError, ModelRequest};
+use tunacode_llm::{LlmError, ModelRequest, ProviderSettings};
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolSpec};
 
 use super::context::ContextKeeper;
-use super::offer::{Offer, callable_tools, state_note};
+use super::offer::{Offer, announce_tool_changes, callable_tools, joined, state_note};
 use super::request::{Interrupt, Request};
 use super::spend;
 use super::transcript::Transcript;
+use crate::agent::{Agent, AgentOptions};
 use crate::streaming::{Stream, StreamStop, Streamed};
 
 /// The model call step, the stream it reads, and the tools the request offers (one list for all its
@@ -18,7 +19,12 @@ use crate::streaming::{Stream, StreamStop, Streamed};
 pub(super) struct ModelCall {
     stream: Stream,
     tools: Option<Vec<ToolSpec>>,
+    /// 0: the request's own model; `n`: the `n`-th fallback model, for the rest of the request.
+    fallback: usize,
 }
+
+/// How often one call is asked again after its answer broke off mid-stream.
+const MAX_RESUMES: u32 = 2;
 
 /// What this iteration's call is: the final summary (no tools), and the guide's nudge.
 pub(super) struct CallPlan {
@@ -38,7 +44,13 @@ impl ModelCall {
         plan: CallPlan,
     ) -> Result<Streamed, Interrupt> {
         let offer = Offer::now(req.agent, self.request_tools(req), plan.summarizing);
-        let nudge = joined(state_note(req.agent), plan.nudge.clone());
+        if plan.nudge.is_some() && req.agent.options.guidance.show_thoughts {
+            req.notice(
+                NoticeLevel::Info,
+                "Self-evaluation: asking the agent whether the task is complete.".into(),
+            );
+        }
+        let nudge = joined(state_note(req.agent), plan.nudge);
         context.prune_if_worth(req, t, offer.fixed);
         context.compact_if_needed(req, t, offer.fixed).await?;
         let fixed = offer.fixed;
@@ -47,44 +59,113 @@ impl ModelCall {
             tokens: context.next_request_tokens(req, t, fixed),
             window: req.agent.options.context.window,
         });
-        let mut retried = false;
+        let (mut compacted, mut resumed) = (false, 0);
         loop {
-            // Whatever this call carries is durable before it is sent.
-            t.flush(req.agent).await;
-            let client = req
-                .agent
-                .clients
-                .get(&req.agent.provider)
-                .map_err(Interrupt::Failed)?;
-            let asked = request.max_output_tokens.map(u64::from);
-            let input = || context.next_request_tokens(req, t, fixed);
-            let held = spend::hold(req, input, asked).await?;
-            if let Some(clamp) = held.clamp {
-                request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
-            }
-            let events = &req.agent.events;
-            let received = self
-                .stream
-                .receive(client.as_ref(), request, &req.cancel, events)
-                .await;
-            let usage = received.as_ref().ok().and_then(|s| s.usage);
-            spend::settle(req, held, usage).await;
-            match received {
+            let failed = match self.send(req, t, context, request, fixed).await? {
                 Ok(streamed) => return Ok(streamed),
-                Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
-                Err(StreamStop::Failed(LlmError::ContextOverflow { .. }))
-                    if !retried
-                        && self.stream.shown_nothing()
+                Err(e) => e,
+            };
+            let shown_nothing = self.stream.shown_nothing();
+            match failed {
+                LlmError::ContextOverflow { .. }
+                    if !compacted
+                        && shown_nothing
                         && context.compact(req, t, None, fixed).await? =>
                 {
-                    retried = true;
-                    let tools = self.tools.as_deref().unwrap_or_default();
-                    let offer = Offer::now(req.agent, tools, plan.summarizing);
-                    request = model_request(req, t, offer, nudge.clone());
+                    compacted = true;
                 }
-                Err(StreamStop::Failed(e)) => return Err(Interrupt::Failed(e)),
+                LlmError::Overloaded { .. } if shown_nothing && self.fall_back(req) => {}
+                e if e.is_retryable() && self.stream.broke_off() && resumed < MAX_RESUMES => {
+                    resumed += 1;
+                    self.stream.take_partial();
+                    req.notice(
+                        NoticeLevel::Warning,
+                        format!(
+                            "The answer broke off ({e}); asking again from where the request \
+                             stands (tools that ran are not run again; the text shown of the broken \
+                             answer is dropped)."
+                        ),
+                    );
+                }
+                e => return Err(Interrupt::Failed(e)),
             }
+            let tools = self.tools.as_deref().unwrap_or_default();
+            let offer = Offer::now(req.agent, tools, plan.summarizing);
+            request = model_request(req, t, offer, nudge.clone());
         }
+    }
+
+    /// Sends `request` once to the model serving the request: durable first, held against the
+    /// budget, streamed, settled. The provider's failure is the inner error.
+    async fn send(
+        &mut self,
+        req: &Request<'_>,
+        t: &mut Transcript,
+        context: &ContextKeeper,
+        mut request: ModelRequest,
+        fixed: u64,
+    ) -> Result<Result<Streamed, LlmError>, Interrupt> {
+        // Whatever this call carries is durable before it is sent.
+        t.flush(req.agent).await;
+        let (options, provider) = self.serving(req.agent);
+        let client = match req.agent.clients.get(provider) {
+            Ok(client) => client,
+            Err(e) => return Ok(Err(e)),
+        };
+        request.model = options.provider_model.clone();
+        let asked = request.max_output_tokens.map(u64::from);
+        let input = || context.next_request_tokens(req, t, fixed);
+        let held = spend::hold(req, options, input, asked).await?;
+        if let Some(clamp) = held.clamp {
+            request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
+        }
+        let events = &req.agent.events;
+        let received = self
+            .stream
+            .receive(client.as_ref(), request, &req.cancel, events)
+            .await;
+        let usage = received.as_ref().ok().and_then(|s| s.usage);
+        spend::settle(req, options, held, usage).await;
+        let mut streamed = match received {
+            Ok(streamed) => streamed,
+            Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
+            Err(StreamStop::Failed(e)) => return Ok(Err(e)),
+        };
+        if self.fallback > 0 {
+            // Recorded in the session: this answer came from a fallback model.
+            let served = serde_json::Value::String(options.model.clone());
+            streamed.message.extra.insert("model".into(), served);
+        }
+        Ok(Ok(streamed))
+    }
+
+    /// The options and provider of the model serving this request (its own, or a fallback).
+    fn serving<'a>(&self, agent: &'a Agent) -> (&'a AgentOptions, &'a ProviderSettings) {
+        match self
+            .fallback
+            .checked_sub(1)
+            .and_then(|i| agent.fallbacks.get(i))
+        {
+            Some(f) => (&f.options, &f.provider),
+            None => (&agent.options, &agent.provider),
+        }
+    }
+
+    /// Moves to the next fallback model, said in the transcript; `false` when none is left.
+    fn fall_back(&mut self, req: &Request) -> bool {
+        let from = self.serving(req.agent).0.model.clone();
+        let Some(next) = req.agent.fallbacks.get(self.fallback) else {
+            return false;
+        };
+        self.fallback += 1;
+        req.notice(
+            NoticeLevel::Warning,
+            format!(
+                "{from} is overloaded; this request goes on with the fallback model {}.",
+                next.options.model
+            ),
+        );
+        true
     }
 
     /// The text the user saw of a response that did not complete.
@@ -103,53 +184,6 @@ impl ModelCall {
     }
 }
 
-/// Says which tools joined or left since the last request (the provider's cached prompt starts over
-/// from the tool list once).
-fn announce_tool_changes(req: &Request, specs: &[ToolSpec]) {
-    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
-    let before = std::mem::replace(
-        &mut req.agent.session.lock().runtime.offered_tools,
-        names.clone(),
-    );
-    if before.is_empty() || before == names {
-        return;
-    }
-    let joined: Vec<&str> = names
-        .iter()
-        .filter(|n| !before.contains(n))
-        .map(String::as_str)
-        .collect();
-    let left: Vec<&str> = before
-        .iter()
-        .filter(|n| !names.contains(n))
-        .map(String::as_str)
-        .collect();
-    let mut said = Vec::new();
-    if !joined.is_empty() {
-        said.push(format!("offered from now on: {}", joined.join(", ")));
-    }
-    if !left.is_empty() {
-        said.push(format!("no longer offered: {}", left.join(", ")));
-    }
-    if !said.is_empty() {
-        req.notice(
-            NoticeLevel::Info,
-            format!(
-                "Tools changed since the last request ({}).",
-                said.join("; ")
-            ),
-        );
-    }
-}
-
-/// Two notes joined (either may be absent).
-fn joined(a: Option<String>, b: Option<String>) -> Option<String> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
-        (a, b) => a.or(b),
-    }
-}
-
 /// The request of this call.
 fn model_request(
     req: &Request,
@@ -158,12 +192,6 @@ fn model_request(
     nudge: Option<String>,
 ) -> ModelRequest {
     let options = &req.agent.options;
-    if nudge.is_some() && options.guidance.show_thoughts {
-        req.notice(
-            NoticeLevel::Info,
-            "Self-evaluation: asking the agent whether the task is complete.".into(),
-        );
-    }
     ModelRequest {
         model: options.provider_model.clone(),
         system: offer.system,

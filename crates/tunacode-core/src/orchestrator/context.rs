@@ -114,13 +114,13 @@ impl ContextKeeper {
             .clients
             .get(&req.agent.provider)
             .map_err(Interrupt::Failed)?;
-        let held = spend::hold(req, || before, None).await?;
+        let held = spend::hold(req, &req.agent.options, || before, None).await?;
         if let Some(clamp) = held.clamp {
             request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
         }
         let summarized = summarize(client.as_ref(), request, &req.cancel).await;
         let usage = summarized.as_ref().ok().and_then(|s| s.usage);
-        spend::settle(req, held, usage).await;
+        spend::settle(req, &req.agent.options, held, usage).await;
         let summary = summarized.map_err(|e| match e {
             tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
             other => Interrupt::Failed(other),

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use tunacode_protocol::ToolSpec;
+use tunacode_protocol::{NoticeLevel, ToolSpec};
 use tunacode_tools::ToolSet;
 
 use crate::agent::Agent;
@@ -76,3 +76,50 @@ const PLAN_MODE_NOTE: &str = "# Plan mode\nYou are in plan mode: investigate wit
     tools, then call `present_plan` with a complete implementation plan in markdown. Do not try to write \
     files or run commands: they are refused until the user approves the plan. Call `exit_plan_mode` if the \
     task needs no plan.";
+
+/// Says which tools joined or left since the last request (the provider's cached prompt starts over
+/// from the tool list once).
+pub(super) fn announce_tool_changes(req: &super::request::Request, specs: &[ToolSpec]) {
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    let before = std::mem::replace(
+        &mut req.agent.session.lock().runtime.offered_tools,
+        names.clone(),
+    );
+    if before.is_empty() || before == names {
+        return;
+    }
+    let joined: Vec<&str> = names
+        .iter()
+        .filter(|n| !before.contains(n))
+        .map(String::as_str)
+        .collect();
+    let left: Vec<&str> = before
+        .iter()
+        .filter(|n| !names.contains(n))
+        .map(String::as_str)
+        .collect();
+    let mut said = Vec::new();
+    if !joined.is_empty() {
+        said.push(format!("offered from now on: {}", joined.join(", ")));
+    }
+    if !left.is_empty() {
+        said.push(format!("no longer offered: {}", left.join(", ")));
+    }
+    if !said.is_empty() {
+        req.notice(
+            NoticeLevel::Info,
+            format!(
+                "Tools changed since the last request ({}).",
+                said.join("; ")
+            ),
+        );
+    }
+}
+
+/// Two notes joined (either may be absent).
+pub(super) fn joined(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+        (a, b) => a.or(b),
+    }
+}

@@ -5,17 +5,19 @@
 use tunacode_protocol::{NoticeLevel, Usage};
 
 use super::request::{Interrupt, Request};
+use crate::agent::AgentOptions;
 use crate::budget::Held;
 use crate::budget_plan::CallShape;
 
 /// The output a call may write when neither the config nor the catalogue says.
 const UNKNOWN_OUTPUT_LIMIT: u64 = 32_000;
 
-/// Holds the worst case of a call of `input_tokens` (counted only when a cap is set) that may write
+/// Holds the worst case of a call to the model of `options` of `input_tokens` (counted only when a cap is set) that may write
 /// `max_output` (the model's limit when `None`); the `max_tokens` to send instead when the budget
 /// clamps it.
 pub(super) async fn hold(
     req: &Request<'_>,
+    options: &AgentOptions,
     input_tokens: impl FnOnce() -> u64,
     max_output: Option<u64>,
 ) -> Result<Held, Interrupt> {
@@ -24,7 +26,6 @@ pub(super) async fn hold(
     if !budget.caps().any() {
         return Ok(Held::free());
     }
-    let options = &agent.options;
     let shape = CallShape {
         input_tokens: input_tokens(),
         max_output: max_output
@@ -52,13 +53,18 @@ pub(super) async fn hold(
     Ok(held)
 }
 
-/// Settles `held` to the `usage` the call reported (none: nothing known to be billed).
-pub(super) async fn settle(req: &Request<'_>, held: Held, usage: Option<Usage>) {
-    let agent = req.agent;
+/// Settles `held` to the `usage` the call reported (none: nothing known to be billed), priced as the
+/// model of `options` is.
+pub(super) async fn settle(
+    req: &Request<'_>,
+    options: &AgentOptions,
+    held: Held,
+    usage: Option<Usage>,
+) {
     if held.is_free() {
         return;
     }
-    let (budget, pricing) = (agent.budget.clone(), agent.options.pricing);
+    let (budget, pricing) = (req.agent.budget.clone(), options.pricing);
     let settled =
         tokio::task::spawn_blocking(move || budget.settle(held, usage.as_ref(), pricing)).await;
     if let Err(e) = settled {

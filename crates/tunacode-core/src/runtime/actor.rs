@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, FallbackModel};
 use crate::checkpoints::Checkpoints;
 use crate::error::RequestError;
 use crate::events::EventSink;
@@ -78,23 +78,15 @@ impl Actor {
             },
             settings.exec.env.clone(),
         );
-        let questions = Questions::new(events.clone());
-        let policy = Arc::new(
-            Policy::new(
-                questions,
-                &settings.tool_ignore,
-                config.yolo,
-                config.interactive,
-            )
-            .with_mcp(mcp.clone())
-            .with_rules(settings.permissions.clone(), &settings.cwd)
-            .with_protected(settings.exec.sandbox.protected.clone()),
-        );
+        let policy = policy_for(&settings, (config.yolo, config.interactive), &mcp, &events);
         let sandbox = sandbox_setup::sandbox_state(&settings).await;
         policy.set_sandbox(sandbox.state);
+        let (fallbacks, mut notices) = fallbacks_of(&settings).await?;
+        notices.extend(sandbox.notice);
         let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
         let parts = Parts {
             budget: crate::budget::Budget::for_runtime(settings.budget, &settings.paths),
+            fallbacks: Arc::new(fallbacks),
             model: settings.model.clone(),
             settings,
             clients: Arc::new(config.clients.unwrap_or_default()),
@@ -117,7 +109,7 @@ impl Actor {
             requests: Requests::default(),
             shell: UserShell::default(),
         };
-        actor.announce_start(opened.resumed, opened.notice, sandbox.notice);
+        actor.announce_start(opened.resumed, opened.notice, notices);
         if config.plan_mode {
             actor.agent.set_plan_mode(true);
         }
@@ -126,12 +118,7 @@ impl Actor {
 
     /// What the front end learns first: the session, the custom commands, what was skipped or is
     /// weaker than configured; then the MCP servers start.
-    fn announce_start(
-        &self,
-        resumed: bool,
-        notice: Option<SessionNotice>,
-        sandbox_notice: Option<String>,
-    ) {
+    fn announce_start(&self, resumed: bool, notice: Option<SessionNotice>, notices: Vec<String>) {
         self.announce_session(resumed, notice);
         self.parts
             .events
@@ -139,7 +126,7 @@ impl Actor {
         let skipped = self.parts.settings.skipped_files.iter().map(|s| {
             format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
         });
-        for message in sandbox_notice.into_iter().chain(skipped) {
+        for message in notices.into_iter().chain(skipped) {
             self.parts.events.emit(AgentEvent::Notice {
                 level: tunacode_protocol::NoticeLevel::Warning,
                 message,
@@ -385,6 +372,49 @@ fn panic_text(err: JoinError) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// The approval policy of a runtime over `settings`.
+fn policy_for(
+    settings: &RuntimeSettings,
+    (yolo, interactive): (bool, bool),
+    mcp: &McpManager,
+    events: &EventSink,
+) -> Arc<Policy> {
+    let questions = Questions::new(events.clone());
+    Arc::new(
+        Policy::new(questions, &settings.tool_ignore, yolo, interactive)
+            .with_mcp(mcp.clone())
+            .with_rules(settings.permissions.clone(), &settings.cwd)
+            .with_protected(settings.exec.sandbox.protected.clone()),
+    )
+}
+
+/// The fallback models of `settings`, resolved off the async threads (reading the config), and
+/// why those left out are (an unknown provider, no key).
+async fn fallbacks_of(
+    settings: &RuntimeSettings,
+) -> Result<(Vec<FallbackModel>, Vec<String>), RuntimeError> {
+    if settings.fallback_models.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let settings = settings.clone();
+    let resolve = move || {
+        let (mut models, mut problems) = (Vec::new(), Vec::new());
+        for name in &settings.fallback_models {
+            match settings.for_model(name) {
+                Ok(m) => models.push(FallbackModel {
+                    options: m.options,
+                    provider: m.provider,
+                }),
+                Err(e) => problems.push(format!("The fallback model {name} is left out: {e}")),
+            }
+        }
+        (models, problems)
+    };
+    tokio::task::spawn_blocking(resolve)
+        .await
+        .map_err(|e| RuntimeError::Internal(e.to_string()))
 }
 
 /// Opens the session a runtime starts with, off the async threads.

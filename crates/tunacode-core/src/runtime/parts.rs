@@ -34,6 +34,8 @@ pub(super) struct Parts {
     pub(super) events: EventSink,
     /// The spend caps, shared by every engine (a model switch keeps what was spent).
     pub(super) budget: Arc<crate::budget::Budget>,
+    /// The models a call falls back to when its own is overloaded.
+    pub(super) fallbacks: Arc<Vec<crate::agent::FallbackModel>>,
 }
 
 impl Parts {
@@ -78,6 +80,7 @@ impl Parts {
             store: Some(self.store.clone()),
             events: self.events.clone(),
             budget: self.budget.clone(),
+            fallbacks: self.fallbacks.clone(),
         })
     }
 }

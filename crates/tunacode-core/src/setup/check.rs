@@ -105,9 +105,13 @@ fn describe(err: &LlmError, endpoint: &str) -> String {
             "The provider is rate limiting this key (HTTP 429); try again in a moment".into(),
             message,
         ),
-        LlmError::QuotaExceeded { message } => {
+        LlmError::QuotaExceeded { message, .. } => {
             with("The account has no credit or quota left".into(), message)
         }
+        LlmError::Overloaded { status, message } => with(
+            format!("The provider is overloaded (HTTP {status}); try again in a moment"),
+            message,
+        ),
         LlmError::Server { status, message } => {
             with(format!("The provider failed (HTTP {status})"), message)
         }

@@ -65,6 +65,7 @@ pub fn agent_with(
         store: Some(SessionStore::new(dir.join(".sessions"))),
         events,
         budget: tunacode_core::budget::Budget::unlimited(),
+        fallbacks: Default::default(),
     })
 }
 

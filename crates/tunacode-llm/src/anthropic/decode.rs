@@ -405,7 +405,7 @@ mod tests {
         let err = d.decode(&sse(event)).err();
         assert_eq!(
             err,
-            Some(LlmError::Server {
+            Some(LlmError::Overloaded {
                 status: 0,
                 message: "Overloaded".into()
             })

@@ -54,10 +54,17 @@ fn from_error_type(
         return LlmError::ContextOverflow { message };
     }
     if kind == "billing_error" || lower.contains("credit balance") {
-        return LlmError::QuotaExceeded { message };
+        return LlmError::QuotaExceeded {
+            message,
+            resets_in: None,
+        };
     }
     match kind {
-        "overloaded_error" | "api_error" | "timeout_error" => LlmError::Server {
+        "overloaded_error" => LlmError::Overloaded {
+            status: status.unwrap_or(0),
+            message,
+        },
+        "api_error" | "timeout_error" => LlmError::Server {
             status: status.unwrap_or(0),
             message,
         },
@@ -103,7 +110,7 @@ mod tests {
             json!({"type": "error", "error": {"type": kind, "message": msg}}).to_string()
         };
         let cases = [
-            (529, "overloaded_error", "Overloaded", "server", true),
+            (529, "overloaded_error", "Overloaded", "overloaded", true),
             (500, "api_error", "Internal", "server", true),
             (429, "rate_limit_error", "slow down", "rate_limit", true),
             (
@@ -163,7 +170,7 @@ mod tests {
         );
         assert_eq!(
             error_event(&json!({"type": "overloaded_error", "message": "Overloaded"})),
-            LlmError::Server {
+            LlmError::Overloaded {
                 status: 0,
                 message: "Overloaded".into()
             }

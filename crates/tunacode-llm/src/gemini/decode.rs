@@ -237,7 +237,10 @@ fn classify_error_value(
             retry_after: retry_after.or(asked),
         };
     }
-    if matches!(grpc, "UNAVAILABLE" | "INTERNAL" | "DEADLINE_EXCEEDED") || status == 0 {
+    if grpc == "UNAVAILABLE" || status == 503 {
+        return LlmError::Overloaded { status, message };
+    }
+    if matches!(grpc, "INTERNAL" | "DEADLINE_EXCEEDED") || status == 0 {
         return LlmError::Server { status, message };
     }
     LlmError::from_status(status, message, grpc, retry_after)
@@ -430,7 +433,7 @@ mod tests {
                 "bad_request",
             ),
             (404, "NOT_FOUND", "models/x is not found", "bad_request"),
-            (503, "UNAVAILABLE", "The model is overloaded.", "server"),
+            (503, "UNAVAILABLE", "The model is overloaded.", "overloaded"),
             (500, "INTERNAL", "An internal error has occurred.", "server"),
         ];
         for (status, grpc, message, kind) in cases {
@@ -477,7 +480,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err,
-            LlmError::Server {
+            LlmError::Overloaded {
                 status: 503,
                 message: "overloaded".into()
             }

@@ -288,7 +288,10 @@ fn stream_error(error: &Value) -> LlmError {
             message,
             retry_after: None,
         },
-        "insufficient_quota" => LlmError::QuotaExceeded { message },
+        "insufficient_quota" => LlmError::QuotaExceeded {
+            message,
+            resets_in: None,
+        },
         "server_error" | "internal_error" | "server_is_overloaded" => {
             LlmError::Server { status: 0, message }
         }
