@@ -33,7 +33,7 @@ const SUMMARY_SYSTEM: &str = "You are summarizing a coding session so another as
     numbers exactly.";
 
 /// What the summarizer is asked.
-const SUMMARY_PROMPT: &str = "Write the hand-off summary of the conversation so far, in markdown, \
+const SUMMARY_PROMPT: &str = "Write the hand-off summary of the conversation above, in markdown, \
     with these sections: ## Task (what the user wants, in their terms), ## Decisions (and why), \
     ## Files (each file touched or read that matters, and why), ## Done, ## Left to do, \
     ## Open questions. Do not call tools.";
@@ -105,8 +105,9 @@ pub fn keep_from(messages: &[Message], budget: u64) -> Option<usize> {
     keep
 }
 
-/// The request asking for the summary of `span`: no tools at all, tool outputs shortened, the oldest
-/// messages left out when the span would not fit `limit`.
+/// The request asking for the summary of `span`: no tools at all, the span as a text transcript in
+/// one user turn (`compaction_transcript.rs`), tool outputs shortened, the oldest messages left out
+/// when the span would not fit `limit`.
 pub fn summary_request(
     model: &str,
     span: &[Message],
@@ -129,20 +130,20 @@ pub fn summary_request(
             messages.remove(0);
         }
     }
-    let mut ask = SUMMARY_PROMPT.to_string();
+    let mut ask = format!(
+        "<conversation>\n{}\n</conversation>\n\n{SUMMARY_PROMPT}",
+        crate::compaction_transcript::transcript(&messages)
+    );
     if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
         ask.push_str(&format!(
             "\n\nThe user wants the summary to keep in particular: {focus}"
         ));
     }
-    match messages.last_mut() {
-        Some(last) if last.is_request() => last.parts.push(Part::user_prompt(ask)),
-        _ => messages.push(Message::user(ask)),
-    }
     ModelRequest {
         model: model.to_string(),
         system: SUMMARY_SYSTEM.to_string(),
-        messages: messages.into(),
+        // One user turn holding the span as text: valid on every provider without tools.
+        messages: vec![Message::user(ask)].into(),
         max_output_tokens: Some(4096),
         ..ModelRequest::default()
     }

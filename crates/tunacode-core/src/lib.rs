@@ -13,6 +13,7 @@ mod checkpoint_git;
 pub mod checkpoints;
 mod client_cache;
 pub mod compaction;
+mod compaction_transcript;
 pub mod completion;
 pub mod concurrency;
 pub mod custom_commands;

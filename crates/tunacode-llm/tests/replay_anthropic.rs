@@ -204,8 +204,14 @@ async fn tool_use_stream_replays_and_the_follow_up_matches_the_recorded_request(
             "4",
         )]),
     ];
+    // The recorded request defined the tool (Anthropic refuses tool blocks without tools).
     let follow_up = ModelRequest {
         messages: history.clone().into(),
+        tools: vec![tunacode_protocol::ToolSpec {
+            name: "bash".into(),
+            description: "Run a command".into(),
+            parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
+        }],
         ..request.clone()
     };
     let body = build_body(&follow_up);

@@ -24,6 +24,10 @@ const ARGUMENT_PIECE_CHARS: usize = 5;
 pub struct AnthropicMessages;
 
 impl WireFormat for AnthropicMessages {
+    fn check_request(&self, body: &Value) -> crate::rules::Verdict {
+        crate::rules::anthropic(body)
+    }
+
     fn name(&self) -> &str {
         "anthropic-messages"
     }

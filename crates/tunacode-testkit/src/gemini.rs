@@ -32,6 +32,10 @@ impl Gemini {
 }
 
 impl WireFormat for Gemini {
+    fn check_request(&self, body: &Value) -> crate::rules::Verdict {
+        crate::rules::gemini(body)
+    }
+
     fn name(&self) -> &str {
         "gemini"
     }

@@ -9,6 +9,7 @@ mod mcp;
 mod openai_chat;
 mod openai_responses;
 mod recorded;
+pub mod rules;
 mod script;
 mod server;
 mod test_env;

@@ -20,6 +20,10 @@ const ARGUMENT_PIECE_CHARS: usize = 5;
 pub struct OpenAiChat;
 
 impl WireFormat for OpenAiChat {
+    fn check_request(&self, body: &Value) -> crate::rules::Verdict {
+        crate::rules::chat(body)
+    }
+
     fn name(&self) -> &str {
         "openai-chat"
     }

@@ -26,6 +26,10 @@ const ARGUMENT_PIECE_CHARS: usize = 5;
 pub struct OpenAiResponses;
 
 impl WireFormat for OpenAiResponses {
+    fn check_request(&self, body: &Value) -> crate::rules::Verdict {
+        crate::rules::responses(body)
+    }
+
     fn name(&self) -> &str {
         "openai-responses"
     }

@@ -283,6 +283,12 @@ async fn handle(
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
+    if endpoint
+        && is_post
+        && let Err(broken) = format.check_request(&request.body)
+    {
+        return Ok(refuse(&shared, request, &broken));
+    }
     let served = take_turn(&shared, &request, endpoint && is_post);
     let response = if !endpoint {
         let message = format!(
@@ -322,6 +328,17 @@ async fn handle(
         }
     };
     Ok(response)
+}
+
+/// Refuses a request the real provider would refuse (HTTP 400, in the format's own error shape),
+/// without using up a turn of the script.
+fn refuse(shared: &Shared, request: RecordedRequest, broken: &str) -> Response<Body> {
+    shared.record(request, false);
+    let message = format!("fake provider (as the real one): {broken}");
+    json_response(
+        StatusCode::BAD_REQUEST,
+        shared.format.error_body(400, &message),
+    )
 }
 
 /// The request as received: the line, the headers and the body (JSON when it parses).

@@ -40,6 +40,11 @@ pub trait WireFormat: Send + Sync {
     /// Renders a scripted reply as SSE frames.
     fn render(&self, reply: &Reply, ctx: &RenderContext<'_>) -> SseReply;
 
+    /// What the real provider would refuse in this request body (answered with HTTP 400).
+    fn check_request(&self, _body: &serde_json::Value) -> crate::rules::Verdict {
+        Ok(())
+    }
+
     /// The JSON body of an error the fake provider itself produces (script exhausted, bad method).
     fn error_body(&self, status: u16, message: &str) -> String {
         serde_json::json!({

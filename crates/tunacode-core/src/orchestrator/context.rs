@@ -114,7 +114,8 @@ impl ContextKeeper {
             .clients
             .get(&req.agent.provider)
             .map_err(Interrupt::Failed)?;
-        let held = spend::hold(req, &req.agent.options, || before, None).await?;
+        let asked = request.max_output_tokens.map(u64::from);
+        let held = spend::hold(req, &req.agent.options, || before, asked).await?;
         if let Some(clamp) = held.clamp {
             request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
         }

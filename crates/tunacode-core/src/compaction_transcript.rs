@@ -1,0 +1,66 @@
+//! The span a summary is asked for, written out as one plain-text transcript. A summary request then
+//! carries no tool blocks and a single user turn, which every provider accepts without tools offered
+//! (Anthropic refuses tool blocks in a request that defines no tools; some servers refuse unpaired or
+//! non-alternating turns). Its system prompt differs from the session's anyway, so nothing cached is
+//! lost by not repeating the conversation's own shape.
+
+use tunacode_protocol::{Message, Part, content_to_text};
+
+/// `messages` as a transcript: one labelled block per prompt, answer, tool call and tool result.
+pub(crate) fn transcript(messages: &[Message]) -> String {
+    let mut blocks = Vec::new();
+    for message in messages {
+        for part in &message.parts {
+            if let Some(block) = block(part) {
+                blocks.push(block);
+            }
+        }
+    }
+    blocks.join("\n\n")
+}
+
+fn block(part: &Part) -> Option<String> {
+    Some(match part {
+        Part::UserPrompt(p) => format!("[user]\n{}", content_to_text(&p.content)),
+        Part::Text(t) if !t.content.trim().is_empty() => format!("[assistant]\n{}", t.content),
+        Part::ToolCall(c) => format!("[assistant called {}]\n{}", c.tool_name, args_text(&c.args)),
+        Part::ToolReturn(r) => format!(
+            "[result of {}]\n{}",
+            r.tool_name,
+            content_to_text(&r.content)
+        ),
+        Part::RetryPrompt(r) => format!("[tool error]\n{}", content_to_text(&r.content)),
+        _ => return None,
+    })
+}
+
+/// A call's arguments as written (a JSON string holding an object stays as it is).
+fn args_text(args: &serde_json::Value) -> String {
+    match args {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tunacode_protocol::{Message, Part};
+
+    #[test]
+    fn a_span_is_written_as_labelled_blocks_without_thinking() {
+        let span = vec![
+            Message::user("fix the parser"),
+            Message::response(vec![
+                Part::text("Reading it."),
+                Part::tool_call("c1", "read_file", json!({"file_path": "src/parse.rs"})),
+            ]),
+            Message::request(vec![Part::tool_return("c1", "read_file", "fn parse() {}")]),
+        ];
+        assert_eq!(
+            super::transcript(&span),
+            "[user]\nfix the parser\n\n[assistant]\nReading it.\n\n[assistant called read_file]\n\
+             {\"file_path\":\"src/parse.rs\"}\n\n[result of read_file]\nfn parse() {}"
+        );
+    }
+}
