@@ -34,6 +34,9 @@ pub struct ModelRequest {
     /// Reasoning effort (`low`, `medium`, `high`) for models that reason; `None` leaves the provider's
     /// default (for Anthropic: thinking off).
     pub reasoning: Option<String>,
+    /// OpenAI's `prompt_cache_key`: the session, so its calls are routed to the same cache (sent by
+    /// the OpenAI clients when set; the engine sets it for OpenAI's own API only).
+    pub cache_key: Option<String>,
     /// Serialized history messages kept by the engine between the calls of one request (`None`:
     /// everything is serialized).
     pub cache: Option<Arc<crate::message_cache::MessageCache>>,

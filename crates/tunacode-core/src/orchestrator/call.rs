@@ -201,6 +201,15 @@ fn model_request(
         max_output_tokens: options.max_output_tokens,
         temperature: None,
         reasoning: options.reasoning_effort.clone(),
+        cache_key: openai_cache_key(req),
         cache: Some(t.cache()),
     }
+}
+
+/// The session as OpenAI's `prompt_cache_key`, for OpenAI's own API (other servers may refuse a
+/// field they do not know).
+fn openai_cache_key(req: &Request) -> Option<String> {
+    let provider = &req.agent.provider;
+    (provider.provider == "openai" && provider.base_url.starts_with("https://api.openai.com"))
+        .then(|| req.agent.session.lock().id.clone())
 }

@@ -327,6 +327,7 @@ mod tests {
         );
         let request = ModelRequest {
             cache: None,
+            cache_key: None,
             model: "claude-test".into(),
             system: "be brief".into(),
             messages: vec![

@@ -19,6 +19,7 @@ fn signed(mut part: Part, signature: &str) -> Part {
 fn history_maps_to_contents_with_signatures_on_their_parts() {
     let request = ModelRequest {
         cache: None,
+        cache_key: None,
         model: "gemini-test".into(),
         system: "be brief".into(),
         messages: vec![

@@ -77,6 +77,9 @@ impl Serialize for ChatBody<'_> {
         if let Some(t) = r.temperature {
             body.serialize_entry("temperature", &t)?;
         }
+        if let Some(key) = &r.cache_key {
+            body.serialize_entry("prompt_cache_key", key)?;
+        }
         if let Some(effort) = &r.reasoning {
             if self.dialect.openrouter {
                 body.serialize_entry("reasoning", &json!({"effort": effort}))?;
@@ -402,6 +405,7 @@ mod tests {
     fn history_maps_to_chat_messages() {
         let request = ModelRequest {
             cache: None,
+            cache_key: None,
             model: "gpt-test".into(),
             system: "be brief".into(),
             messages: vec![
@@ -448,5 +452,19 @@ mod tests {
         assert_eq!(body["tools"][0]["function"]["name"], json!("list_dir"));
         assert_eq!(body["max_tokens"], json!(100));
         assert!(body.get("temperature").is_none());
+    }
+
+    #[test]
+    fn the_session_goes_as_the_prompt_cache_key_when_set() {
+        let mut request = ModelRequest {
+            model: "gpt-test".into(),
+            messages: vec![tunacode_protocol::Message::user("hi")].into(),
+            ..ModelRequest::default()
+        };
+        let body = build_body(&request, ChatDialect::default());
+        assert!(body.get("prompt_cache_key").is_none());
+        request.cache_key = Some("session-1".into());
+        let body = build_body(&request, ChatDialect::default());
+        assert_eq!(body["prompt_cache_key"], serde_json::json!("session-1"));
     }
 }

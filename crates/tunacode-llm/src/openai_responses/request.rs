@@ -47,6 +47,9 @@ pub fn build_body(request: &ModelRequest) -> Value {
     }
     body.insert("stream".into(), json!(true));
     body.insert("store".into(), json!(false));
+    if let Some(key) = &request.cache_key {
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
     // Encrypted reasoning is what lets a stateless (`store: false`) conversation keep its reasoning;
     // models that do not reason reject the field, so it is asked for only where reasoning happens.
     if request.reasoning.is_some() || is_reasoning_model(&request.model) {
@@ -226,6 +229,7 @@ mod tests {
     fn history_maps_to_input_items_in_part_order() {
         let request = ModelRequest {
             cache: None,
+            cache_key: None,
             model: "gpt-test".into(),
             system: "be brief".into(),
             messages: vec![
@@ -332,5 +336,19 @@ mod tests {
         for m in ["gpt-4.1", "gpt-4o-mini", "omni", "o", "davinci"] {
             assert!(!is_reasoning_model(m), "{m}");
         }
+    }
+
+    #[test]
+    fn the_session_goes_as_the_prompt_cache_key_when_set() {
+        let mut request = ModelRequest {
+            model: "gpt-test".into(),
+            messages: vec![tunacode_protocol::Message::user("hi")].into(),
+            ..ModelRequest::default()
+        };
+        let body = build_body(&request);
+        assert!(body.get("prompt_cache_key").is_none());
+        request.cache_key = Some("session-1".into());
+        let body = build_body(&request);
+        assert_eq!(body["prompt_cache_key"], serde_json::json!("session-1"));
     }
 }
