@@ -139,10 +139,12 @@ pub(crate) enum ReplyKind {
     Mcp,
     /// `RuntimeEvent::Undone`.
     Undone,
+    /// `RuntimeEvent::Budget`.
+    Budget,
 }
 
 /// The built-in commands offered to editors: name, description, input hint.
-const BUILTIN: [(&str, &str, Option<&str>); 6] = [
+const BUILTIN: [(&str, &str, Option<&str>); 7] = [
     (
         "compact",
         "Summarize the older conversation to free context",
@@ -169,6 +171,11 @@ const BUILTIN: [(&str, &str, Option<&str>); 6] = [
         Some("workspace-write | read-only | off"),
     ),
     ("mcp", "Show the MCP servers and their tools", None),
+    (
+        "budget",
+        "Show the spend caps, or set one for this session's run: session 5, day 2M tokens, request off",
+        Some("scope and amount, e.g. session 5"),
+    ),
 ];
 
 /// The built-in commands an editor runs (the shared parser reads them); `None` for anything else,
@@ -190,6 +197,15 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
             SlashCommand::Reply(Op::SetSandbox { mode }, ReplyKind::Permissions)
         }
         Builtin::Mcp(_) => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
+        Builtin::Budget(None) => SlashCommand::Reply(Op::DescribeBudget, ReplyKind::Budget),
+        Builtin::Budget(Some(c)) => SlashCommand::Reply(
+            Op::SetBudget {
+                scope: c.scope,
+                usd: c.usd,
+                tokens: c.tokens,
+            },
+            ReplyKind::Budget,
+        ),
         _ => return None,
     }))
 }

@@ -38,6 +38,8 @@ impl Session {
             RuntimeEvent::Context(text) => self.on_reply(ReplyKind::Context, text),
             RuntimeEvent::Permissions(text) => self.on_reply(ReplyKind::Permissions, text),
             RuntimeEvent::Undone(undone) => self.on_reply(ReplyKind::Undone, undone.describe()),
+            // Shown when `/budget` asked; the one sent after each request is not news.
+            RuntimeEvent::Budget(view) => self.on_reply(ReplyKind::Budget, view.describe()),
             RuntimeEvent::McpServers(servers) => {
                 let text = servers
                     .iter()

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tunacode_llm::models::Pricing;
 use tunacode_protocol::Usage;
+use tunacode_protocol::runtime::{BudgetScope, BudgetView, CapView};
 use tunacode_store::{Cap, Spend, SpendLedger, StoreError};
 
 use crate::budget_plan::{CallShape, Left, Plan, plan};
@@ -42,8 +43,9 @@ struct Tally {
 /// The budget of one runtime (shared by every engine it builds).
 #[derive(Debug)]
 pub struct Budget {
-    caps: BudgetCaps,
+    caps: Mutex<BudgetCaps>,
     tally: Mutex<Tally>,
+    /// The day's ledger (used while a daily cap is set).
     ledger: Option<SpendLedger>,
 }
 
@@ -81,11 +83,9 @@ impl Budget {
     /// `caps`, with the day's ledger in `data_dir` (needed for a daily cap).
     pub fn new(caps: BudgetCaps, data_dir: Option<&std::path::Path>) -> Budget {
         Budget {
-            caps,
+            caps: Mutex::new(caps),
             tally: Mutex::default(),
-            ledger: data_dir
-                .filter(|_| caps.config.day.is_set())
-                .map(SpendLedger::new),
+            ledger: data_dir.map(SpendLedger::new),
         }
     }
 
@@ -96,7 +96,57 @@ impl Budget {
 
     /// The caps.
     pub fn caps(&self) -> BudgetCaps {
-        self.caps
+        *self.caps.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets the cap of `scope` for the rest of this runtime (an unset `cap` removes it).
+    pub fn set(&self, scope: BudgetScope, cap: Cap) {
+        let mut caps = self.caps.lock().unwrap_or_else(|p| p.into_inner());
+        match scope {
+            BudgetScope::Request => caps.config.request = cap,
+            BudgetScope::Session => caps.config.session = cap,
+            BudgetScope::Day => caps.config.day = cap,
+            BudgetScope::Run => caps.run = cap,
+        }
+    }
+
+    /// Every cap set, with what was spent against it (`session`: the session's spend). Blocking
+    /// when a daily cap is set (reads the day's ledger).
+    pub fn view(&self, session: Spend) -> BudgetView {
+        let caps = self.caps();
+        let tally = *self.tally();
+        let day = || {
+            self.ledger
+                .as_ref()
+                .and_then(|l| l.taken(&today()).ok())
+                .unwrap_or_default()
+        };
+        let scopes = [
+            (BudgetScope::Request, caps.config.request),
+            (BudgetScope::Session, caps.config.session),
+            (BudgetScope::Day, caps.config.day),
+            (BudgetScope::Run, caps.run),
+        ];
+        let caps = scopes
+            .into_iter()
+            .filter(|(_, cap)| cap.is_set())
+            .map(|(scope, cap)| {
+                let spent = match scope {
+                    BudgetScope::Request => tally.request,
+                    BudgetScope::Session => session,
+                    BudgetScope::Day => day(),
+                    BudgetScope::Run => tally.run,
+                };
+                CapView {
+                    scope,
+                    usd: cap.usd,
+                    tokens: cap.tokens,
+                    spent_usd: spent.usd,
+                    spent_tokens: spent.tokens,
+                }
+            })
+            .collect();
+        BudgetView { caps }
     }
 
     /// A new request starts: its own spend is zero.
@@ -107,18 +157,19 @@ impl Budget {
     /// Plans and holds a call of `shape` (`session`: what the session spent so far). Blocking (the
     /// day's ledger): call off the async threads.
     pub(crate) fn hold(&self, shape: CallShape, session: Spend) -> Result<Held, BudgetStop> {
-        if !self.caps.any() {
+        let caps = self.caps();
+        if !caps.any() {
             return Ok(Held::free());
         }
         let tally = *self.tally();
-        let c = &self.caps.config;
+        let c = &caps.config;
         let mut left = vec![
             left("request", c.request, tally.request),
             left("session", c.session, session),
-            left("run", self.caps.run, tally.run),
+            left("run", caps.run, tally.run),
         ];
         left.retain(|l| l.cap.is_set());
-        let Some(ledger) = &self.ledger else {
+        let Some(ledger) = self.ledger.as_ref().filter(|_| c.day.is_set()) else {
             return decide(shape, &left).map(|(clamp, _)| Held {
                 clamp,
                 day_hold: None,

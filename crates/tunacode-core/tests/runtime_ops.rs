@@ -163,3 +163,62 @@ async fn undo_restores_a_requests_change_refuses_while_busy_and_says_when_nothin
         "{nothing:?}"
     );
 }
+
+fn budget(e: RuntimeEvent) -> Option<tunacode_protocol::runtime::BudgetView> {
+    match e {
+        RuntimeEvent::Budget(view) => Some(view),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn budget_caps_are_said_set_for_the_run_and_refused_in_usd_for_an_unpriced_model() {
+    use tunacode_protocol::runtime::BudgetScope;
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::Reply(Reply {
+        text: Some("done".into()),
+        usage: Some(tunacode_testkit::ScriptedUsage {
+            prompt_tokens: 1200,
+            completion_tokens: 300,
+            cached_tokens: 0,
+        }),
+        ..Reply::default()
+    })]);
+    let (rt, mut rx) = start(
+        settings(dir.path(), &fake.base_url()),
+        SessionChoice::New,
+        true,
+    )
+    .await;
+    next(&mut rx, opened).await;
+    rt.submit(Op::DescribeBudget);
+    assert!(next(&mut rx, budget).await.caps.is_empty());
+    rt.submit(Op::SetBudget {
+        scope: BudgetScope::Session,
+        usd: Some(5.0),
+        tokens: None,
+    });
+    let refused = next(&mut rx, failed).await;
+    assert!(
+        matches!(&refused, OpFailure::Invalid(m) if m.contains("price of openai:test-model is unknown")),
+        "{refused:?}"
+    );
+    rt.submit(Op::SetBudget {
+        scope: BudgetScope::Request,
+        usd: None,
+        tokens: Some(100_000),
+    });
+    let set = next(&mut rx, budget).await;
+    assert_eq!(set.caps.len(), 1);
+    assert_eq!(set.caps[0].tokens, Some(100_000));
+    rt.submit(Op::user_message("hello"));
+    next(&mut rx, ended).await;
+    // Said again after the request, with what it spent.
+    let after = next(&mut rx, budget).await;
+    assert_eq!(after.caps[0].spent_tokens, 1500);
+    assert!(
+        after.describe().contains("request: 1500 of 100000 tokens"),
+        "{}",
+        after.describe()
+    );
+}

@@ -23,6 +23,9 @@ pub enum SlashCommand {
     Plan,
     /// `/cost` (`/usage`).
     Cost,
+    /// `/budget [scope amount]`: show the caps, or set one (`/budget session 5`, `/budget day 2M
+    /// tokens`, `/budget request off`).
+    Budget(Option<BudgetChange>),
     /// `/copy`.
     Copy,
     /// `/init`: ask the agent for an AGENTS.md.
@@ -63,6 +66,10 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "yolo" => SlashCommand::Yolo,
         "plan" => SlashCommand::Plan,
         "cost" | "usage" => SlashCommand::Cost,
+        "budget" => match arg.as_deref().map(budget_change).transpose() {
+            Ok(change) => SlashCommand::Budget(change),
+            Err(e) => return Some(Err(e)),
+        },
         "copy" => SlashCommand::Copy,
         "init" => SlashCommand::Init,
         "compact" => SlashCommand::Compact(arg),
@@ -77,6 +84,60 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "exit" | "quit" | "q" => SlashCommand::Exit,
         other => SlashCommand::Other(other.to_string()),
     }))
+}
+
+/// A cap `/budget` sets: `usd` and `tokens` both `None` removes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetChange {
+    /// What the cap covers.
+    pub scope: crate::runtime::BudgetScope,
+    /// The most USD.
+    pub usd: Option<f64>,
+    /// The most tokens.
+    pub tokens: Option<u64>,
+}
+
+impl Eq for BudgetChange {}
+
+/// `/budget`'s argument: `SCOPE USD`, `SCOPE N tokens` (`2M`, `500k`), or `SCOPE off`.
+fn budget_change(arg: &str) -> Result<BudgetChange, String> {
+    const USAGE: &str = "/budget takes a scope (request, session, day, run) and an amount: \
+        `/budget session 5` (USD), `/budget day 2M tokens`, or `/budget request off`";
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    let scope = words
+        .first()
+        .and_then(|w| crate::runtime::BudgetScope::parse(w))
+        .ok_or_else(|| USAGE.to_string())?;
+    let change = |usd, tokens| Ok(BudgetChange { scope, usd, tokens });
+    match words[1..] {
+        ["off" | "none"] => change(None, None),
+        [amount, "tokens" | "token"] => change(None, Some(token_count(amount).ok_or(USAGE)?)),
+        [amount] => {
+            let usd: f64 = amount
+                .trim_start_matches('$')
+                .parse()
+                .map_err(|_| USAGE.to_string())?;
+            if !usd.is_finite() || usd <= 0.0 {
+                return Err(USAGE.into());
+            }
+            change(Some(usd), None)
+        }
+        _ => Err(USAGE.into()),
+    }
+}
+
+/// `500k`, `2M`, `150000`.
+fn token_count(text: &str) -> Option<u64> {
+    let lower = text.to_ascii_lowercase();
+    let (digits, scale) = match lower.strip_suffix('k') {
+        Some(d) => (d, 1_000.0),
+        None => match lower.strip_suffix('m') {
+            Some(d) => (d, 1_000_000.0),
+            None => (lower.as_str(), 1.0),
+        },
+    };
+    let n: f64 = digits.parse().ok()?;
+    (n.is_finite() && n > 0.0).then(|| (n * scale).round() as u64)
 }
 
 /// `/undo`'s argument: how many requests back, a positive count.
@@ -126,6 +187,42 @@ mod tests {
         for bad in ["/undo 0", "/undo two", "/undo -1"] {
             let err = parse_slash(bad).unwrap().unwrap_err();
             assert!(err.contains("/undo 2"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn budget_takes_a_scope_and_usd_tokens_or_off() {
+        use crate::runtime::BudgetScope;
+        let change = |scope, usd, tokens| {
+            Some(Ok(SlashCommand::Budget(Some(BudgetChange {
+                scope,
+                usd,
+                tokens,
+            }))))
+        };
+        assert_eq!(parse_slash("/budget"), Some(Ok(SlashCommand::Budget(None))));
+        assert_eq!(
+            parse_slash("/budget session 5"),
+            change(BudgetScope::Session, Some(5.0), None)
+        );
+        assert_eq!(
+            parse_slash("/budget day $2.50"),
+            change(BudgetScope::Day, Some(2.5), None)
+        );
+        assert_eq!(
+            parse_slash("/budget request 500k tokens"),
+            change(BudgetScope::Request, None, Some(500_000))
+        );
+        assert_eq!(
+            parse_slash("/budget run off"),
+            change(BudgetScope::Run, None, None)
+        );
+        for bad in [
+            "/budget week 5",
+            "/budget session -1",
+            "/budget session lots",
+        ] {
+            assert!(matches!(parse_slash(bad), Some(Err(_))), "{bad}");
         }
     }
 }

@@ -14,7 +14,7 @@ mod tail;
 mod tool_kind;
 mod usage;
 
-pub use commands::{SlashCommand, parse_slash};
+pub use commands::{BudgetChange, SlashCommand, parse_slash};
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };

@@ -139,6 +139,7 @@ impl Actor {
 
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
     pub(crate) async fn run(mut self, mut ops: mpsc::UnboundedReceiver<Op>) {
+        self.send_budget(false).await;
         loop {
             if self.requests.done() {
                 break;
@@ -155,6 +156,7 @@ impl Actor {
                 Wake::Op(Some(op)) => self.handle(op).await,
                 Wake::Ended(joined) => {
                     self.request_ended(joined);
+                    self.send_budget(false).await;
                     self.start_next().await;
                 }
             }
@@ -207,6 +209,7 @@ impl Actor {
                 ),
             )),
             Op::DescribePermissions => self.on_describe_permissions(),
+            Op::DescribeBudget | Op::SetBudget { .. } => self.on_budget_op(op).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
             Op::Undo { to } => self.on_undo(to).await,
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),

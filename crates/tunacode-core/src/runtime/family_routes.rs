@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tunacode_protocol::runtime::Secret;
 
 use crate::runtime::actor::Actor;
+use crate::runtime::budget_ops::{budget_view, set_cap};
 use crate::runtime::config_ops::{resolve_model, save_key};
 use crate::runtime::events::{ModelView, RuntimeEvent, SessionNotice, SessionView};
 use crate::runtime::ops::Op;
@@ -102,6 +103,25 @@ impl Actor {
     pub(super) fn on_describe_permissions(&self) {
         let text = describe_permissions(&self.parts.settings, &self.parts.policy, &self.parts.exec);
         self.parts.events.send(RuntimeEvent::Permissions(text));
+    }
+
+    /// `/budget`: says the caps, or sets one first.
+    pub(super) async fn on_budget_op(&mut self, op: Op) {
+        if let Op::SetBudget { scope, usd, tokens } = op
+            && let Err(failure) = set_cap(&self.parts.budget, &self.agent, scope, (usd, tokens))
+        {
+            return self.fail(failure);
+        }
+        self.send_budget(true).await;
+    }
+
+    /// Sends the caps with their spend (`always`: even when none is set).
+    pub(super) async fn send_budget(&self, always: bool) {
+        if !always && !self.parts.budget.caps().any() {
+            return;
+        }
+        let view = budget_view(self.parts.budget.clone(), &self.agent).await;
+        self.report(view.map(|v| Some(RuntimeEvent::Budget(v))));
     }
 
     pub(super) async fn on_undo(&mut self, to: Option<usize>) {

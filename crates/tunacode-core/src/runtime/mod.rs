@@ -6,6 +6,7 @@
 
 mod actor;
 mod blocking;
+mod budget_ops;
 mod config_ops;
 mod custom_ops;
 mod directory;

@@ -92,6 +92,9 @@ pub enum RuntimeEvent {
     Undone(Undone),
     /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.
     Permissions(String),
+    /// The spend caps and what was spent against them (when the runtime opens with caps, after
+    /// each request, and when asked or changed).
+    Budget(super::budget::BudgetView),
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
     /// No model or key is configured (or setup was asked for): no session is open until a

@@ -2,6 +2,7 @@
 //! serializable data with no engine type in it, so a front end needs only this crate and the
 //! runtime's handle.
 
+mod budget;
 mod event;
 mod failure;
 mod op;
@@ -9,6 +10,7 @@ mod question;
 mod session;
 mod setup;
 
+pub use budget::{BudgetScope, BudgetView, CapView};
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
 pub use op::{Attachment, Op, Secret};

@@ -72,6 +72,18 @@ pub enum Op {
     /// Describes what the agent may do: the sandbox and the permission rules (answered with a
     /// `Permissions` event).
     DescribePermissions,
+    /// Says the spend caps and what was spent against them (answered with a `Budget` event).
+    DescribeBudget,
+    /// Sets (or, with neither amount, removes) the cap of `scope` for the rest of this run
+    /// (answered with a `Budget` event).
+    SetBudget {
+        /// What the cap covers.
+        scope: super::budget::BudgetScope,
+        /// The most USD.
+        usd: Option<f64>,
+        /// The most tokens.
+        tokens: Option<u64>,
+    },
     /// Changes where commands run for the rest of the session (between requests): `workspace-write`,
     /// `read-only` or `off`. Answered with a `Permissions` event.
     SetSandbox {

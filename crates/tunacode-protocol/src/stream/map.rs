@@ -94,7 +94,10 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             OutputEvent::notice("warning", crate::mcp::pending_mcp_notice(file, servers))
         }
         // Scripts cannot start `!` commands, so there is no live output of one to show.
+        // A script sets its caps itself (`--max-cost`) and reads the spend in `usage_updated` and
+        // the result.
         RuntimeEvent::McpServers(_)
+        | RuntimeEvent::Budget(_)
         | RuntimeEvent::ShellOutput { .. }
         | RuntimeEvent::Context(_)
         | RuntimeEvent::CustomCommands(_) => {

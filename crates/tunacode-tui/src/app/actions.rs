@@ -80,6 +80,7 @@ impl App {
             Command::Theme(Some(name)) => self.set_theme(&name),
             Command::Theme(None) => self.open_theme_picker(),
             Command::Cost => self.show_cost(),
+            Command::Budget(change) => self.budget_command(change),
             Command::Copy => self.copy_last_answer(),
             // The conversation.
             Command::Init => self.send_message(INIT_PROMPT.to_string()),
@@ -105,6 +106,19 @@ impl App {
                 "Unknown command /{name}. Type /help for the list."
             ))),
         }
+    }
+
+    /// `/budget`: asks the runtime for the caps, or sets one; its answer is shown.
+    fn budget_command(&mut self, change: Option<tunacode_protocol::BudgetChange>) {
+        self.mirror.budget_asked = true;
+        self.submit_op(match change {
+            None => Op::DescribeBudget,
+            Some(c) => Op::SetBudget {
+                scope: c.scope,
+                usd: c.usd,
+                tokens: c.tokens,
+            },
+        });
     }
 
     /// `/help`: the commands (the custom ones too) and keys.

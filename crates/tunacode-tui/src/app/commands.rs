@@ -23,6 +23,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         "Toggle plan mode (read-only until a plan is approved)",
     ),
     CommandInfo::builtin("cost", "", "Usage and cost so far, by model"),
+    CommandInfo::builtin(
+        "budget",
+        "[scope amount]",
+        "Spend caps and what was spent (set: session 5, day 2M tokens, request off)",
+    ),
     CommandInfo::builtin("copy", "", "Copy the last answer to the clipboard"),
     CommandInfo::builtin(
         "compact",

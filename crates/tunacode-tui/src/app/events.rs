@@ -59,6 +59,7 @@ impl App {
                 .view
                 .transcript
                 .push(CellKind::Notice(NoticeLevel::Info, undone.describe())),
+            RuntimeEvent::Budget(view) => self.on_budget(view),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             // MCP servers.
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
@@ -68,6 +69,14 @@ impl App {
             RuntimeEvent::McpProjectPending { file, servers } => {
                 self.on_mcp_project_pending(&file, &servers)
             }
+        }
+    }
+
+    /// The caps and their spend: on the status line always, in the transcript when `/budget` asked.
+    fn on_budget(&mut self, view: tunacode_protocol::runtime::BudgetView) {
+        self.view.status.budget = view.tightest().cloned();
+        if std::mem::take(&mut self.mirror.budget_asked) {
+            self.view.transcript.push(CellKind::Info(view.describe()));
         }
     }
 

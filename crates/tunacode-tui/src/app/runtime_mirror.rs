@@ -30,6 +30,8 @@ pub struct RuntimeMirror {
     pub custom_commands: Vec<CommandView>,
     /// Known models.
     pub catalogue: ModelCatalogue,
+    /// `/budget` asked: the next budget event is shown in the transcript.
+    pub budget_asked: bool,
 }
 
 impl RuntimeMirror {
@@ -43,6 +45,7 @@ impl RuntimeMirror {
             pending_model: None,
             mcp_servers: BTreeMap::new(),
             custom_commands: Vec::new(),
+            budget_asked: false,
             catalogue,
         }
     }

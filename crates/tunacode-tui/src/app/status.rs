@@ -41,6 +41,8 @@ pub struct StatusState {
     pub context_used: u64,
     /// Session usage.
     pub usage: Usage,
+    /// The spend cap closest to being used up, with its spend.
+    pub budget: Option<tunacode_protocol::runtime::CapView>,
     /// The session id.
     pub session_id: String,
     /// The working directory, shortened with `~`.
@@ -81,6 +83,7 @@ impl StatusState {
             context_window: None,
             context_used: 0,
             usage: Usage::default(),
+            budget: None,
             session_id: session_id.to_string(),
             cwd: short_path(cwd),
             branch,
@@ -151,6 +154,16 @@ impl StatusState {
         ))]);
         if self.usage.cost > 0.0 {
             left.push(vec![Span::raw(format!("${:.4}", self.usage.cost))]);
+        }
+        if let Some(cap) = &self.budget {
+            left.push(vec![budget_span(cap, theme)]);
+        }
+        if self.usage.cached_tokens > 0 {
+            let share = self.usage.cached_tokens as f64 / self.usage.request_tokens as f64;
+            left.push(vec![Span::styled(
+                format!("cache {:.0}%", share * 100.0),
+                theme.muted,
+            )]);
         }
         if self.yolo {
             left.push(vec![Span::styled("YOLO", theme.warning)]);
@@ -298,6 +311,26 @@ pub fn git_branch(dir: &Path) -> Option<String> {
     None
 }
 
+/// The cap closest to being used up: `$1.20/$5 session` (`12k/2M tok day`), warning past 80%.
+fn budget_span(cap: &tunacode_protocol::runtime::CapView, theme: &Theme) -> Span<'static> {
+    let text = match (cap.usd, cap.tokens) {
+        (Some(usd), _) => format!("${:.2}/${usd:.2} {}", cap.spent_usd, cap.scope.name()),
+        (None, Some(tokens)) => format!(
+            "{}/{} tok {}",
+            human_tokens(cap.spent_tokens),
+            human_tokens(tokens),
+            cap.scope.name()
+        ),
+        (None, None) => String::new(),
+    };
+    let style = if cap.used() >= 0.8 {
+        theme.warning
+    } else {
+        theme.muted
+    };
+    Span::styled(text, style)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +383,33 @@ mod tests {
             narrow.contains("calling grep") && !narrow.contains("session"),
             "{narrow}"
         );
+    }
+
+    #[test]
+    fn spend_against_the_tightest_cap_and_the_cache_share_show() {
+        use tunacode_protocol::runtime::{BudgetScope, CapView};
+        let theme = Theme::plain();
+        let mut s = state();
+        s.usage.cached_tokens = 100_000;
+        s.budget = Some(CapView {
+            scope: BudgetScope::Session,
+            usd: Some(5.0),
+            tokens: None,
+            spent_usd: 4.2,
+            spent_tokens: 0,
+        });
+        let line = s.line(200, &theme, s.since);
+        let shown = text(&line);
+        assert!(
+            shown.contains("$0.0123 │ $4.20/$5.00 session │ cache 81%"),
+            "{shown}"
+        );
+        let cap = line
+            .spans
+            .iter()
+            .find(|span| span.content.contains("session"))
+            .unwrap();
+        assert_eq!(cap.style, theme.warning, "past 80% of the cap");
     }
 
     #[test]
