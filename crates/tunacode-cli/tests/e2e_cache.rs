@@ -142,4 +142,11 @@ fn cache_hits_are_reported_and_a_miss_after_a_hit_is_pointed_out() {
             .unwrap()
             .contains("4000 input tokens")
     );
+    assert!(
+        misses[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the start of the request changed"),
+        "{misses:?}"
+    );
 }

@@ -32,6 +32,22 @@ pub struct RuntimeState {
     pub plan_awaiting_approval: Option<String>,
     /// The names of the tools the last request offered (a change is said when the next one starts).
     pub offered_tools: Vec<String>,
+    /// The last model call, for telling why a later one missed the provider's cache (forgotten when
+    /// the history is rewritten: a miss is expected then).
+    pub last_call: Option<CallMark>,
+}
+
+/// What a model call was made with, and what it read from the provider's cache.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallMark {
+    /// When it was answered.
+    pub at: std::time::Instant,
+    /// The model that answered it.
+    pub model: String,
+    /// The tools it offered.
+    pub tools: Vec<String>,
+    /// Input tokens it read from the cache.
+    pub cached: u64,
 }
 
 /// Token usage of the session.

@@ -140,7 +140,8 @@ fn show(event: &ModelEvent, filter: &mut MarkerFilter, events: &EventSink, shown
         } => events.emit(AgentEvent::Notice {
             level: NoticeLevel::Warning,
             message: format!(
-                "{error}; retrying in {:.1}s (retry {attempt} of {of})",
+                "{error}{}{:.1}s (retry {attempt} of {of})",
+                tunacode_protocol::RETRY_NOTICE_MARK,
                 *delay_ms as f64 / 1000.0
             ),
         }),

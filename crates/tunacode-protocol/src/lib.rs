@@ -35,6 +35,10 @@ pub use usage::Usage;
 /// The text a response carries when the user interrupted it while it streamed.
 pub const INTERRUPTED_MARKER: &str = "[INTERRUPTED]";
 
+/// What a retry notice says before its wait (`rate limited: …; retrying in 4.0s (retry 2 of 4)`), so a
+/// front end can show one retry line that updates in place.
+pub const RETRY_NOTICE_MARK: &str = "; retrying in ";
+
 /// A tool as offered to the model: its name, what it does, and the JSON schema of its arguments.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolSpec {

@@ -13,6 +13,7 @@ use super::spend;
 use super::transcript::Transcript;
 use crate::compaction::{apply, keep_from, summarize, summary_request};
 use crate::history::prune_tool_outputs;
+use crate::session::CallMark;
 use crate::tokens::TokenCounter;
 
 /// Pruning and compaction, with what they know of the request's size.
@@ -38,24 +39,41 @@ impl ContextKeeper {
             .request_tokens(fixed, t.messages(), budget.tokens)
     }
 
-    /// A call was answered with `usage`; its answer will be message `len - 1`. A call that read
-    /// nothing from the provider's prompt cache although the previous call of this request did (and
-    /// nothing rewrote the history in between) is pointed out: the start of the request changed, so
-    /// its whole input was billed at the full price.
-    pub(super) fn answered(&mut self, req: &Request, usage: &Usage, len: usize) {
+    /// A call of `model` was answered with `usage`; its answer will be message `len - 1`. A call that
+    /// read nothing from the provider's prompt cache although the one before it did (and nothing
+    /// rewrote the history in between) is pointed out with its likely cause.
+    pub(super) fn answered(&mut self, req: &Request, usage: &Usage, len: usize, model: &str) {
         self.meter
             .counted(usage.request_tokens + usage.response_tokens, len);
-        if self.meter.unexpected_cache_miss(usage.cached_tokens) {
-            req.notice(
-                NoticeLevel::Warning,
-                format!(
-                    "This call read nothing from the provider's prompt cache although the previous \
-                     one did: the start of the request changed, so all {} input tokens were billed \
-                     at the full price.",
-                    usage.request_tokens
-                ),
-            );
-        }
+        let rewritten = self.meter.take_rewritten();
+        let mut session = req.agent.session.lock();
+        let mark = CallMark {
+            at: std::time::Instant::now(),
+            model: model.to_string(),
+            tools: session.runtime.offered_tools.clone(),
+            cached: usage.cached_tokens,
+        };
+        let previous = session.runtime.last_call.replace(mark.clone());
+        drop(session);
+        let Some(previous) = previous.filter(|p| p.cached > 0 && mark.cached == 0 && !rewritten)
+        else {
+            return;
+        };
+        req.notice(
+            NoticeLevel::Warning,
+            format!(
+                "This call read nothing from the provider's prompt cache although the one before it \
+                 did ({}), so all {} input tokens were billed at the full price.",
+                miss_cause(&previous, &mark),
+                usage.request_tokens
+            ),
+        );
+    }
+
+    /// The history was rewritten outside a model call's view (a compaction): the next call is
+    /// expected to miss the cache.
+    fn forget_last_call(req: &Request) {
+        req.agent.session.lock().runtime.last_call = None;
     }
 
     /// Prunes old tool outputs (replaced by a placeholder) once the request has grown past the pruning
@@ -139,11 +157,66 @@ impl ContextKeeper {
         t.rewrite(|history| Some(((), apply(history, keep, &summary))));
         t.recheck_all();
         self.meter.rewritten();
+        Self::forget_last_call(req);
         req.emit(AgentEvent::ContextCompacted {
             tokens_before: before,
             tokens_after: self.next_request_tokens(req, t, fixed),
             compacted_messages: compacted,
         });
         Ok(true)
+    }
+}
+
+/// Why a call missed the cache the call before it hit: what changed between them.
+fn miss_cause(previous: &CallMark, now: &CallMark) -> String {
+    let idle = now.at.duration_since(previous.at);
+    if previous.model != now.model {
+        format!("the model changed from {} to {}", previous.model, now.model)
+    } else if previous.tools != now.tools {
+        "the offered tools changed".into()
+    } else if idle >= CACHE_LIFETIME {
+        format!(
+            "the provider's cache likely expired: {} min passed since the last call",
+            idle.as_secs() / 60
+        )
+    } else {
+        "the start of the request changed".into()
+    }
+}
+
+/// How long providers keep a prompt cache without use (Anthropic's default and OpenAI's usual).
+const CACHE_LIFETIME: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{CallMark, miss_cause};
+
+    #[test]
+    fn a_miss_is_put_down_to_what_changed_between_the_calls() {
+        let at = Instant::now();
+        let before = CallMark {
+            at,
+            model: "anthropic:claude-a".into(),
+            tools: vec!["read_file".into()],
+            cached: 9000,
+        };
+        let after = |f: &dyn Fn(&mut CallMark)| {
+            let mut mark = CallMark {
+                at: at + Duration::from_secs(30),
+                cached: 0,
+                ..before.clone()
+            };
+            f(&mut mark);
+            miss_cause(&before, &mark)
+        };
+        assert!(after(&|m| m.model = "anthropic:claude-b".into()).contains("the model changed"));
+        assert_eq!(
+            after(&|m| m.tools.push("mcp__x".into())),
+            "the offered tools changed"
+        );
+        assert!(after(&|m| m.at = at + Duration::from_secs(420)).contains("expired: 7 min"));
+        assert_eq!(after(&|_| {}), "the start of the request changed");
     }
 }

@@ -1,6 +1,6 @@
 //! [`ContextMeter`]: what the run knows of its request's size between model calls: what the provider
 //! counted for the last call (and the history length then), when pruning was last tried, whether the
-//! history was rewritten since the last call, and the cached input of the previous call.
+//! history was rewritten since the last call.
 
 use tunacode_protocol::Message;
 
@@ -13,8 +13,6 @@ use crate::tokens::TokenCounter;
 pub(super) struct ContextMeter {
     /// What the provider counted for the last call (input + output) and the history length then.
     measured: Option<(u64, usize)>,
-    /// Cached input tokens of the previous call of this request.
-    last_cached: Option<u64>,
     /// The request's estimated size when pruning was last tried.
     pruned_at: u64,
     /// A compaction or pruning changed the history since the last call (a cache miss is expected).
@@ -66,11 +64,8 @@ impl ContextMeter {
         self.pruned_at = tokens;
     }
 
-    /// A call read `cached` tokens from the provider's cache: whether that is an unexpected miss (the
-    /// previous call of the request read some, and nothing rewrote the history in between).
-    pub(super) fn unexpected_cache_miss(&mut self, cached: u64) -> bool {
-        let previous = self.last_cached.replace(cached);
-        let rewritten = std::mem::take(&mut self.rewritten_since_call);
-        previous.is_some_and(|p| p > 0) && cached == 0 && !rewritten
+    /// Whether a compaction or pruning rewrote the history since the last call (forgotten now).
+    pub(super) fn take_rewritten(&mut self) -> bool {
+        std::mem::take(&mut self.rewritten_since_call)
     }
 }

@@ -64,7 +64,11 @@ impl RequestRun<'_> {
         let mut response = streamed.message;
         if let Some(usage) = &streamed.usage {
             let len = self.transcript.messages().len() + 1;
-            self.context.answered(&self.request, usage, len);
+            let served = match response.extra.get("model").and_then(|m| m.as_str()) {
+                Some(fallback) => fallback.to_string(),
+                None => self.request.agent.options.model.clone(),
+            };
+            self.context.answered(&self.request, usage, len, &served);
         }
         record_usage_and_thoughts(self.request.agent, streamed.usage, &response);
         if streamed.completed {

@@ -38,6 +38,8 @@ pub(super) fn prepare(req: &Request) -> Prepared {
     let checkpoint_needed = session.journal_base.is_none() || prepared != session.messages;
     if checkpoint_needed {
         session.messages = prepared.clone();
+        // The history sent next is not the one the cache holds: a miss is expected, not news.
+        session.runtime.last_call = None;
     }
     let history = RunHistory::prepared(prepared, session.messages.len());
     let journal = agent

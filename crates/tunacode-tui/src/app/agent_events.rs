@@ -59,7 +59,7 @@ impl App {
                 tool_call_id, text, ..
             } => self.on_tool_output(&tool_call_id, &text),
             AgentEvent::Notice { level, message } => {
-                self.view.transcript.push(CellKind::Notice(level, message))
+                self.view.transcript.push_notice(level, message)
             }
             AgentEvent::UsageUpdated {
                 last_call,

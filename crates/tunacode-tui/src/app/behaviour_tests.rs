@@ -410,3 +410,42 @@ async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
     );
     assert!(shown, "a warning notice cell");
 }
+
+#[tokio::test]
+async fn a_storm_of_retries_is_one_notice_line_that_counts_up() {
+    use tunacode_protocol::{AgentEvent, NoticeLevel};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let before = app.view.transcript.cells.len();
+    let notice = |message: &str| AgentEvent::Notice {
+        level: NoticeLevel::Warning,
+        message: message.into(),
+    };
+    app.on_agent_event(notice(
+        "rate limited: slow down; retrying in 0.5s (retry 1 of 4)",
+    ));
+    app.on_agent_event(notice(
+        "rate limited: slow down; retrying in 1.0s (retry 2 of 4)",
+    ));
+    app.on_agent_event(notice(
+        "Tools changed since the last request (offered from now on: x).",
+    ));
+    app.on_agent_event(notice(
+        "provider overloaded; retrying in 2.0s (retry 1 of 4)",
+    ));
+    let notices: Vec<String> = app.view.transcript.cells[before..]
+        .iter()
+        .filter_map(|c| match &c.kind {
+            CellKind::Notice(_, message) => Some(message.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notices,
+        [
+            "rate limited: slow down; retrying in 1.0s (retry 2 of 4)",
+            "Tools changed since the last request (offered from now on: x).",
+            "provider overloaded; retrying in 2.0s (retry 1 of 4)",
+        ]
+    );
+}

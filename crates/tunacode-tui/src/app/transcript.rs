@@ -374,6 +374,19 @@ impl Transcript {
         self.cells.push(Cell::new(kind));
     }
 
+    /// Adds a notice; a retry notice right after another replaces it, so a storm of retries is one
+    /// line that counts up.
+    pub fn push_notice(&mut self, level: tunacode_protocol::NoticeLevel, message: String) {
+        let mark = tunacode_protocol::RETRY_NOTICE_MARK;
+        let retry_after_retry = message.contains(mark)
+            && matches!(self.cells.last().map(|c| &c.kind),
+                Some(CellKind::Notice(_, previous)) if previous.contains(mark));
+        if retry_after_retry {
+            self.cells.pop();
+        }
+        self.push(CellKind::Notice(level, message));
+    }
+
     /// The last cell, when it is an answer still receiving text.
     pub fn open_answer(&mut self) -> Option<&mut StreamingMarkdown> {
         match self.cells.last_mut().map(|c| &mut c.kind) {
