@@ -1,7 +1,7 @@
 //! The runtime's questions as `session/request_permission`. An approval offers allow once, allow
 //! always (for the session, over the scope the runtime gives, unless the call can only be allowed
-//! once) and reject once, with the call's diff or command. The iteration limit and a plan review are
-//! asked the same way, on a tool call of their own. The request is sent from a task, so the session
+//! once) and reject once, with the call's diff or command. The iteration limit, a budget that cannot
+//! pay for the next call and a plan review are asked the same way, on a tool call of their own. The request is sent from a task, so the session
 //! keeps streaming while the editor decides; the answer comes back through the session's queue.
 
 use agent_client_protocol::Error;
@@ -32,6 +32,7 @@ enum Asked {
     Approval,
     Limit,
     Plan,
+    Budget,
 }
 
 impl Session {
@@ -42,40 +43,7 @@ impl Session {
                 let call = approval_call(approval, &self.root, self.files.as_ref()).await;
                 (Asked::Approval, call, approval_options(approval))
             }
-            QuestionKind::IterationLimit(report) => {
-                let title = format!(
-                    "Reached the limit of {} model calls: continue?",
-                    report.max_iterations
-                );
-                let call =
-                    self.question_call(&question.id, title, ToolKind::Other, &report.summary)?;
-                let options = vec![
-                    PermissionOption::new(ALLOW_ONCE, "Continue", PermissionOptionKind::AllowOnce),
-                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
-                ];
-                (Asked::Limit, call, options)
-            }
-            QuestionKind::PlanReview { plan } => {
-                let call = self.question_call(
-                    &question.id,
-                    "Approve the plan?".into(),
-                    ToolKind::SwitchMode,
-                    plan,
-                )?;
-                let options = vec![
-                    PermissionOption::new(
-                        ALLOW_ONCE,
-                        "Approve and start",
-                        PermissionOptionKind::AllowOnce,
-                    ),
-                    PermissionOption::new(
-                        REJECT_ONCE,
-                        "Keep planning",
-                        PermissionOptionKind::RejectOnce,
-                    ),
-                ];
-                (Asked::Plan, call, options)
-            }
+            other => self.choice_question(&question.id, other)?,
         };
         let call_id = tool_call.tool_call_id.to_string();
         self.open_questions.insert(question.id.clone(), call_id);
@@ -91,6 +59,60 @@ impl Session {
             }
         });
         Ok(())
+    }
+
+    /// A question that is not about a tool call (the iteration limit, a budget, a plan review), on a
+    /// tool call of its own with a yes and a no.
+    fn choice_question(
+        &self,
+        id: &str,
+        kind: &QuestionKind,
+    ) -> Result<(Asked, ToolCallUpdate, Vec<PermissionOption>), Error> {
+        Ok(match kind {
+            QuestionKind::IterationLimit(report) => {
+                let title = format!(
+                    "Reached the limit of {} model calls: continue?",
+                    report.max_iterations
+                );
+                let call = self.question_call(id, title, ToolKind::Other, &report.summary)?;
+                let options = vec![
+                    PermissionOption::new(ALLOW_ONCE, "Continue", PermissionOptionKind::AllowOnce),
+                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
+                ];
+                (Asked::Limit, call, options)
+            }
+            QuestionKind::Budget(budget) => {
+                let title = format!(
+                    "Raise the {} budget to {}?",
+                    budget.scope.name(),
+                    budget.raise_to()
+                );
+                let call = self.question_call(id, title, ToolKind::Other, &budget.message)?;
+                let options = vec![
+                    PermissionOption::new(ALLOW_ONCE, "Raise it", PermissionOptionKind::AllowOnce),
+                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
+                ];
+                (Asked::Budget, call, options)
+            }
+            QuestionKind::PlanReview { plan } => {
+                let call =
+                    self.question_call(id, "Approve the plan?".into(), ToolKind::SwitchMode, plan)?;
+                let options = vec![
+                    PermissionOption::new(
+                        ALLOW_ONCE,
+                        "Approve and start",
+                        PermissionOptionKind::AllowOnce,
+                    ),
+                    PermissionOption::new(
+                        REJECT_ONCE,
+                        "Keep planning",
+                        PermissionOptionKind::RejectOnce,
+                    ),
+                ];
+                (Asked::Plan, call, options)
+            }
+            QuestionKind::Approval(_) => unreachable!("approvals are asked on their own call"),
+        })
     }
 
     /// Announces a tool call for a question that is not about a tool call (the iteration limit, a plan
@@ -125,7 +147,9 @@ impl Session {
         let status = match &answer {
             Answer::Approval(ApprovalAnswer::Deny { .. }) => None,
             Answer::Approval(_) => Some(ToolCallStatus::InProgress),
-            Answer::Limit(_) | Answer::Plan(_) => Some(ToolCallStatus::Completed),
+            Answer::Limit(_) | Answer::Plan(_) | Answer::Budget { .. } => {
+                Some(ToolCallStatus::Completed)
+            }
         };
         self.submit(Op::Answer { id, answer });
         match status {
@@ -222,6 +246,8 @@ fn answer(asked: Asked, response: Result<RequestPermissionResponse, Error>) -> A
         (Asked::Approval, _) => Answer::Approval(ApprovalAnswer::Deny { note: None }),
         (Asked::Limit, Some(ALLOW_ONCE)) => Answer::Limit(LimitDecision::Continue),
         (Asked::Limit, _) => Answer::Limit(LimitDecision::Stop),
+        (Asked::Budget, Some(ALLOW_ONCE)) => Answer::Budget { raise: true },
+        (Asked::Budget, _) => Answer::Budget { raise: false },
         (Asked::Plan, Some(ALLOW_ONCE)) => Answer::Plan(PlanDecision::Approve),
         (Asked::Plan, Some(_)) => Answer::Plan(PlanDecision::Reject {
             feedback: "The user wants to keep planning: refine the plan.".into(),

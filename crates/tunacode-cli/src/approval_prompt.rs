@@ -49,6 +49,16 @@ fn answer_blocking(kind: &QuestionKind) -> Answer {
             })
         }
         QuestionKind::PlanReview { plan } => Answer::Plan(plan_review(plan)),
+        QuestionKind::Budget(budget) => {
+            let question = format!(
+                "\n{}\nRaise the {} budget to {} and go on? [y/N] ",
+                budget.message,
+                budget.scope.name(),
+                budget.raise_to()
+            );
+            let raise = ask(&question).is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes"));
+            Answer::Budget { raise }
+        }
     }
 }
 

@@ -418,14 +418,14 @@ mod tests {
             .collect();
         assert_eq!(
             lines[0],
-            json!({"schema_version": 1, "type": "text_delta", "text": "a"})
+            json!({"schema_version": 2, "type": "text_delta", "text": "a"})
         );
         assert_eq!(lines[2]["type"], "result");
-        assert_eq!(lines[2]["schema_version"], 1);
+        assert_eq!(lines[2]["schema_version"], 2);
         assert_eq!(lines[2]["status"], "completed");
         assert_eq!(lines[2]["tool_calls"][0]["tool_name"], "grep");
         assert_eq!(lines[3]["status"], "iteration_limit");
         assert_eq!(lines[3]["tool_calls"], json!([]));
-        assert!(lines.iter().all(|l| l["schema_version"] == 1));
+        assert!(lines.iter().all(|l| l["schema_version"] == 2));
     }
 }

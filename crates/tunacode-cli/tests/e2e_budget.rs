@@ -1,7 +1,8 @@
 //! End-to-end: budgets checked before every model call. A `--max-cost` run clamps the call that only
 //! fits shortened, stops before the call that would pass the cap (the provider never sees it), exits
 //! with 5 and reports the spend; an unpriced model with a USD budget is refused with how to price it;
-//! two concurrent runs under a daily cap never spend more than it together.
+//! two concurrent runs under a daily cap never spend more than it together; a script driving the run
+//! is asked whether to raise a cap, and raising it lets the request go on.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -125,4 +126,45 @@ fn two_concurrent_runs_under_a_daily_cap_never_spend_more_than_it_together() {
         assert_eq!(r.code, 5, "{}", r.stderr);
         assert_eq!(r.result()["status"], "budget_exhausted");
     }
+}
+
+#[test]
+fn a_script_driving_the_run_is_asked_whether_to_raise_the_cap_and_raising_it_goes_on() {
+    use std::io::Write;
+    let env = TestEnv::new().unwrap();
+    priced_config(&env, json!({}));
+    // Call 1 ($0.23 in + $3.00 out) fits $4 only shortened; call 2 does not fit what is left.
+    let fake = FakeProvider::start(vec![
+        reading("c1", 2300, 3000),
+        Turn::text("Looked around."),
+    ]);
+    let (mut child, mut out) = spawn_stream(&env, &fake, "openai:test-model", &["--max-cost", "4"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let line = json!({"type": "user_message", "text": "look around"});
+    writeln!(stdin, "{line}").unwrap();
+    let asked = out
+        .wait_for(std::time::Duration::from_secs(30), |l| {
+            l.contains("\"type\":\"budget_requested\"")
+        })
+        .expect("the budget question");
+    let asked: Value = serde_json::from_str(&asked).unwrap();
+    assert_eq!(asked["scope"], "run");
+    assert_eq!(asked["raise_to_usd"], 8.0);
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("run budget is exhausted")
+    );
+    assert_eq!(fake.requests().len(), 1, "the call waits for the answer");
+    let answer = json!({"type": "budget_choice", "request_id": asked["request_id"], "raise": true});
+    writeln!(stdin, "{answer}").unwrap();
+    drop(stdin);
+    let run = finish(child, Some(out));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.result()["status"], "answered");
+    assert_eq!(run.result()["response"], "Looked around.");
+    assert_eq!(fake.requests().len(), 2);
+    let clamped = max_tokens(&fake.requests()[0].body).expect("the first call was shortened");
+    assert!((1024..4000).contains(&clamped), "{clamped}");
 }

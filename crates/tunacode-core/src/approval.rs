@@ -59,6 +59,12 @@ pub trait Approver: Send + Sync {
     async fn review_plan(&self, _plan: &str) -> PlanDecision {
         PlanDecision::Stop
     }
+
+    /// A spend cap cannot pay for the next call: raise it as proposed (`true`), or stop the request.
+    /// By default: stop.
+    async fn on_budget(&self, _question: &tunacode_protocol::runtime::BudgetQuestion) -> bool {
+        false
+    }
 }
 
 /// What the rules say of a call before it is classified.

@@ -18,11 +18,12 @@ pub use crate::budget_settings::BudgetCaps;
 pub enum BudgetStop {
     /// A cap has not enough left for a short answer.
     #[error(
-        "the {scope} budget is exhausted: {spent} of {limit} spent, not enough left for another call"
+        "the {} budget is exhausted: {spent} of {limit} spent, not enough left for another call",
+        .scope.name()
     )]
     Exhausted {
-        /// `request`, `session`, `day` or `run`.
-        scope: &'static str,
+        /// The cap.
+        scope: BudgetScope,
         /// The cap, as the user set it.
         limit: String,
         /// What was spent (and held by calls in flight) against it.
@@ -97,6 +98,17 @@ impl Budget {
     /// The caps.
     pub fn caps(&self) -> BudgetCaps {
         *self.caps.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The cap of `scope`.
+    pub fn cap(&self, scope: BudgetScope) -> Cap {
+        let caps = self.caps();
+        match scope {
+            BudgetScope::Request => caps.config.request,
+            BudgetScope::Session => caps.config.session,
+            BudgetScope::Day => caps.config.day,
+            BudgetScope::Run => caps.run,
+        }
     }
 
     /// Sets the cap of `scope` for the rest of this runtime (an unset `cap` removes it).
@@ -243,7 +255,7 @@ fn decide(shape: CallShape, left: &[Left]) -> Result<(Option<u64>, Spend), Budge
             hold,
         } => Ok((clamped.then_some(max_output), hold)),
         Plan::Stop { scope, cap, taken } => Err(BudgetStop::Exhausted {
-            scope,
+            scope: BudgetScope::parse(scope).unwrap_or(BudgetScope::Run),
             limit: describe(cap.usd, cap.tokens),
             spent: describe(cap.usd.map(|_| taken.usd), cap.tokens.map(|_| taken.tokens)),
         }),

@@ -13,10 +13,16 @@ use tunacode_protocol::stream::{SCHEMA_VERSION, json_schema};
 
 /// Every released schema version and the SHA-256 of its schema file. Never edit a released entry:
 /// bump the version and add one.
-const RELEASED: &[(u32, &str)] = &[(
-    1,
-    "3d0a913f3d4bf5739fc013e96f6bf7a160cb7d2c3db6a3ae3dccc0c3d93ba3e0",
-)];
+const RELEASED: &[(u32, &str)] = &[
+    (
+        1,
+        "3d0a913f3d4bf5739fc013e96f6bf7a160cb7d2c3db6a3ae3dccc0c3d93ba3e0",
+    ),
+    (
+        2,
+        "984e274a597b81b6f8f4751ef483474a70ea9f5f4377619bb308b1d4fd537759",
+    ),
+];
 
 fn repo_file(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -6,8 +6,10 @@ use tunacode_protocol::{NoticeLevel, Usage};
 
 use super::request::{Interrupt, Request};
 use crate::agent::AgentOptions;
-use crate::budget::Held;
+use crate::budget::{Budget, BudgetStop, Held};
 use crate::budget_plan::CallShape;
+use tunacode_protocol::runtime::BudgetQuestion;
+use tunacode_store::Cap;
 
 /// The output a call may write when neither the config nor the catalogue says.
 const UNKNOWN_OUTPUT_LIMIT: u64 = 32_000;
@@ -40,10 +42,16 @@ pub(super) async fn hold(
             tokens: total.request_tokens + total.response_tokens,
         }
     };
-    let held = tokio::task::spawn_blocking(move || budget.hold(shape, session))
-        .await
-        .map_err(|e| Interrupt::Internal(e.to_string()))?
-        .map_err(Interrupt::Budget)?;
+    let held = loop {
+        let holding = budget.clone();
+        let held = tokio::task::spawn_blocking(move || holding.hold(shape, session))
+            .await
+            .map_err(|e| Interrupt::Internal(e.to_string()))?;
+        match held {
+            Ok(held) => break held,
+            Err(stop) => raise_or_stop(req, &budget, stop).await?,
+        }
+    };
     if let Some(clamp) = held.clamp {
         req.notice(
             NoticeLevel::Warning,
@@ -51,6 +59,47 @@ pub(super) async fn hold(
         );
     }
     Ok(held)
+}
+
+/// A cap stopped the call: the user may raise it (to twice what it is) and the call is planned again;
+/// otherwise the request stops with `stop`.
+async fn raise_or_stop(
+    req: &Request<'_>,
+    budget: &Budget,
+    stop: BudgetStop,
+) -> Result<(), Interrupt> {
+    let BudgetStop::Exhausted { scope, .. } = &stop else {
+        return Err(Interrupt::Budget(stop));
+    };
+    let scope = *scope;
+    let cap = budget.cap(scope);
+    let question = BudgetQuestion {
+        scope,
+        message: stop.to_string(),
+        raise_to_usd: cap.usd.map(|u| u * 2.0),
+        raise_to_tokens: cap.tokens.map(|t| t * 2),
+    };
+    let raise = tokio::select! {
+        raise = req.agent.approver.on_budget(&question) => raise,
+        _ = req.cancel.cancelled() => return Err(Interrupt::Cancelled),
+    };
+    if !raise {
+        return Err(Interrupt::Budget(stop));
+    }
+    let raised = Cap {
+        usd: question.raise_to_usd,
+        tokens: question.raise_to_tokens,
+    };
+    budget.set(scope, raised);
+    req.notice(
+        NoticeLevel::Info,
+        format!(
+            "The {} budget is now {}.",
+            scope.name(),
+            question.raise_to()
+        ),
+    );
+    Ok(())
 }
 
 /// Settles `held` to the `usage` the call reported (none: nothing known to be billed), priced as the

@@ -349,6 +349,17 @@ impl Approver for Policy {
         }
     }
 
+    async fn on_budget(&self, question: &tunacode_protocol::runtime::BudgetQuestion) -> bool {
+        if !self.interactive() {
+            return false;
+        }
+        let asked = self
+            .questions
+            .ask(QuestionKind::Budget(question.clone()))
+            .await;
+        matches!(asked, Some(Answer::Budget { raise: true }))
+    }
+
     async fn review_plan(&self, plan: &str) -> PlanDecision {
         if self.yolo() {
             return PlanDecision::Approve;

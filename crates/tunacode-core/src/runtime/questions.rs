@@ -19,6 +19,7 @@ enum Tag {
     Approval,
     Limit,
     Plan,
+    Budget,
 }
 
 impl Tag {
@@ -27,6 +28,7 @@ impl Tag {
             QuestionKind::Approval(_) => Tag::Approval,
             QuestionKind::IterationLimit(_) => Tag::Limit,
             QuestionKind::PlanReview { .. } => Tag::Plan,
+            QuestionKind::Budget(_) => Tag::Budget,
         }
     }
 
@@ -35,6 +37,7 @@ impl Tag {
             Answer::Approval(_) => Tag::Approval,
             Answer::Limit(_) => Tag::Limit,
             Answer::Plan(_) => Tag::Plan,
+            Answer::Budget { .. } => Tag::Budget,
         }
     }
 }

@@ -114,3 +114,29 @@ impl BudgetView {
             .max_by(|a, b| a.used().total_cmp(&b.used()))
     }
 }
+
+/// A cap that cannot pay for the next model call: raise it (to `raise_to`) or stop the request?
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetQuestion {
+    /// The cap.
+    pub scope: BudgetScope,
+    /// What is spent against what cap, in words.
+    pub message: String,
+    /// The cap it would become: the most USD.
+    pub raise_to_usd: Option<f64>,
+    /// The cap it would become: the most tokens.
+    pub raise_to_tokens: Option<u64>,
+}
+
+impl BudgetQuestion {
+    /// The raised cap in words (`$10.00`, `2000000 tokens`).
+    pub fn raise_to(&self) -> String {
+        let parts: Vec<String> = self
+            .raise_to_usd
+            .map(|u| format!("${u:.2}"))
+            .into_iter()
+            .chain(self.raise_to_tokens.map(|t| format!("{t} tokens")))
+            .collect();
+        parts.join(" and ")
+    }
+}

@@ -10,7 +10,7 @@ mod question;
 mod session;
 mod setup;
 
-pub use budget::{BudgetScope, BudgetView, CapView};
+pub use budget::{BudgetQuestion, BudgetScope, BudgetView, CapView};
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
 pub use op::{Attachment, Op, Secret};

@@ -29,6 +29,8 @@ pub enum QuestionKind {
         /// The plan, in markdown.
         plan: String,
     },
+    /// A spend cap cannot pay for the next model call: raise it, or stop the request?
+    Budget(super::budget::BudgetQuestion),
 }
 
 /// An approval to give or refuse.
@@ -131,6 +133,11 @@ pub enum Answer {
     Limit(LimitDecision),
     /// To a plan review.
     Plan(PlanDecision),
+    /// To a budget question: raise the cap as proposed (`true`) or stop the request.
+    Budget {
+        /// Raise it.
+        raise: bool,
+    },
 }
 
 /// What the user said to an approval.

@@ -39,6 +39,13 @@ pub enum InputLine {
         /// `continue`, `summarize`, `another_approach` or `stop`.
         choice: LimitChoice,
     },
+    /// The answer to a `budget_requested` line.
+    BudgetChoice {
+        /// The `request_id` of the question.
+        request_id: String,
+        /// Raise the cap as proposed (`true`), or stop the request.
+        raise: bool,
+    },
     /// The answer to a `plan_review_requested` line.
     PlanReview {
         /// The `request_id` of the question.
@@ -144,6 +151,10 @@ impl InputLine {
                     LimitChoice::AnotherApproach => LimitDecision::TryAnotherApproach,
                     LimitChoice::Stop => LimitDecision::Stop,
                 }),
+            },
+            InputLine::BudgetChoice { request_id, raise } => Op::Answer {
+                id: request_id,
+                answer: Answer::Budget { raise },
             },
             InputLine::PlanReview {
                 request_id,

@@ -34,6 +34,13 @@ fn question(q: &Question) -> OutputEvent {
             max_iterations: r.max_iterations,
             summary: r.summary.clone(),
         },
+        QuestionKind::Budget(b) => OutputEvent::BudgetRequested {
+            request_id: q.id.clone(),
+            scope: b.scope.name().to_string(),
+            message: b.message.clone(),
+            raise_to_usd: b.raise_to_usd,
+            raise_to_tokens: b.raise_to_tokens,
+        },
         QuestionKind::PlanReview { plan } => OutputEvent::PlanReviewRequested {
             request_id: q.id.clone(),
             plan: plan.clone(),

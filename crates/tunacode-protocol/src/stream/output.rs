@@ -76,6 +76,13 @@ pub enum OutputEvent {
         request_id: String,
         plan: String,
     },
+    BudgetRequested {
+        request_id: String,
+        scope: String,
+        message: String,
+        raise_to_usd: Option<f64>,
+        raise_to_tokens: Option<u64>,
+    },
     QuestionClosed {
         request_id: String,
     },

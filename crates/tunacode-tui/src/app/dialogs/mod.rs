@@ -1,10 +1,12 @@
 //! Dialogs for the runtime's questions, one type each: [`ApprovalDialog`] (a write or command, with
 //! its diff or command line: Yes, Always — for what the runtime's scope covers —, or No with a note),
-//! [`LimitDialog`] (the choice at the iteration limit) and [`PlanDialog`] (approve a plan or reject it
+//! [`LimitDialog`] (the choice at the iteration limit), [`BudgetDialog`] (raise a spend cap or
+//! stop) and [`PlanDialog`] (approve a plan or reject it
 //! with feedback). Each handles its own keys and draws itself; the app sends the answer to the runtime
 //! with the question's id.
 
 mod approval;
+mod budget;
 mod frame;
 mod limit;
 mod plan;
@@ -13,6 +15,7 @@ mod question_dialog;
 use tunacode_core::{Question, QuestionKind};
 
 pub use approval::ApprovalDialog;
+pub use budget::BudgetDialog;
 pub use limit::LimitDialog;
 pub use plan::PlanDialog;
 pub use question_dialog::{DialogOutcome, QuestionDialog};
@@ -23,6 +26,7 @@ pub fn dialog_for(question: Question) -> Box<dyn QuestionDialog> {
         QuestionKind::Approval(a) => Box::new(ApprovalDialog::new(question.id, a)),
         QuestionKind::IterationLimit(report) => Box::new(LimitDialog::new(question.id, report)),
         QuestionKind::PlanReview { plan } => Box::new(PlanDialog::new(question.id, plan)),
+        QuestionKind::Budget(budget) => Box::new(BudgetDialog::new(question.id, budget)),
     }
 }
 

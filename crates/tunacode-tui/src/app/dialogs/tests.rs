@@ -163,3 +163,43 @@ fn scrolling_stops_at_the_end_so_one_page_up_comes_back() {
     assert_eq!(d.scroll.offset(), bottom - 10);
     draw(&d);
 }
+
+fn budget_dialog() -> BudgetDialog {
+    BudgetDialog::new(
+        "q-5".into(),
+        tunacode_protocol::runtime::BudgetQuestion {
+            scope: tunacode_protocol::runtime::BudgetScope::Session,
+            message: "the session budget is exhausted: $4.97 of $5.00 spent, not enough left for \
+                      another call"
+                .into(),
+            raise_to_usd: Some(10.0),
+            raise_to_tokens: None,
+        },
+    )
+}
+
+#[test]
+fn a_budget_is_raised_with_yes_or_enter_and_stops_otherwise() {
+    let raise = |raise| answered(Answer::Budget { raise });
+    assert_eq!(
+        budget_dialog().handle_key(key(KeyCode::Char('y'))),
+        raise(true)
+    );
+    assert_eq!(budget_dialog().handle_key(key(KeyCode::Enter)), raise(true));
+    assert_eq!(budget_dialog().handle_key(key(KeyCode::Esc)), raise(false));
+    let mut d = budget_dialog();
+    assert_eq!(d.handle_key(key(KeyCode::Down)), DialogOutcome::Open);
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), raise(false));
+    assert_eq!(budget_dialog().dismissed(), Answer::Budget { raise: false });
+}
+
+#[test]
+fn the_budget_dialog_says_what_is_spent_and_what_the_cap_becomes() {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(90, 14)).expect("terminal");
+    let theme = crate::theme::Theme::plain();
+    terminal
+        .draw(|f| budget_dialog().render(f, f.area(), &theme))
+        .expect("draws");
+    insta::assert_snapshot!(terminal.backend());
+}
