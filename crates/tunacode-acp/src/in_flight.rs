@@ -21,8 +21,13 @@ pub(crate) enum Current {
         /// The editor cancelled it.
         cancelled: bool,
     },
-    /// A model switch, answered by `ModelChanged` or `OpFailed`.
-    Model(Responder<SetSessionConfigOptionResponse>),
+    /// A config change, answered by `ModelChanged` (a model switch), `Budget` (the session budget)
+    /// or `OpFailed`.
+    Config {
+        responder: Responder<SetSessionConfigOptionResponse>,
+        /// It changes the budget (else the model).
+        budget: bool,
+    },
 }
 
 /// What waits for the runtime.
@@ -33,9 +38,9 @@ pub(crate) enum Waiting {
         reply: Option<ReplyKind>,
         responder: Responder<PromptResponse>,
     },
-    /// A model switch.
-    Model {
-        model: String,
+    /// A config change: the operation that makes it.
+    Config {
+        op: Op,
         responder: Responder<SetSessionConfigOptionResponse>,
     },
     /// A prompt answered without the runtime (a built-in command's bad argument), in its turn.

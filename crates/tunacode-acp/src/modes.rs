@@ -81,3 +81,53 @@ pub(crate) fn model_options(models: &[String], current: &str) -> Vec<SessionConf
             .category(SessionConfigOptionCategory::Model),
     ]
 }
+
+/// The config option of the session's spend cap in USD.
+pub(crate) const BUDGET_OPTION: &str = "session_budget";
+
+/// The session caps an editor offers (USD), besides none.
+const BUDGET_CHOICES: [&str; 4] = ["1", "5", "20", "100"];
+
+/// The config options: the model, `current` selected among `models`, and the session's spend cap
+/// (`budget`, USD).
+pub(crate) fn config_options(
+    models: &[String],
+    current: &str,
+    budget: Option<f64>,
+) -> Vec<SessionConfigOption> {
+    let mut options = model_options(models, current);
+    let selected = budget.map_or_else(|| "none".to_string(), |usd| format!("{usd}"));
+    let mut ids: Vec<String> = std::iter::once("none".to_string())
+        .chain(BUDGET_CHOICES.iter().map(|c| c.to_string()))
+        .collect();
+    if !ids.contains(&selected) {
+        ids.push(selected.clone());
+    }
+    let choices: Vec<SessionConfigSelectOption> = ids
+        .into_iter()
+        .map(|id| {
+            let name = match id.as_str() {
+                "none" => "No cap".to_string(),
+                usd => format!("${usd} per session"),
+            };
+            SessionConfigSelectOption::new(id, name)
+        })
+        .collect();
+    options.push(
+        SessionConfigOption::select(BUDGET_OPTION, "Session budget", selected, choices)
+            .category(SessionConfigOptionCategory::ModelConfig),
+    );
+    options
+}
+
+/// The cap a budget choice sets: `Some(None)` for none, `None` for no such choice.
+pub(crate) fn budget_choice(id: &str) -> Option<Option<f64>> {
+    match id {
+        "none" => Some(None),
+        usd => usd
+            .parse::<f64>()
+            .ok()
+            .filter(|u| u.is_finite() && *u > 0.0)
+            .map(Some),
+    }
+}

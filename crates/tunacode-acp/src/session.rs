@@ -58,6 +58,8 @@ pub(crate) struct Session {
     pub(crate) closing: Arc<AtomicBool>,
     /// The session's cost so far (sent with usage updates).
     pub(crate) cost: f64,
+    /// The session's spend cap in USD, as the runtime last said.
+    pub(crate) budget: Option<f64>,
     /// Whether the editor shows notices (else they are logged).
     pub(crate) notices: bool,
     /// Whether the running compaction said what it did (else its outcome's text is said).
@@ -98,6 +100,7 @@ impl Session {
             answers: None,
             closing: Arc::new(AtomicBool::new(false)),
             cost: 0.0,
+            budget: None,
             notices: false,
             compaction_said: false,
             titled,

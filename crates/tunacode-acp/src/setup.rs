@@ -16,7 +16,7 @@ use tunacode_core::{EditorFiles, Op, Runtime, RuntimeEvent, SessionChoice};
 use tunacode_protocol::{McpServerSpec, McpTransport};
 
 use crate::client_fs::ClientFiles;
-use crate::modes::{ASK_MODE, mode_state, model_options, offered_models};
+use crate::modes::{ASK_MODE, config_options, mode_state, offered_models};
 use crate::session::Session;
 use crate::shared::Server;
 
@@ -44,7 +44,11 @@ pub(crate) async fn open(
             session.add_mcp_servers(&request.mcp_servers);
             let response = NewSessionResponse::new(session.id().to_string())
                 .modes(mode_state(ASK_MODE))
-                .config_options(model_options(&session.models, session.model()));
+                .config_options(config_options(
+                    &session.models,
+                    session.model(),
+                    session.budget,
+                ));
             run(&server, session, |_| responder.respond(response))?;
         }
         Opening::Load(request, responder) => {
@@ -66,7 +70,11 @@ pub(crate) async fn open(
             session.replay_history()?;
             let response = LoadSessionResponse::new()
                 .modes(mode_state(session.mode()))
-                .config_options(model_options(&session.models, session.model()));
+                .config_options(config_options(
+                    &session.models,
+                    session.model(),
+                    session.budget,
+                ));
             run(&server, session, |_| responder.respond(response))?;
         }
     }

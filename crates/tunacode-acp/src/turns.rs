@@ -14,9 +14,10 @@ use tunacode_core::{Op, RequestEnd};
 use tunacode_protocol::FinishReason;
 
 use crate::in_flight::{Current, Waiting};
-use crate::modes::{MODEL_OPTION, model_options};
+use crate::modes::{BUDGET_OPTION, MODEL_OPTION, budget_choice, config_options};
 use crate::prompt::{ReplyKind, SlashCommand, message, parse_command};
 use crate::session::Session;
+use tunacode_protocol::runtime::{BudgetScope, BudgetView};
 
 impl Session {
     /// `session/prompt`: queued as a built-in command or a message for the runtime.
@@ -64,8 +65,21 @@ impl Session {
     ) -> Result<(), Error> {
         match (&*request.config_id.to_string(), &request.value) {
             (MODEL_OPTION, SessionConfigOptionValue::ValueId { value }) => {
-                let model = value.to_string();
-                self.waiting.push_back(Waiting::Model { model, responder });
+                let op = Op::SetModel {
+                    model: value.to_string(),
+                };
+                self.waiting.push_back(Waiting::Config { op, responder });
+                self.advance()
+            }
+            (BUDGET_OPTION, SessionConfigOptionValue::ValueId { value })
+                if budget_choice(&value.to_string()).is_some() =>
+            {
+                let op = Op::SetBudget {
+                    scope: BudgetScope::Session,
+                    usd: budget_choice(&value.to_string()).flatten(),
+                    tokens: None,
+                };
+                self.waiting.push_back(Waiting::Config { op, responder });
                 self.advance()
             }
             (id, _) => responder.respond_with_error(Error::invalid_params().data(
@@ -105,8 +119,9 @@ impl Session {
                         cancelled: false,
                     },
                 ),
-                Waiting::Model { model, responder } => {
-                    (Op::SetModel { model }, Current::Model(responder))
+                Waiting::Config { op, responder } => {
+                    let budget = matches!(op, Op::SetBudget { .. });
+                    (op, Current::Config { responder, budget })
                 }
             };
             self.compaction_said = false;
@@ -199,12 +214,38 @@ impl Session {
         }
     }
 
-    /// The model changed: answers the model switch in flight, or tells the editor.
+    /// The model changed: answers the change in flight, or tells the editor.
     pub(crate) fn on_model_changed(&mut self, model: String) -> Result<(), Error> {
         self.view.model.model = model;
-        let options = model_options(&self.models, self.model());
+        match self.current {
+            Some(Current::Config { budget: true, .. }) => self.tell_config(),
+            _ => self.config_changed(),
+        }
+    }
+
+    /// Tells the editor the config options as they are now.
+    fn tell_config(&self) -> Result<(), Error> {
+        let options = config_options(&self.models, self.model(), self.budget);
+        self.send(SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(
+            options,
+        )))
+    }
+
+    /// The caps and their spend: the answer to `/budget`, or to a change of the session budget.
+    pub(crate) fn on_budget(&mut self, view: BudgetView) -> Result<(), Error> {
+        let session = view.caps.iter().find(|c| c.scope == BudgetScope::Session);
+        self.budget = session.and_then(|c| c.usd);
+        match self.current {
+            Some(Current::Config { budget: true, .. }) => self.config_changed(),
+            _ => self.on_reply(ReplyKind::Budget, view.describe()),
+        }
+    }
+
+    /// Answers the config change in flight with the options as they are now, or tells the editor.
+    fn config_changed(&mut self) -> Result<(), Error> {
+        let options = config_options(&self.models, self.model(), self.budget);
         match self.current.take() {
-            Some(Current::Model(responder)) => {
+            Some(Current::Config { responder, .. }) => {
                 responder.respond(SetSessionConfigOptionResponse::new(options))?;
                 self.advance()
             }
@@ -245,7 +286,7 @@ impl Session {
                 self.say(message)?;
                 responder.respond(PromptResponse::new(stop(cancelled, StopReason::EndTurn)))?
             }
-            Some(Current::Model(responder)) => {
+            Some(Current::Config { responder, .. }) => {
                 responder.respond_with_error(Error::new(-32603, message))?
             }
             None => self.say(message)?,
@@ -260,7 +301,7 @@ impl Session {
             Some(Current::Request { responder, .. } | Current::Reply { responder, .. }) => {
                 let _ = responder.respond(PromptResponse::new(StopReason::Cancelled));
             }
-            Some(Current::Model(responder)) => {
+            Some(Current::Config { responder, .. }) => {
                 let _ = responder.respond_with_error(gone());
             }
             None => {}
@@ -270,7 +311,7 @@ impl Session {
                 Waiting::Prompt { responder, .. } | Waiting::Say { responder, .. } => {
                     responder.respond(PromptResponse::new(StopReason::Cancelled))
                 }
-                Waiting::Model { responder, .. } => responder.respond_with_error(gone()),
+                Waiting::Config { responder, .. } => responder.respond_with_error(gone()),
             };
         }
     }

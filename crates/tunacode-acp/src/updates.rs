@@ -39,7 +39,7 @@ impl Session {
             RuntimeEvent::Permissions(text) => self.on_reply(ReplyKind::Permissions, text),
             RuntimeEvent::Undone(undone) => self.on_reply(ReplyKind::Undone, undone.describe()),
             // Shown when `/budget` asked; the one sent after each request is not news.
-            RuntimeEvent::Budget(view) => self.on_reply(ReplyKind::Budget, view.describe()),
+            RuntimeEvent::Budget(view) => self.on_budget(view),
             RuntimeEvent::McpServers(servers) => {
                 let text = servers
                     .iter()
