@@ -449,3 +449,40 @@ async fn a_storm_of_retries_is_one_notice_line_that_counts_up() {
         ]
     );
 }
+
+#[tokio::test]
+async fn cost_shows_the_last_calls_cache_share_and_the_budget() {
+    use tunacode_protocol::runtime::{BudgetScope, BudgetView, CapView, RuntimeEvent};
+    use tunacode_protocol::{AgentEvent, Usage};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let call = Usage {
+        request_tokens: 1000,
+        cached_tokens: 800,
+        response_tokens: 50,
+        cost: 0.01,
+        ..Usage::default()
+    };
+    app.on_agent_event(AgentEvent::UsageUpdated {
+        last_call: call,
+        session_total: call,
+    });
+    app.on_runtime_event(RuntimeEvent::Budget(BudgetView {
+        caps: vec![CapView {
+            scope: BudgetScope::Session,
+            usd: Some(5.0),
+            tokens: None,
+            spent_usd: 4.2,
+            spent_tokens: 0,
+        }],
+    }));
+    let text = app.view.cost_text();
+    assert!(
+        text.contains("last call: 800 of 1000 input tokens read from the cache (80%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("budget: 84% of the session cap used"),
+        "{text}"
+    );
+}

@@ -105,6 +105,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
             expand_tools: false,
             todos: Vec::new(),
             usage_by_model: BTreeMap::new(),
+            last_call: Default::default(),
             pending_output: Vec::new(),
         },
         screen: Screen::Chat,

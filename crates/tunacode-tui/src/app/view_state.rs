@@ -29,6 +29,8 @@ pub struct ViewState {
     pub todos: Vec<TodoItem>,
     /// Usage per model, for `/cost`.
     pub usage_by_model: BTreeMap<String, Usage>,
+    /// The last model call's usage, for `/cost`.
+    pub last_call: Usage,
     /// Escape sequences to write to the terminal after the next frame (OSC 52 copy).
     pub pending_output: Vec<String>,
 }
@@ -80,6 +82,7 @@ impl ViewState {
     /// A model call's usage: the session's total, and the call counted to the current model.
     pub fn record_usage(&mut self, last_call: &Usage, session_total: Usage) {
         self.status.usage = session_total;
+        self.last_call = *last_call;
         self.usage_by_model
             .entry(self.status.model.clone())
             .or_default()
@@ -104,6 +107,22 @@ impl ViewState {
             text.push('\n');
         }
         text.push_str(&row("total (session)", &self.status.usage));
+        let last = &self.last_call;
+        if last.request_tokens > 0 {
+            text.push_str(&format!(
+                "\n  last call: {} of {} input tokens read from the cache ({:.0}%)",
+                last.cached_tokens,
+                last.request_tokens,
+                last.cache_hit_ratio() * 100.0
+            ));
+        }
+        if let Some(cap) = &self.status.budget {
+            text.push_str(&format!(
+                "\n  budget: {:.0}% of the {} cap used (/budget for every cap)",
+                cap.used() * 100.0,
+                cap.scope.name()
+            ));
+        }
         text
     }
 
