@@ -123,6 +123,21 @@ impl<'a> ChatTool<'a> {
 struct ChatMessages<'a>(ChatBody<'a>);
 
 impl<'a> ChatMessages<'a> {
+    /// For Claude through OpenRouter, which caches only at explicit breakpoints: the last two
+    /// requests of the history (the newest turn is written to the cache, the one before it read),
+    /// as with Anthropic's own API. Empty for every other model.
+    fn claude_breakpoints(&self) -> Vec<usize> {
+        let r = self.0.request;
+        if !(self.0.dialect.openrouter && r.model.starts_with("anthropic/")) {
+            return Vec::new();
+        }
+        (0..r.messages.len())
+            .rev()
+            .filter(|&i| r.messages[i].is_request() && r.messages[i].in_conversation())
+            .take(2)
+            .collect()
+    }
+
     /// The Chat messages one canonical message becomes.
     fn wire_messages(&self, message: &'a Message) -> Vec<ChatMessage<'a>> {
         if !message.is_request() {
@@ -145,10 +160,26 @@ impl Serialize for ChatMessages<'_> {
         let r = self.0.request;
         let mut seq = serializer.serialize_seq(None)?;
         if !r.system.is_empty() {
-            seq.serialize_element(&ChatMessage::text("system", &r.system))?;
+            if self.0.dialect.openrouter && r.model.starts_with("anthropic/") {
+                // Claude through OpenRouter caches only at explicit breakpoints: one on the system
+                // prompt caches the tools and the system prompt, which never change in a session.
+                let system = json!({"role": "system", "content": [{"type": "text", "text": r.system,
+                    "cache_control": {"type": "ephemeral"}}]});
+                seq.serialize_element(&system)?;
+            } else {
+                seq.serialize_element(&ChatMessage::text("system", &r.system))?;
+            }
         }
+        let marked = self.claude_breakpoints();
         for (index, message) in r.messages.iter().enumerate() {
             if !message.in_conversation() {
+                continue;
+            }
+            if marked.contains(&index) {
+                // Sent with its breakpoint, and never kept: it is sent unmarked once it is older.
+                for m in with_breakpoint(self.wire_messages(message)).map_err(S::Error::custom)? {
+                    seq.serialize_element(&m)?;
+                }
                 continue;
             }
             let Some(cache) = &r.cache else {
@@ -183,6 +214,28 @@ impl Serialize for ChatMessages<'_> {
         }
         seq.end()
     }
+}
+
+/// `messages` with a cache breakpoint on the last content part of the last one (text content becomes
+/// one text part, as breakpoints sit on parts).
+fn with_breakpoint(messages: Vec<ChatMessage<'_>>) -> Result<Vec<Value>, serde_json::Error> {
+    let mut values = messages
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(last) = values.last_mut() {
+        let content = last["content"].take();
+        let mut parts = match content {
+            Value::String(text) => vec![json!({"type": "text", "text": text})],
+            Value::Array(parts) => parts,
+            other => vec![json!({"type": "text", "text": other.to_string()})],
+        };
+        if let Some(Value::Object(part)) = parts.last_mut() {
+            part.insert("cache_control".into(), json!({"type": "ephemeral"}));
+        }
+        last["content"] = Value::Array(parts);
+    }
+    Ok(values)
 }
 
 /// One Chat message, borrowing from the history where it can.
@@ -396,75 +449,5 @@ fn response_text(message: &Message) -> Cow<'_, str> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use tunacode_protocol::ToolSpec;
-
-    #[test]
-    fn history_maps_to_chat_messages() {
-        let request = ModelRequest {
-            cache: None,
-            cache_key: None,
-            model: "gpt-test".into(),
-            system: "be brief".into(),
-            messages: vec![
-                Message::user("list"),
-                Message::response(vec![
-                    Part::thinking("hm", None),
-                    Part::text("Looking."),
-                    Part::tool_call("c1", "list_dir", json!({"directory": "."})),
-                    Part::tool_call("c2", "read_file", json!("{\"file_path\":\"a\"}")),
-                ]),
-                Message::request(vec![
-                    Part::tool_return("c1", "list_dir", "a\nb"),
-                    Part::retry_prompt("c2", "read_file", "no such file"),
-                ]),
-                Message::from_value(json!({"thought": "legacy"})).unwrap(),
-            ]
-            .into(),
-            tools: vec![ToolSpec {
-                name: "list_dir".into(),
-                description: "lists".into(),
-                parameters: json!({"type": "object", "properties": {}}),
-            }],
-            max_output_tokens: Some(100),
-            temperature: None,
-            reasoning: None,
-            nudge: None,
-        };
-        let body = build_body(&request, ChatDialect::default());
-        assert_eq!(
-            body["messages"],
-            json!([
-                {"role": "system", "content": "be brief"},
-                {"role": "user", "content": "list"},
-                {"role": "assistant", "content": "Looking.", "tool_calls": [
-                    {"id": "c1", "type": "function", "function": {"name": "list_dir", "arguments": "{\"directory\":\".\"}"}},
-                    {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "{\"file_path\":\"a\"}"}}
-                ]},
-                {"role": "tool", "tool_call_id": "c1", "content": "a\nb"},
-                {"role": "tool", "tool_call_id": "c2", "content": "no such file\n\nFix the errors and try again."}
-            ])
-        );
-        assert_eq!(body["stream"], json!(true));
-        assert_eq!(body["stream_options"], json!({"include_usage": true}));
-        assert_eq!(body["tools"][0]["function"]["name"], json!("list_dir"));
-        assert_eq!(body["max_tokens"], json!(100));
-        assert!(body.get("temperature").is_none());
-    }
-
-    #[test]
-    fn the_session_goes_as_the_prompt_cache_key_when_set() {
-        let mut request = ModelRequest {
-            model: "gpt-test".into(),
-            messages: vec![tunacode_protocol::Message::user("hi")].into(),
-            ..ModelRequest::default()
-        };
-        let body = build_body(&request, ChatDialect::default());
-        assert!(body.get("prompt_cache_key").is_none());
-        request.cache_key = Some("session-1".into());
-        let body = build_body(&request, ChatDialect::default());
-        assert_eq!(body["prompt_cache_key"], serde_json::json!("session-1"));
-    }
-}
+#[path = "request_tests.rs"]
+mod tests;
