@@ -78,10 +78,20 @@ fn an_overloaded_model_falls_back_to_the_next_configured_one_and_the_session_say
         )
     };
     let fake = FakeProvider::start(vec![overloaded(), overloaded()]);
-    let backup = FakeProvider::start(vec![Turn::text("From the fallback.")]);
+    let backup = FakeProvider::start(vec![Turn::Reply(Reply {
+        text: Some("From the fallback.".into()),
+        usage: Some(tunacode_testkit::ScriptedUsage {
+            prompt_tokens: 1000,
+            completion_tokens: 100,
+            cached_tokens: 0,
+        }),
+        ..Reply::default()
+    })]);
+    // Only the fallback has prices: its call is priced as itself.
     let config = json!({
         "settings": {"max_retries": 1, "fallback_models": ["backup:fallback-model"]},
         "providers": {"backup": {"base_url": backup.base_url(), "wire_api": "openai-chat"}},
+        "models": {"backup:fallback-model": {"input": 2.0, "output": 10.0}},
     });
     std::fs::write(env.config_file(), config.to_string()).unwrap();
     let run = run(&env, &fake, &["hello"]);
@@ -90,6 +100,11 @@ fn an_overloaded_model_falls_back_to_the_next_configured_one_and_the_session_say
     assert_eq!(backup.requests().len(), 1);
     assert_eq!(backup.requests()[0].body["model"], "fallback-model");
     assert_eq!(run.result()["response"], "From the fallback.");
+    let cost = run.result()["usage"]["cost"].as_f64().unwrap();
+    assert!(
+        (cost - 0.003).abs() < 1e-9,
+        "1000 in at $2/M and 100 out at $10/M: {cost}"
+    );
     let notices: Vec<String> = run
         .of_type("notice")
         .iter()

@@ -146,7 +146,7 @@ impl ContextKeeper {
         })?;
         // What the summary cost counts like any call's.
         if let Some(usage) = summary.usage {
-            record_usage(req.agent, usage);
+            record_usage(req.agent, usage, None);
         }
         let summary = summary.text;
         req.check_cancelled()?;
