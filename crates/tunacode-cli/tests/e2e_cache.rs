@@ -7,15 +7,9 @@
 
 mod common;
 
-use std::process::Stdio;
-use std::sync::Arc;
-
 use common::*;
 use serde_json::Value;
-use tunacode_testkit::{
-    AnthropicMessages, FakeOptions, FakeProvider, Gemini, OpenAiChat, OpenAiResponses, Reply,
-    ScriptedUsage, TestEnv, Turn, WireFormat,
-};
+use tunacode_testkit::{FakeOptions, FakeProvider, Reply, ScriptedUsage, TestEnv, Turn};
 
 fn script() -> Vec<Turn> {
     vec![
@@ -42,30 +36,11 @@ fn unmarked(value: &Value) -> Value {
 
 #[test]
 fn consecutive_requests_of_every_provider_share_their_prefix() {
-    let formats: Vec<(&str, Arc<dyn WireFormat>)> = vec![
-        ("openai-chat", Arc::new(OpenAiChat)),
-        ("openai-responses", Arc::new(OpenAiResponses)),
-        ("anthropic", Arc::new(AnthropicMessages)),
-        ("gemini", Arc::new(Gemini)),
-    ];
-    for (wire, format) in formats {
+    for (wire, format) in wire_formats() {
         let env = TestEnv::new().unwrap();
         std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
         let fake = FakeProvider::start_with(format, script(), FakeOptions::default());
-        let mut cmd = env.command(&bin());
-        cmd.args(["run", "--model", "custom:test-model", "--base-url"])
-            .arg(fake.base_url())
-            .args([
-                "--wire-api",
-                wire,
-                "--yes",
-                "--output",
-                "stream-json",
-                "look around",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let run = finish(cmd.spawn().unwrap(), None);
+        let run = run_on_wire(&env, &fake, wire, &["--yes", "look around"]);
         assert_eq!(run.code, 0, "{wire}: {}", run.stderr);
         let requests = fake.requests();
         assert_eq!(requests.len(), 4, "{wire}");

@@ -9,16 +9,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::process::Stdio;
-use std::sync::Arc;
-
 use common::*;
 use serde_json::value::RawValue;
-use tunacode_testkit::{
-    AnthropicMessages, FakeOptions, FakeProvider, Gemini, OpenAiChat, OpenAiResponses, TestEnv,
-    Turn, WireFormat,
-};
+use std::collections::BTreeMap;
+use tunacode_testkit::{FakeOptions, FakeProvider, TestEnv, Turn};
 
 fn script() -> Vec<Turn> {
     let plan = r##"{"plan": "# Plan\n1. Look around"}"##;
@@ -77,31 +71,11 @@ fn unmarked(raw: Option<&RawValue>) -> Option<String> {
 
 #[test]
 fn the_prefix_is_byte_identical_through_todos_plan_mode_and_the_nudge_on_every_wire_format() {
-    let formats: Vec<(&str, Arc<dyn WireFormat>)> = vec![
-        ("openai-chat", Arc::new(OpenAiChat)),
-        ("openai-responses", Arc::new(OpenAiResponses)),
-        ("anthropic", Arc::new(AnthropicMessages)),
-        ("gemini", Arc::new(Gemini)),
-    ];
-    for (wire, format) in formats {
+    for (wire, format) in wire_formats() {
         let env = TestEnv::new().unwrap();
         std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
         let fake = FakeProvider::start_with(format, script(), FakeOptions::default());
-        let mut cmd = env.command(&bin());
-        cmd.args(["run", "--model", "custom:test-model", "--base-url"])
-            .arg(fake.base_url())
-            .args([
-                "--wire-api",
-                wire,
-                "--plan",
-                "--yes",
-                "--output",
-                "stream-json",
-            ])
-            .arg("look around")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let run = finish(cmd.spawn().unwrap(), None);
+        let run = run_on_wire(&env, &fake, wire, &["--plan", "--yes", "look around"]);
         assert_eq!(run.code, 0, "{wire}: {}", run.stderr);
         let modes: Vec<_> = run.of_type("plan_mode_changed");
         assert_eq!(modes.len(), 2, "{wire}: plan mode was entered and left");

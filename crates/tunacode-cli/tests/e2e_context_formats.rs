@@ -6,42 +6,30 @@
 
 mod common;
 
-use std::process::Stdio;
 use std::sync::Arc;
 
 use common::*;
 use serde_json::json;
-use tunacode_testkit::{
-    AnthropicMessages, FakeOptions, FakeProvider, Gemini, OpenAiChat, OpenAiResponses, TestEnv,
-    Turn, WireFormat,
-};
+use tunacode_testkit::{FakeOptions, FakeProvider, TestEnv, Turn, WireFormat};
 
 const SUMMARY: &str = "## Task\nRead every file and report.\n## Done\nRead the files so far.";
 
-/// Each wire format, with the error its provider sends when the prompt is too long.
-fn formats() -> Vec<(&'static str, Arc<dyn WireFormat>, &'static str)> {
-    vec![
-        (
-            "openai-chat",
-            Arc::new(OpenAiChat),
-            r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#,
-        ),
-        (
-            "openai-responses",
-            Arc::new(OpenAiResponses),
-            r#"{"error": {"message": "Your input exceeds the context window of this model.", "type": "invalid_request_error", "code": "context_length_exceeded"}}"#,
-        ),
-        (
-            "anthropic",
-            Arc::new(AnthropicMessages),
-            r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}"#,
-        ),
-        (
-            "gemini",
-            Arc::new(Gemini),
-            r#"{"error": {"code": 400, "message": "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}"#,
-        ),
-    ]
+/// The error each wire format's provider sends when the prompt is too long.
+fn overflow(wire: &str) -> &'static str {
+    match wire {
+        "openai-responses" => {
+            r#"{"error": {"message": "Your input exceeds the context window of this model.", "type": "invalid_request_error", "code": "context_length_exceeded"}}"#
+        }
+        "anthropic" => {
+            r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}"#
+        }
+        "gemini" => {
+            r#"{"error": {"code": 400, "message": "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}"#
+        }
+        _ => {
+            r#"{"error": {"message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded"}}"#
+        }
+    }
 }
 
 fn start(format: Arc<dyn WireFormat>, script: Vec<Turn>) -> FakeProvider {
@@ -53,14 +41,9 @@ fn start(format: Arc<dyn WireFormat>, script: Vec<Turn>) -> FakeProvider {
 }
 
 fn run_on(env: &TestEnv, fake: &FakeProvider, wire: &str, extra: &[&str]) -> Run {
-    let mut cmd = env.command(&bin());
-    cmd.args(["run", "--model", "custom:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--wire-api", wire, "--yes", "--output", "stream-json"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    finish(cmd.spawn().unwrap(), None)
+    let mut args = vec!["--yes"];
+    args.extend_from_slice(extra);
+    run_on_wire(env, fake, wire, &args)
 }
 
 fn small_window(env: &TestEnv, window: u64) {
@@ -79,7 +62,7 @@ fn offers_tools(body: &serde_json::Value) -> bool {
 
 #[test]
 fn a_long_task_in_a_small_window_is_compacted_and_finishes_on_every_wire_format() {
-    for (wire, format, _) in formats() {
+    for (wire, format) in wire_formats() {
         let env = TestEnv::new().unwrap();
         for i in 0..3 {
             let line =
@@ -117,7 +100,8 @@ fn a_long_task_in_a_small_window_is_compacted_and_finishes_on_every_wire_format(
 
 #[test]
 fn a_context_overflow_is_answered_by_one_compaction_and_one_retry_on_every_wire_format() {
-    for (wire, format, overflow) in formats() {
+    for (wire, format) in wire_formats() {
+        let overflow = overflow(wire);
         let env = TestEnv::new().unwrap();
         std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
         let fake = start(

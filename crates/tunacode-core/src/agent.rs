@@ -138,6 +138,11 @@ impl Agent {
         }
     }
 
+    /// The models a call falls back to when its own is overloaded.
+    pub fn fallbacks(&self) -> &[FallbackModel] {
+        &self.fallbacks
+    }
+
     /// The session this agent works on (front ends may read it and append messages).
     pub fn session(&self) -> &SessionHandle {
         &self.session

@@ -55,6 +55,8 @@ pub struct Budget {
 pub(crate) struct Held {
     /// The `max_tokens` to send when the budget clamps it.
     pub(crate) clamp: Option<u64>,
+    /// The worst case held (what a call that broke off without saying its usage is counted at).
+    amount: Spend,
     day_hold: Option<(String, String)>,
     free: bool,
 }
@@ -64,6 +66,7 @@ impl Held {
     pub(crate) fn free() -> Held {
         Held {
             clamp: None,
+            amount: Spend::default(),
             day_hold: None,
             free: true,
         }
@@ -182,8 +185,9 @@ impl Budget {
         ];
         left.retain(|l| l.cap.is_set());
         let Some(ledger) = self.ledger.as_ref().filter(|_| c.day.is_set()) else {
-            return decide(shape, &left).map(|(clamp, _)| Held {
+            return decide(shape, &left).map(|(clamp, amount)| Held {
                 clamp,
+                amount,
                 day_hold: None,
                 free: false,
             });
@@ -200,18 +204,29 @@ impl Budget {
                 hold
             })
             .map_err(ledger_failure)?;
-        let (clamp, _) = decided.expect("the ledger asks for the decision")?;
+        let (clamp, amount) = decided.expect("the ledger asks for the decision")?;
         Ok(Held {
             clamp,
+            amount,
             day_hold: held.map(|(id, ())| (today, id)),
             free: false,
         })
     }
 
-    /// The call of `held` answered with `usage` (none: nothing was billed); priced with `pricing`
-    /// when the provider did not say the cost. Blocking, like [`Budget::hold`].
-    pub(crate) fn settle(&self, held: Held, usage: Option<&Usage>, pricing: Option<Pricing>) {
-        let spent = usage.map_or(Spend::default(), |u| spend_of(u, pricing));
+    /// The call of `held` answered with `usage`, priced with `pricing` when the provider did not say
+    /// the cost. Without usage, a call the provider had started (`billed`) counts at its worst case;
+    /// one that never started counts nothing. Blocking, like [`Budget::hold`].
+    pub(crate) fn settle(
+        &self,
+        held: Held,
+        usage: Option<&Usage>,
+        (pricing, billed): (Option<Pricing>, bool),
+    ) {
+        let spent = match usage {
+            Some(u) => spend_of(u, pricing),
+            None if billed => held.amount,
+            None => Spend::default(),
+        };
         {
             let mut tally = self.tally();
             tally.run = tally.run.plus(spent);
@@ -279,4 +294,49 @@ fn ledger_failure(e: StoreError) -> BudgetStop {
 /// The local calendar day.
 fn today() -> String {
     chrono::Local::now().format("%Y-%m-%d").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use tunacode_llm::models::Pricing;
+    use tunacode_store::{Cap, Spend};
+
+    use super::{Budget, BudgetCaps};
+    use crate::budget_plan::CallShape;
+
+    fn shape() -> CallShape {
+        CallShape {
+            input_tokens: 1000,
+            max_output: 1000,
+            pricing: Some(Pricing {
+                input: 1000.0,
+                output: 1000.0,
+                cache_read: 0.0,
+                cache_write: 0.0,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_call_that_broke_off_without_usage_counts_at_its_worst_case_and_one_never_started_at_nothing()
+     {
+        let caps = BudgetCaps {
+            run: Cap {
+                usd: Some(10.0),
+                tokens: None,
+            },
+            ..BudgetCaps::default()
+        };
+        let budget = Budget::new(caps, None);
+        let held = budget.hold(shape(), Spend::default()).unwrap();
+        budget.settle(held, None, (shape().pricing, true));
+        let spent = budget.view(Spend::default()).caps[0].spent_usd;
+        assert!(
+            (spent - 2.0).abs() < 1e-9,
+            "1000 in + 1000 out at $1000/M: {spent}"
+        );
+        let held = budget.hold(shape(), Spend::default()).unwrap();
+        budget.settle(held, None, (shape().pricing, false));
+        assert!((budget.view(Spend::default()).caps[0].spent_usd - 2.0).abs() < 1e-9);
+    }
 }

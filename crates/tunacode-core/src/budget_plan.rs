@@ -75,7 +75,7 @@ pub fn plan(shape: CallShape, left: &[Left]) -> Plan {
             };
         }
         if let Some(cap) = l.cap.tokens {
-            let room = cap.saturating_sub(l.taken.tokens + shape.input_tokens);
+            let room = cap.saturating_sub(l.taken.tokens.saturating_add(shape.input_tokens));
             fits = fits.min(room);
         }
         if fits < allowed {
@@ -96,7 +96,7 @@ pub fn plan(shape: CallShape, left: &[Left]) -> Plan {
         clamped: allowed < shape.max_output,
         hold: Spend {
             usd: input_usd + allowed as f64 * output_price,
-            tokens: shape.input_tokens + allowed,
+            tokens: shape.input_tokens.saturating_add(allowed),
         },
     }
 }

@@ -7,11 +7,13 @@
 use tunacode_protocol::{Message, Part, content_to_text};
 
 /// `messages` as a transcript: one labelled block per prompt, answer, tool call and tool result.
-pub(crate) fn transcript(messages: &[Message]) -> String {
+/// Every label carries `nonce` (fresh per summary), so text inside a file or a page that imitates
+/// a label or the transcript's end cannot pass for the user's words.
+pub(crate) fn transcript(messages: &[Message], nonce: &str) -> String {
     let mut blocks = Vec::new();
     for message in messages {
         for part in &message.parts {
-            if let Some(block) = block(part) {
+            if let Some(block) = block(part, nonce) {
                 blocks.push(block);
             }
         }
@@ -19,17 +21,23 @@ pub(crate) fn transcript(messages: &[Message]) -> String {
     blocks.join("\n\n")
 }
 
-fn block(part: &Part) -> Option<String> {
+fn block(part: &Part, nonce: &str) -> Option<String> {
     Some(match part {
-        Part::UserPrompt(p) => format!("[user]\n{}", content_to_text(&p.content)),
-        Part::Text(t) if !t.content.trim().is_empty() => format!("[assistant]\n{}", t.content),
-        Part::ToolCall(c) => format!("[assistant called {}]\n{}", c.tool_name, args_text(&c.args)),
+        Part::UserPrompt(p) => format!("[user {nonce}]\n{}", content_to_text(&p.content)),
+        Part::Text(t) if !t.content.trim().is_empty() => {
+            format!("[assistant {nonce}]\n{}", t.content)
+        }
+        Part::ToolCall(c) => format!(
+            "[assistant {nonce} called {}]\n{}",
+            c.tool_name,
+            args_text(&c.args)
+        ),
         Part::ToolReturn(r) => format!(
-            "[result of {}]\n{}",
+            "[result {nonce} of {}]\n{}",
             r.tool_name,
             content_to_text(&r.content)
         ),
-        Part::RetryPrompt(r) => format!("[tool error]\n{}", content_to_text(&r.content)),
+        Part::RetryPrompt(r) => format!("[tool error {nonce}]\n{}", content_to_text(&r.content)),
         _ => return None,
     })
 }
@@ -58,9 +66,10 @@ mod tests {
             Message::request(vec![Part::tool_return("c1", "read_file", "fn parse() {}")]),
         ];
         assert_eq!(
-            super::transcript(&span),
-            "[user]\nfix the parser\n\n[assistant]\nReading it.\n\n[assistant called read_file]\n\
-             {\"file_path\":\"src/parse.rs\"}\n\n[result of read_file]\nfn parse() {}"
+            super::transcript(&span, "n0nce"),
+            "[user n0nce]\nfix the parser\n\n[assistant n0nce]\nReading it.\n\n\
+             [assistant n0nce called read_file]\n{\"file_path\":\"src/parse.rs\"}\n\n\
+             [result n0nce of read_file]\nfn parse() {}"
         );
     }
 }

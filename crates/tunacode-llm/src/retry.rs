@@ -56,11 +56,13 @@ pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duratio
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+        // A wait too long for a `Duration` is still a wait longer than worth waiting.
+        return Some(Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX));
     }
     let value = text("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX));
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
@@ -147,7 +149,8 @@ fn parse_go_duration(text: &str) -> Option<Duration> {
         total += value * unit;
         rest = &rest[len..];
     }
-    (total.is_finite() && total >= 0.0).then(|| Duration::from_secs_f64(total))
+    (total.is_finite() && total >= 0.0)
+        .then(|| Duration::try_from_secs_f64(total).unwrap_or(Duration::MAX))
 }
 
 /// A wait as a person reads it: `45 s`, `4 min`, `2 h 5 min`.
@@ -156,7 +159,8 @@ pub fn human_wait(wait: Duration) -> String {
     match secs {
         0..=119 => format!("{:.0} s", wait.as_secs_f64().ceil()),
         120..=7199 => format!("{} min", secs.div_ceil(60)),
-        _ => format!("{} h {} min", secs / 3600, (secs % 3600) / 60),
+        7200..=2_592_000 => format!("{} h {} min", secs / 3600, (secs % 3600) / 60),
+        _ => "more than a month".to_string(),
     }
 }
 
@@ -240,6 +244,14 @@ mod tests {
         assert_eq!(said("retry after 3 seconds"), Some(Duration::from_secs(3)));
         assert_eq!(said("slow down"), None);
         assert_eq!(human_wait(Duration::from_secs(7500)), "2 h 5 min");
+        // Hostile figures are a very long wait, not a panic.
+        assert_eq!(
+            said("try again in 99999999999999999999h"),
+            Some(Duration::MAX)
+        );
+        let mut huge = HeaderMap::new();
+        huge.insert("retry-after", HeaderValue::from_static("1e30"));
+        assert_eq!(parse_retry_after(&huge), Some(Duration::MAX));
         assert_eq!(human_wait(Duration::from_millis(1200)), "2 s");
     }
 }

@@ -23,12 +23,17 @@ pub struct Spend {
 }
 
 impl Spend {
-    /// The sum of two amounts.
+    /// The sum of two amounts (tokens saturate rather than wrap).
     pub fn plus(self, other: Spend) -> Spend {
         Spend {
             usd: self.usd + other.usd,
-            tokens: self.tokens + other.tokens,
+            tokens: self.tokens.saturating_add(other.tokens),
         }
+    }
+
+    /// Whether it can be an amount spent (a finite, non-negative USD figure).
+    fn is_valid(&self) -> bool {
+        self.usd.is_finite() && self.usd >= 0.0
     }
 }
 
@@ -87,7 +92,8 @@ impl SpendLedger {
         })
     }
 
-    /// Replaces hold `id` (if it is still there) by what the call really `spent`, on `today`.
+    /// Replaces hold `id` (if it is still there) by what the call really `spent`, on `today` (the
+    /// hold's day; a call that ran past midnight counts in the new day, which is never reset).
     pub fn settle(&self, today: &str, id: &str, spent: Spend) -> Result<(), StoreError> {
         self.locked(today, |day| {
             day.holds.retain(|h| h.id != id);
@@ -142,7 +148,19 @@ impl SpendLedger {
                 message: format!("{e} (the day's spend; fix or remove the file)"),
             })?
         };
-        if day.day != today {
+        if !day.settled.is_valid() || day.holds.iter().any(|h| !h.amount.is_valid()) {
+            return Err(StoreError::Malformed {
+                path,
+                line: 1,
+                column: 1,
+                message:
+                    "a negative or non-finite amount (the day's spend; fix or remove the file)"
+                        .into(),
+            });
+        }
+        // Dates sort as text: a newer day (past midnight, or another process's time zone) is
+        // kept, never reset to an older one.
+        if day.day.as_str() < today {
             day = Day {
                 day: today.to_string(),
                 ..Day::default()

@@ -105,3 +105,57 @@ fn concurrent_holders_never_take_more_than_the_cap_together() {
     );
     assert!(total >= 19, "the cap was used: {total}");
 }
+
+#[test]
+fn a_call_settled_after_midnight_counts_in_the_new_day_without_resetting_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = SpendLedger::new(dir.path());
+    let late = hold_within(&ledger, "2026-11-26", 10.0, 1.0).unwrap();
+    // After midnight another process spends in the new day.
+    let early = hold_within(&ledger, "2026-11-27", 10.0, 2.0).unwrap();
+    ledger.settle("2026-11-27", &early, usd(2.0)).unwrap();
+    ledger.settle("2026-11-26", &late, usd(0.5)).unwrap();
+    assert_eq!(ledger.taken("2026-11-27").unwrap(), usd(2.5));
+    // A process whose clock is still on the old day sees the new day, not an empty old one.
+    assert_eq!(ledger.taken("2026-11-26").unwrap(), usd(2.5));
+}
+
+#[test]
+fn negative_or_huge_amounts_in_the_file_are_refused_not_wrapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spend.json");
+    std::fs::write(
+        &file,
+        r#"{"day":"2026-11-26","settled":{"usd":-100.0,"tokens":0},"holds":[]}"#,
+    )
+    .unwrap();
+    let ledger = SpendLedger::new(dir.path());
+    assert!(
+        ledger.taken("2026-11-26").is_err(),
+        "a negative spend would raise the room"
+    );
+    std::fs::write(
+        &file,
+        r#"{"day":"2026-11-26","settled":{"usd":0.0,"tokens":18446744073709551615},"holds":[]}"#,
+    )
+    .unwrap();
+    let taken = ledger.taken("2026-11-26").unwrap();
+    assert_eq!(taken.tokens, u64::MAX);
+    let more = ledger
+        .hold("2026-11-26", |t| {
+            Some((
+                Spend {
+                    usd: 0.0,
+                    tokens: 10,
+                },
+                t,
+            ))
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        more.1.tokens,
+        u64::MAX,
+        "saturates, never wraps to a small number"
+    );
+}

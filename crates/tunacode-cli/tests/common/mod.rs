@@ -300,3 +300,30 @@ pub fn running(marker: &str) -> bool {
         .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
         .any(|cmdline| String::from_utf8_lossy(&cmdline).contains(marker))
 }
+
+/// The four wire formats, by the name `--wire-api` takes.
+pub fn wire_formats() -> Vec<(
+    &'static str,
+    std::sync::Arc<dyn tunacode_testkit::WireFormat>,
+)> {
+    use tunacode_testkit::{AnthropicMessages, Gemini, OpenAiChat, OpenAiResponses};
+    vec![
+        ("openai-chat", std::sync::Arc::new(OpenAiChat)),
+        ("openai-responses", std::sync::Arc::new(OpenAiResponses)),
+        ("anthropic", std::sync::Arc::new(AnthropicMessages)),
+        ("gemini", std::sync::Arc::new(Gemini)),
+    ]
+}
+
+/// Runs `tunacode run --output stream-json` on `custom:test-model` against `fake` speaking `wire`,
+/// with extra arguments (the prompt among them), to the end.
+pub fn run_on_wire(env: &TestEnv, fake: &FakeProvider, wire: &str, extra: &[&str]) -> Run {
+    let mut cmd = env.command(&bin());
+    cmd.args(["run", "--model", "custom:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--wire-api", wire, "--output", "stream-json"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    finish(cmd.spawn().expect("spawn tunacode"), None)
+}

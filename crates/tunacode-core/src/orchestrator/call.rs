@@ -74,18 +74,13 @@ impl ModelCall {
                 {
                     compacted = true;
                 }
-                LlmError::Overloaded { .. } if shown_nothing && self.fall_back(req) => {}
+                LlmError::Overloaded { .. } if shown_nothing && self.fall_back(req) => {
+                    // Messages were serialized for the model that was overloaded's server.
+                    t.cache().invalidate_from(0);
+                }
                 e if e.is_retryable() && self.stream.broke_off() && resumed < MAX_RESUMES => {
                     resumed += 1;
-                    self.stream.take_partial();
-                    req.notice(
-                        NoticeLevel::Warning,
-                        format!(
-                            "The answer broke off ({e}); asking again from where the request \
-                             stands (tools that ran are not run again; the text shown of the broken \
-                             answer is dropped)."
-                        ),
-                    );
+                    self.resume(req, &e);
                 }
                 e => return Err(Interrupt::Failed(e)),
             }
@@ -112,7 +107,11 @@ impl ModelCall {
             Ok(client) => client,
             Err(e) => return Ok(Err(e)),
         };
+        // The serving model's own settings (a fallback model has its own name, limits, reasoning).
         request.model = options.provider_model.clone();
+        request.max_output_tokens = options.max_output_tokens;
+        request.reasoning = options.reasoning_effort.clone();
+        request.cache_key = openai_cache_key(req, provider);
         let asked = request.max_output_tokens.map(u64::from);
         let input = || context.next_request_tokens(req, t, fixed);
         let held = spend::hold(req, options, input, asked).await?;
@@ -125,7 +124,7 @@ impl ModelCall {
             .receive(client.as_ref(), request, &req.cancel, events)
             .await;
         let usage = received.as_ref().ok().and_then(|s| s.usage);
-        spend::settle(req, options, held, usage).await;
+        spend::settle(req, options, held, (usage, self.stream.broke_off())).await;
         let mut streamed = match received {
             Ok(streamed) => streamed,
             Err(StreamStop::Cancelled) => return Err(Interrupt::Cancelled),
@@ -168,6 +167,19 @@ impl ModelCall {
         true
     }
 
+    /// The answer broke off mid-stream: the same call is sent again (its history holds every tool
+    /// that ran, so none runs twice); what was shown of the broken answer is dropped.
+    fn resume(&mut self, req: &Request, error: &LlmError) {
+        self.stream.take_partial();
+        req.notice(
+            NoticeLevel::Warning,
+            format!(
+                "The answer broke off ({error}); asking again from where the request stands \
+                 (tools that ran are not run again; the text shown of the broken answer is dropped)."
+            ),
+        );
+    }
+
     /// The text the user saw of a response that did not complete.
     pub(super) fn take_partial(&mut self) -> String {
         self.stream.take_partial()
@@ -201,15 +213,14 @@ fn model_request(
         max_output_tokens: options.max_output_tokens,
         temperature: None,
         reasoning: options.reasoning_effort.clone(),
-        cache_key: openai_cache_key(req),
+        cache_key: None,
         cache: Some(t.cache()),
     }
 }
 
 /// The session as OpenAI's `prompt_cache_key`, for OpenAI's own API (other servers may refuse a
 /// field they do not know).
-fn openai_cache_key(req: &Request) -> Option<String> {
-    let provider = &req.agent.provider;
+fn openai_cache_key(req: &Request, provider: &ProviderSettings) -> Option<String> {
     (provider.provider == "openai" && provider.base_url.starts_with("https://api.openai.com"))
         .then(|| req.agent.session.lock().id.clone())
 }

@@ -139,7 +139,9 @@ impl ContextKeeper {
         }
         let summarized = summarize(client.as_ref(), request, &req.cancel).await;
         let usage = summarized.as_ref().ok().and_then(|s| s.usage);
-        spend::settle(req, &req.agent.options, held, usage).await;
+        // A summary that failed is not known to be billed (it streams nothing to watch).
+        let billed = summarized.is_err() && req.cancel.is_cancelled();
+        spend::settle(req, &req.agent.options, held, (usage, billed)).await;
         let summary = summarized.map_err(|e| match e {
             tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
             other => Interrupt::Failed(other),

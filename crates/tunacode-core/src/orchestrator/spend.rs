@@ -102,20 +102,22 @@ async fn raise_or_stop(
     Ok(())
 }
 
-/// Settles `held` to the `usage` the call reported (none: nothing known to be billed), priced as the
-/// model of `options` is.
+/// Settles `held` to the `usage` the call reported, priced as the model of `options` is; without
+/// usage, a call the provider had started (`billed`: it broke off or was cancelled mid-answer) counts
+/// at its worst case.
 pub(super) async fn settle(
     req: &Request<'_>,
     options: &AgentOptions,
     held: Held,
-    usage: Option<Usage>,
+    (usage, billed): (Option<Usage>, bool),
 ) {
     if held.is_free() {
         return;
     }
     let (budget, pricing) = (req.agent.budget.clone(), options.pricing);
     let settled =
-        tokio::task::spawn_blocking(move || budget.settle(held, usage.as_ref(), pricing)).await;
+        tokio::task::spawn_blocking(move || budget.settle(held, usage.as_ref(), (pricing, billed)))
+            .await;
     if let Err(e) = settled {
         tracing::error!(error = %e, "settling a call's spend");
     }

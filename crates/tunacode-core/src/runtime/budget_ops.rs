@@ -34,8 +34,11 @@ pub(super) fn set_cap(
             "a cap is a positive number of USD or tokens".into(),
         ));
     }
-    let options = agent.options();
-    if usd.is_some() && !options.pricing.is_some_and(|p| p.is_known()) {
+    // Every model that may answer, the fallback models too, must have a price.
+    let unpriced = std::iter::once(agent.options())
+        .chain(agent.fallbacks().iter().map(|f| &f.options))
+        .find(|o| !o.pricing.is_some_and(|p| p.is_known()));
+    if let Some(options) = unpriced.filter(|_| usd.is_some()) {
         return Err(OpFailure::Invalid(format!(
             "the price of {} is unknown, so a cap in USD could not be kept: set its price in the \
              config's \"models\" (USD per million tokens), or cap it in tokens",

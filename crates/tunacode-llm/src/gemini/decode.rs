@@ -249,7 +249,8 @@ fn classify_error_value(
 /// Parses a protobuf duration such as `"32s"` or `"1.5s"`.
 fn parse_delay(text: &str) -> Option<Duration> {
     let secs: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+    (secs.is_finite() && secs >= 0.0)
+        .then(|| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
 }
 
 /// Classifies an HTTP error response of the Gemini API (the body may be an object or, for some
