@@ -221,7 +221,7 @@ impl Budget {
         held: Held,
         usage: Option<&Usage>,
         (pricing, billed): (Option<Pricing>, bool),
-    ) {
+    ) -> Spend {
         let spent = match usage {
             Some(u) => spend_of(u, pricing),
             None if billed => held.amount,
@@ -237,6 +237,7 @@ impl Budget {
         {
             tracing::warn!(error = %e, "settling the day's spend");
         }
+        spent
     }
 
     fn tally(&self) -> std::sync::MutexGuard<'_, Tally> {

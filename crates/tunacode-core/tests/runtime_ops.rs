@@ -212,8 +212,11 @@ async fn budget_caps_are_said_set_for_the_run_and_refused_in_usd_for_an_unpriced
     assert_eq!(set.caps.len(), 1);
     assert_eq!(set.caps[0].tokens, Some(100_000));
     rt.submit(Op::user_message("hello"));
+    // Said as soon as the call is settled (the status line follows every call)...
+    let during = next(&mut rx, budget).await;
+    assert_eq!(during.caps[0].spent_tokens, 1500);
     next(&mut rx, ended).await;
-    // Said again after the request, with what it spent.
+    // ...and again after the request.
     let after = next(&mut rx, budget).await;
     assert_eq!(after.caps[0].spent_tokens, 1500);
     assert!(

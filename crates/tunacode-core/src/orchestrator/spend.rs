@@ -8,7 +8,7 @@ use super::request::{Interrupt, Request};
 use crate::agent::AgentOptions;
 use crate::budget::{Budget, BudgetStop, Held};
 use crate::budget_plan::CallShape;
-use tunacode_protocol::runtime::BudgetQuestion;
+use tunacode_protocol::runtime::{BudgetQuestion, RuntimeEvent};
 use tunacode_store::Cap;
 
 /// The output a call may write when neither the config nor the catalogue says.
@@ -35,13 +35,7 @@ pub(super) async fn hold(
             .unwrap_or(UNKNOWN_OUTPUT_LIMIT),
         pricing: options.pricing,
     };
-    let session = {
-        let total = agent.session.lock().usage.session_total;
-        tunacode_store::Spend {
-            usd: total.cost,
-            tokens: total.request_tokens + total.response_tokens,
-        }
-    };
+    let session = session_spend(req);
     let held = loop {
         let holding = budget.clone();
         let held = tokio::task::spawn_blocking(move || holding.hold(shape, session))
@@ -115,10 +109,24 @@ pub(super) async fn settle(
         return;
     }
     let (budget, pricing) = (req.agent.budget.clone(), options.pricing);
-    let settled =
-        tokio::task::spawn_blocking(move || budget.settle(held, usage.as_ref(), (pricing, billed)))
-            .await;
-    if let Err(e) = settled {
-        tracing::error!(error = %e, "settling a call's spend");
+    let before = session_spend(req);
+    // Settled, then the caps with their spend said at once (the status line follows every call).
+    let settled = tokio::task::spawn_blocking(move || {
+        let counted = budget.settle(held, usage.as_ref(), (pricing, billed));
+        budget.view(before.plus(counted))
+    })
+    .await;
+    match settled {
+        Ok(view) => req.agent.events.send(RuntimeEvent::Budget(view)),
+        Err(e) => tracing::error!(error = %e, "settling a call's spend"),
+    }
+}
+
+/// What the session spent before this call.
+fn session_spend(req: &Request) -> tunacode_store::Spend {
+    let total = req.agent.session.lock().usage.session_total;
+    tunacode_store::Spend {
+        usd: total.cost,
+        tokens: total.request_tokens + total.response_tokens,
     }
 }
