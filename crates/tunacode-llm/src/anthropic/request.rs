@@ -53,7 +53,13 @@ pub fn build_body(request: &ModelRequest) -> Value {
         );
     }
     let mut messages = build_messages(request);
-    mark_recent_turns(&mut messages, request.nudge.is_some());
+    // The note joins only a history that ends with a request (`ModelRequest::history`).
+    let nudged = request.nudge.is_some()
+        && request
+            .messages
+            .last()
+            .is_some_and(tunacode_protocol::Message::is_request);
+    mark_recent_turns(&mut messages, nudged);
     body.insert("messages".into(), Value::Array(messages));
     body.insert("stream".into(), json!(true));
     if !request.tools.is_empty() {
@@ -297,6 +303,17 @@ mod tests {
         assert_eq!(body["tools"][1]["cache_control"], ephemeral);
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages[4]["content"][0]["cache_control"], ephemeral);
+        // With the call's note on the newest turn, its breakpoint sits on the block before the
+        // note: what this call writes to the cache is what the next one (without the note) reads.
+        let nudged = build_body(&ModelRequest {
+            nudge: Some("# Current todos".into()),
+            ..request.clone()
+        });
+        let newest = nudged["messages"][4]["content"].as_array().unwrap();
+        assert_eq!(newest.len(), 2, "{nudged}");
+        assert_eq!(newest[0]["cache_control"], ephemeral);
+        assert!(newest[1].get("cache_control").is_none(), "{nudged}");
+        assert_eq!(nudged.to_string().matches("cache_control").count(), 4);
         assert_eq!(messages[2]["content"][0]["cache_control"], ephemeral);
         assert!(messages[0]["content"][0].get("cache_control").is_none());
     }
