@@ -1,6 +1,6 @@
 //! What each model call offers: one tool list for a whole request, so a server that comes up while
 //! the request runs changes nothing the provider caches until the next request, which offers it and
-//! says so.
+//! says so; the plan tools, always offered, change nothing outside plan mode.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -124,4 +124,49 @@ async fn a_tool_that_comes_up_mid_request_joins_at_the_next_request_and_is_said(
             .any(|m| m.contains("offered from now on: mcp__late__echo")),
         "{said:?}"
     );
+}
+
+#[tokio::test]
+async fn the_plan_tools_offered_outside_plan_mode_change_nothing_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[
+            ("p1", "present_plan", r##"{"plan": "# Plan\n1. Do it"}"##),
+            ("x1", "exit_plan_mode", "{}"),
+        ]),
+        Turn::text("carrying on"),
+    ]);
+    let session = new_session(dir.path());
+    let (events, mut rx) = EventSink::channel();
+    let agent = common::agent_with(
+        &fake,
+        dir.path(),
+        Arc::new(AutoApprove),
+        session,
+        options(),
+        events,
+    );
+    agent
+        .process_request("do it", CancellationToken::new())
+        .await
+        .unwrap();
+    // (The test options prune old tool outputs at once, so the answers are read from the events.)
+    assert!(!dir.path().join("PLAN.md").exists(), "no plan was saved");
+    let mut answered = 0;
+    while let Ok(event) = rx.try_recv() {
+        if let RuntimeEvent::Agent(AgentEvent::ToolCallFinished { result, .. }) = &event {
+            assert!(result.contains("You are not in plan mode"), "{result}");
+            answered += 1;
+        }
+        assert!(
+            !matches!(
+                event,
+                RuntimeEvent::Agent(
+                    AgentEvent::PlanModeChanged { .. } | AgentEvent::PlanPresented { .. }
+                )
+            ),
+            "{event:?}"
+        );
+    }
+    assert_eq!(answered, 2, "both plan tools answered");
 }

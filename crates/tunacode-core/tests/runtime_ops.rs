@@ -22,6 +22,26 @@ fn pending(e: RuntimeEvent) -> Option<Vec<String>> {
     }
 }
 
+/// A runtime over a new session in `dir`, asking questions.
+async fn open(
+    dir: &std::path::Path,
+    fake: &FakeProvider,
+) -> (
+    tunacode_core::RuntimeHandle,
+    tokio::sync::mpsc::UnboundedReceiver<RuntimeEvent>,
+) {
+    start(settings(dir, &fake.base_url()), SessionChoice::New, true).await
+}
+
+/// Shuts the runtime down and waits until it stopped (its MCP servers with it).
+async fn stop(
+    rt: &tunacode_core::RuntimeHandle,
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<RuntimeEvent>,
+) {
+    rt.submit(Op::Shutdown);
+    next(rx, |e| matches!(e, RuntimeEvent::Stopped).then_some(())).await;
+}
+
 fn write_mcp_file(ws: &std::path::Path, name: &str) {
     let command = tunacode_testkit::fake_mcp_binary().display().to_string();
     let file = serde_json::json!({ "mcpServers": { name: { "command": command } } });
@@ -36,12 +56,7 @@ async fn a_project_mcp_file_starts_only_once_approved_and_only_as_approved() {
     std::fs::create_dir_all(&ws).unwrap();
 
     // No project file: nothing to approve, said as a failure.
-    let (rt, mut rx) = start(
-        settings(dir.path(), &fake.base_url()),
-        SessionChoice::New,
-        true,
-    )
-    .await;
+    let (rt, mut rx) = open(dir.path(), &fake).await;
     next(&mut rx, opened).await;
     rt.submit(Op::ApproveProjectMcp);
     let refused = next(&mut rx, failed).await;
@@ -49,20 +64,11 @@ async fn a_project_mcp_file_starts_only_once_approved_and_only_as_approved() {
         matches!(&refused, OpFailure::Invalid(m) if m.contains("no .mcp.json")),
         "{refused:?}"
     );
-    rt.submit(Op::Shutdown);
-    next(&mut rx, |e| {
-        matches!(e, RuntimeEvent::Stopped).then_some(())
-    })
-    .await;
+    stop(&rt, &mut rx).await;
 
     // A cloned project's file waits; approving it starts its server.
     write_mcp_file(&ws, "proj");
-    let (rt, mut rx) = start(
-        settings(dir.path(), &fake.base_url()),
-        SessionChoice::New,
-        true,
-    )
-    .await;
+    let (rt, mut rx) = open(dir.path(), &fake).await;
     assert_eq!(next(&mut rx, pending).await, vec!["proj".to_string()]);
     rt.submit(Op::ListMcp);
     let before = next(&mut rx, |e| match e {
@@ -81,20 +87,11 @@ async fn a_project_mcp_file_starts_only_once_approved_and_only_as_approved() {
     })
     .await;
     assert_eq!(ready.name, "proj");
-    rt.submit(Op::Shutdown);
-    next(&mut rx, |e| {
-        matches!(e, RuntimeEvent::Stopped).then_some(())
-    })
-    .await;
+    stop(&rt, &mut rx).await;
 
     // The approval holds for that content only: a changed file waits again.
     write_mcp_file(&ws, "swapped");
-    let (rt, mut rx) = start(
-        settings(dir.path(), &fake.base_url()),
-        SessionChoice::New,
-        true,
-    )
-    .await;
+    let (rt, mut rx) = open(dir.path(), &fake).await;
     assert_eq!(next(&mut rx, pending).await, vec!["swapped".to_string()]);
     rt.submit(Op::Shutdown);
 }
@@ -184,12 +181,7 @@ async fn budget_caps_are_said_set_for_the_run_and_refused_in_usd_for_an_unpriced
         }),
         ..Reply::default()
     })]);
-    let (rt, mut rx) = start(
-        settings(dir.path(), &fake.base_url()),
-        SessionChoice::New,
-        true,
-    )
-    .await;
+    let (rt, mut rx) = open(dir.path(), &fake).await;
     next(&mut rx, opened).await;
     rt.submit(Op::DescribeBudget);
     assert!(next(&mut rx, budget).await.caps.is_empty());

@@ -18,6 +18,7 @@ mod sessions;
 pub mod state;
 pub mod status;
 pub mod transcript;
+pub mod transcript_view;
 mod view;
 pub mod view_state;
 

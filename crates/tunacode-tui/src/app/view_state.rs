@@ -10,7 +10,8 @@ use ratatui::widgets::Paragraph;
 use tunacode_protocol::{TodoItem, TodoStatus, Usage};
 
 use crate::app::status::StatusState;
-use crate::app::transcript::{Transcript, ViewFlags};
+use crate::app::transcript::ViewFlags;
+use crate::app::transcript_view::Transcript;
 use crate::theme::Theme;
 
 /// What is shown, and how.

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 use tunacode_core::Answer;
 use tunacode_protocol::runtime::BudgetQuestion;
 
-use super::frame::{Scroll, draw_popup};
+use super::frame::{Scroll, draw_popup, numbered_choices};
 use super::question_dialog::{DialogOutcome, QuestionDialog};
 use crate::theme::Theme;
 
@@ -65,19 +65,7 @@ impl QuestionDialog for BudgetDialog {
             Line::styled(self.question.message.clone(), theme.text),
             Line::default(),
         ];
-        let choices = self
-            .options()
-            .into_iter()
-            .enumerate()
-            .map(|(i, option)| {
-                let style = if i == self.selected {
-                    theme.selected
-                } else {
-                    theme.text
-                };
-                Line::styled(format!(" {}. {option} ", i + 1), style)
-            })
-            .collect();
+        let choices = numbered_choices(&self.options(), self.selected, theme);
         draw_popup(
             frame,
             area,

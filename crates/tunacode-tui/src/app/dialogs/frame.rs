@@ -115,6 +115,26 @@ fn cut_body(lines: &mut Vec<Line<'static>>, mut budget: usize, inner_width: usiz
     lines.push(Line::styled("  … (PgDn scrolls)", theme.muted));
 }
 
+/// The options as numbered lines (` 1. Continue `), the selected one highlighted.
+pub(super) fn numbered_choices<S: AsRef<str>>(
+    options: &[S],
+    selected: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    options
+        .iter()
+        .enumerate()
+        .map(|(i, option)| {
+            let style = if i == selected {
+                theme.selected
+            } else {
+                theme.text
+            };
+            Line::styled(format!(" {}. {} ", i + 1, option.as_ref()), style)
+        })
+        .collect()
+}
+
 /// The options with their keys, the selected one highlighted: one row when they fit in `width`
 /// columns, otherwise one line per option so none is split across rows.
 pub(super) fn option_lines(

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use tunacode_core::{Answer, LimitDecision, ProgressReport};
 
-use super::frame::{Scroll, draw_popup};
+use super::frame::{Scroll, draw_popup, numbered_choices};
 use super::question_dialog::{DialogOutcome, QuestionDialog};
 use crate::theme::Theme;
 
@@ -87,18 +87,7 @@ impl QuestionDialog for LimitDialog {
             .map(|l| Line::styled(l.to_string(), theme.text))
             .collect();
         lines.push(Line::default());
-        let choices = OPTIONS
-            .iter()
-            .enumerate()
-            .map(|(i, option)| {
-                let style = if i == self.selected {
-                    theme.selected
-                } else {
-                    theme.text
-                };
-                Line::styled(format!(" {}. {option} ", i + 1), style)
-            })
-            .collect();
+        let choices = numbered_choices(&OPTIONS, self.selected, theme);
         draw_popup(
             frame,
             area,
