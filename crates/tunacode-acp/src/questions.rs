@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
 };
 use tunacode_core::runtime::ApprovalQuestion;
 use tunacode_core::{
-    Answer, ApprovalAnswer, LimitDecision, Op, PlanDecision, Question, QuestionKind,
+    Answer, ApprovalAnswer, LimitDecision, LoopDecision, Op, PlanDecision, Question, QuestionKind,
 };
 
 use crate::command::Command;
@@ -31,6 +31,7 @@ const REJECT_ONCE: &str = "reject_once";
 enum Asked {
     Approval,
     Limit,
+    Loop,
     Plan,
     Budget,
 }
@@ -61,58 +62,57 @@ impl Session {
         Ok(())
     }
 
-    /// A question that is not about a tool call (the iteration limit, a budget, a plan review), on a
-    /// tool call of its own with a yes and a no.
+    /// A question that is not about a tool call (the iteration limit, a budget, a loop, a plan
+    /// review), on a tool call of its own with a yes and a no (and for a loop, a "yes, and stop
+    /// watching").
     fn choice_question(
         &self,
         id: &str,
         kind: &QuestionKind,
     ) -> Result<(Asked, ToolCallUpdate, Vec<PermissionOption>), Error> {
-        Ok(match kind {
-            QuestionKind::IterationLimit(report) => {
-                let title = format!(
+        let (asked, title, tool_kind, body, options) = match kind {
+            QuestionKind::IterationLimit(report) => (
+                Asked::Limit,
+                format!(
                     "Reached the limit of {} model calls: continue?",
                     report.max_iterations
-                );
-                let call = self.question_call(id, title, ToolKind::Other, &report.summary)?;
-                let options = vec![
-                    PermissionOption::new(ALLOW_ONCE, "Continue", PermissionOptionKind::AllowOnce),
-                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
-                ];
-                (Asked::Limit, call, options)
-            }
-            QuestionKind::Budget(budget) => {
-                let title = format!(
+                ),
+                ToolKind::Other,
+                report.summary.clone(),
+                yes_no("Continue", "Stop"),
+            ),
+            QuestionKind::Budget(budget) => (
+                Asked::Budget,
+                format!(
                     "Raise the {} budget to {}?",
                     budget.scope.name(),
                     budget.raise_to()
-                );
-                let call = self.question_call(id, title, ToolKind::Other, &budget.message)?;
-                let options = vec![
-                    PermissionOption::new(ALLOW_ONCE, "Raise it", PermissionOptionKind::AllowOnce),
-                    PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
-                ];
-                (Asked::Budget, call, options)
-            }
-            QuestionKind::PlanReview { plan } => {
-                let call =
-                    self.question_call(id, "Approve the plan?".into(), ToolKind::SwitchMode, plan)?;
-                let options = vec![
-                    PermissionOption::new(
-                        ALLOW_ONCE,
-                        "Approve and start",
-                        PermissionOptionKind::AllowOnce,
-                    ),
-                    PermissionOption::new(
-                        REJECT_ONCE,
-                        "Keep planning",
-                        PermissionOptionKind::RejectOnce,
-                    ),
-                ];
-                (Asked::Plan, call, options)
-            }
+                ),
+                ToolKind::Other,
+                budget.message.clone(),
+                yes_no("Raise it", "Stop"),
+            ),
+            QuestionKind::Loop(lp) => (
+                Asked::Loop,
+                "The agent is repeating itself: continue?".to_string(),
+                ToolKind::Other,
+                format!(
+                    "After being told to change approach, {} ({} model calls so far).",
+                    lp.repeated, lp.iterations
+                ),
+                loop_options(),
+            ),
+            QuestionKind::PlanReview { plan } => (
+                Asked::Plan,
+                "Approve the plan?".to_string(),
+                ToolKind::SwitchMode,
+                plan.clone(),
+                yes_no("Approve and start", "Keep planning"),
+            ),
             QuestionKind::Approval(_) => unreachable!("approvals are asked on their own call"),
-        })
+        };
+        let call = self.question_call(id, title, tool_kind, &body)?;
+        Ok((asked, call, options))
     }
 
     /// Announces a tool call for a question that is not about a tool call (the iteration limit, a plan
@@ -147,7 +147,7 @@ impl Session {
         let status = match &answer {
             Answer::Approval(ApprovalAnswer::Deny { .. }) => None,
             Answer::Approval(_) => Some(ToolCallStatus::InProgress),
-            Answer::Limit(_) | Answer::Plan(_) | Answer::Budget { .. } => {
+            Answer::Limit(_) | Answer::Plan(_) | Answer::Budget { .. } | Answer::Loop(_) => {
                 Some(ToolCallStatus::Completed)
             }
         };
@@ -184,6 +184,27 @@ impl Session {
             ToolCallUpdateFields::new().status(status),
         )))
     }
+}
+
+/// A question's two options: go on (`yes`) or not (`no`).
+fn yes_no(yes: &str, no: &str) -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(ALLOW_ONCE, yes, PermissionOptionKind::AllowOnce),
+        PermissionOption::new(REJECT_ONCE, no, PermissionOptionKind::RejectOnce),
+    ]
+}
+
+/// The loop question's options: continue, continue unwatched, stop.
+fn loop_options() -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(ALLOW_ONCE, "Continue", PermissionOptionKind::AllowOnce),
+        PermissionOption::new(
+            ALLOW_ALWAYS,
+            "Continue, and stop watching for loops in this session",
+            PermissionOptionKind::AllowAlways,
+        ),
+        PermissionOption::new(REJECT_ONCE, "Stop", PermissionOptionKind::RejectOnce),
+    ]
 }
 
 /// The tool call an approval is about: its title and kind, and what it would do (the edit's diff or
@@ -248,6 +269,9 @@ fn answer(asked: Asked, response: Result<RequestPermissionResponse, Error>) -> A
         (Asked::Limit, _) => Answer::Limit(LimitDecision::Stop),
         (Asked::Budget, Some(ALLOW_ONCE)) => Answer::Budget { raise: true },
         (Asked::Budget, _) => Answer::Budget { raise: false },
+        (Asked::Loop, Some(ALLOW_ONCE)) => Answer::Loop(LoopDecision::Continue),
+        (Asked::Loop, Some(ALLOW_ALWAYS)) => Answer::Loop(LoopDecision::Disable),
+        (Asked::Loop, _) => Answer::Loop(LoopDecision::Stop),
         (Asked::Plan, Some(ALLOW_ONCE)) => Answer::Plan(PlanDecision::Approve),
         (Asked::Plan, Some(_)) => Answer::Plan(PlanDecision::Reject {
             feedback: "The user wants to keep planning: refine the plan.".into(),
@@ -295,6 +319,14 @@ mod tests {
         assert_eq!(
             answer(Asked::Limit, Err(Error::internal_error())),
             Answer::Limit(LimitDecision::Stop)
+        );
+        assert_eq!(
+            answer(Asked::Loop, chose(ALLOW_ALWAYS)),
+            Answer::Loop(LoopDecision::Disable)
+        );
+        assert_eq!(
+            answer(Asked::Loop, Err(Error::internal_error())),
+            Answer::Loop(LoopDecision::Stop)
         );
         assert_eq!(
             answer(Asked::Plan, chose(ALLOW_ONCE)),

@@ -6,7 +6,7 @@
 use std::io::{BufRead, Write};
 
 use tunacode_core::{
-    Answer, ApprovalAnswer, LimitDecision, PlanDecision, Question, QuestionKind,
+    Answer, ApprovalAnswer, LimitDecision, LoopDecision, PlanDecision, Question, QuestionKind,
     runtime::ApprovalQuestion,
 };
 
@@ -58,6 +58,19 @@ fn answer_blocking(kind: &QuestionKind) -> Answer {
             );
             let raise = ask(&question).is_some_and(|a| matches!(a.trim(), "y" | "Y" | "yes"));
             Answer::Budget { raise }
+        }
+        QuestionKind::Loop(lp) => {
+            let question = format!(
+                "\nThe agent is repeating itself: after being told to change approach, {}.\n\
+                 1. continue  2. stop  3. continue and stop watching for loops this session\n\
+                 Choose [1/2/3], anything else stops: ",
+                lp.repeated
+            );
+            Answer::Loop(match ask(&question).as_deref().map(str::trim) {
+                Some("1") => LoopDecision::Continue,
+                Some("3") => LoopDecision::Disable,
+                _ => LoopDecision::Stop,
+            })
         }
     }
 }

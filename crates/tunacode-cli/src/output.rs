@@ -24,6 +24,8 @@ pub const EXIT_TIMEOUT: u8 = 4;
 pub const EXIT_INTERRUPTED: u8 = 130;
 /// A budget could not pay for the next model call, which was not sent.
 pub const EXIT_BUDGET: u8 = 5;
+/// The model kept repeating itself after it was told to change approach (status `loop_detected`).
+pub const EXIT_LOOP: u8 = 6;
 
 /// Renders events as they come.
 pub struct Renderer<O: Write, E: Write> {
@@ -276,6 +278,7 @@ fn run_result(end: &RequestEnd) -> RunResult {
                 tunacode_protocol::FinishReason::IterationLimit => {
                     ("iteration_limit", EXIT_ITERATION_LIMIT)
                 }
+                tunacode_protocol::FinishReason::LoopDetected => ("loop_detected", EXIT_LOOP),
                 reason => (schema::finish_reason(reason), EXIT_OK),
             }
         }
@@ -418,14 +421,14 @@ mod tests {
             .collect();
         assert_eq!(
             lines[0],
-            json!({"schema_version": 2, "type": "text_delta", "text": "a"})
+            json!({"schema_version": 3, "type": "text_delta", "text": "a"})
         );
         assert_eq!(lines[2]["type"], "result");
-        assert_eq!(lines[2]["schema_version"], 2);
+        assert_eq!(lines[2]["schema_version"], 3);
         assert_eq!(lines[2]["status"], "completed");
         assert_eq!(lines[2]["tool_calls"][0]["tool_name"], "grep");
         assert_eq!(lines[3]["status"], "iteration_limit");
         assert_eq!(lines[3]["tool_calls"], json!([]));
-        assert!(lines.iter().all(|l| l["schema_version"] == 2));
+        assert!(lines.iter().all(|l| l["schema_version"] == 3));
     }
 }

@@ -27,8 +27,11 @@ fn fake(script: Vec<Turn>) -> FakeProvider {
 }
 
 fn write_config(env: &TestEnv, window: u64) {
+    // The scripts read the same few files over and over to fill the window: a loop by design, so
+    // loop detection is off here (it has its own tests, e2e_loop_detection.rs).
     let config = json!({
-        "models": {"openai:test-model": {"context_window": window, "max_output": 1000}}
+        "models": {"openai:test-model": {"context_window": window, "max_output": 1000}},
+        "settings": {"loop_detection": false},
     });
     std::fs::write(env.config_file(), config.to_string()).unwrap();
 }

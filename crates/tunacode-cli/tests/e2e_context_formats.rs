@@ -47,8 +47,10 @@ fn run_on(env: &TestEnv, fake: &FakeProvider, wire: &str, extra: &[&str]) -> Run
 }
 
 fn small_window(env: &TestEnv, window: u64) {
+    // The script rereads the same files to fill the window, a loop by design: detection off here.
     let config = json!({
-        "models": {"custom:test-model": {"context_window": window, "max_output": 1000}}
+        "models": {"custom:test-model": {"context_window": window, "max_output": 1000}},
+        "settings": {"loop_detection": false},
     });
     std::fs::write(env.config_file(), config.to_string()).unwrap();
 }

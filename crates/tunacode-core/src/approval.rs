@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use async_trait::async_trait;
 use serde_json::Value;
 use tunacode_protocol::ToolKind;
-pub use tunacode_protocol::runtime::{LimitDecision, PlanDecision, ProgressReport};
+pub use tunacode_protocol::runtime::{
+    LimitDecision, LoopDecision, LoopQuestion, PlanDecision, ProgressReport,
+};
 
 /// What the user is asked to allow.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +66,12 @@ pub trait Approver: Send + Sync {
     /// By default: stop.
     async fn on_budget(&self, _question: &tunacode_protocol::runtime::BudgetQuestion) -> bool {
         false
+    }
+
+    /// The model repeats itself after it was told to change approach: go on, stop, or stop watching
+    /// for loops in this session. By default: stop.
+    async fn on_loop(&self, _question: &LoopQuestion) -> LoopDecision {
+        LoopDecision::Stop
     }
 }
 

@@ -20,6 +20,8 @@ pub struct GuidanceOptions {
     pub fallback_response: bool,
     /// Show the loop's own steering (self-evaluation) as notices.
     pub show_thoughts: bool,
+    /// How a model repeating itself is caught.
+    pub loop_detection: tunacode_store::LoopDetectionConfig,
 }
 
 impl Default for GuidanceOptions {
@@ -29,6 +31,7 @@ impl Default for GuidanceOptions {
             no_progress_alert: true,
             fallback_response: true,
             show_thoughts: false,
+            loop_detection: tunacode_store::LoopDetectionConfig::default(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod fallback_parse;
 pub mod guidance;
 pub mod history;
 pub mod instructions;
+pub mod loop_watch;
 mod markdown_files;
 pub mod mcp;
 pub mod mentions;
@@ -48,7 +49,7 @@ pub mod tokens;
 pub use agent::{Agent, AgentOptions, AgentParts, FallbackModel, RunOutcome};
 pub use approval::{
     ApprovalDecision, ApprovalRequest, Approver, AutoApprove, DenyAll, Gate, LimitDecision,
-    PlanDecision, ProgressReport,
+    LoopDecision, LoopQuestion, PlanDecision, ProgressReport,
 };
 pub use async_trait::async_trait;
 pub use client_cache::{ClientCache, ClientFactory};

@@ -95,6 +95,8 @@ pub struct Session {
     pub todos: TodoList,
     /// Whether plan mode is on: only read-only tools until a plan is approved (stored as `plan_mode`).
     pub plan_mode: bool,
+    /// The user turned loop detection off for this session (not stored).
+    pub loop_detection_off: bool,
     /// The checkpoint (the session file as last saved or loaded) new journal lines follow; `None`
     /// while the session has no file.
     pub journal_base: Option<tunacode_store::JournalBase>,
@@ -119,6 +121,7 @@ impl Session {
             total_tokens: 0,
             todos: TodoList::default(),
             plan_mode: false,
+            loop_detection_off: false,
             journal_base: None,
             extra: Map::new(),
         }
@@ -153,6 +156,7 @@ impl Session {
             total_tokens: file.total_tokens,
             todos: TodoList::from_items(todos),
             plan_mode,
+            loop_detection_off: false,
             journal_base: None,
             extra,
         }

@@ -213,6 +213,7 @@ fn resolve_model(
             no_progress_alert: s.no_progress_alert,
             fallback_response: s.fallback_response,
             show_thoughts: s.show_thoughts,
+            loop_detection: s.loop_detection,
         },
         pricing: info.map(|m| m.pricing),
         context: crate::compaction::ContextBudget {

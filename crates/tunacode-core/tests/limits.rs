@@ -50,7 +50,11 @@ fn decides(decisions: Vec<LimitDecision>) -> Arc<Decides> {
 
 fn calls(n: usize) -> Vec<Turn> {
     (0..n)
-        .map(|i| Turn::tool_calls(&[(&format!("c{i}"), "list_dir", "{}")]))
+        .map(|i| {
+            // Each call its own pattern: the same call again and again would be a loop.
+            let args = format!(r#"{{"pattern": "*.{i}"}}"#);
+            Turn::tool_calls(&[(&format!("c{i}"), "glob", &args)])
+        })
         .collect()
 }
 

@@ -43,6 +43,9 @@ pub enum FinishReason {
     PlanPresented,
     /// `/compact` summarized the older history (no model answer).
     Compacted,
+    /// The model kept repeating itself after being told to change approach, and the request was
+    /// stopped.
+    LoopDetected,
 }
 
 /// Where a todo is.

@@ -22,6 +22,10 @@ const RELEASED: &[(u32, &str)] = &[
         2,
         "984e274a597b81b6f8f4751ef483474a70ea9f5f4377619bb308b1d4fd537759",
     ),
+    (
+        3,
+        "0042af8abbc020c8a0d9b5a3e43aaff197fb2650ea877876f5633026dfc4c330",
+    ),
 ];
 
 fn repo_file(name: &str) -> PathBuf {

@@ -57,6 +57,8 @@ pub struct Settings {
     pub budget: crate::budget_config::BudgetConfig,
     /// Models (`provider:model`) a call falls back to, in order, when its own model is overloaded.
     pub fallback_models: Vec<String>,
+    /// How the agent catches a model repeating itself.
+    pub loop_detection: crate::loop_config::LoopDetectionConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -179,6 +181,7 @@ impl Default for Settings {
             web_fetch: WebFetchConfig::default(),
             budget: crate::budget_config::BudgetConfig::default(),
             fallback_models: Vec::new(),
+            loop_detection: crate::loop_config::LoopDetectionConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

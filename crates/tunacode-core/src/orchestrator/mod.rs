@@ -10,6 +10,8 @@
 //! - dispatch tools ([`ToolRound`], `tool_round.rs`), with the request's [`UndoPoint`];
 //! - guide ([`Guide`], `guide.rs`, `limit.rs`): iterations against their limit, the self-evaluation
 //!   nudge, empty-response recovery and the no-progress alert;
+//! - watch for loops ([`LoopGuard`], `loops.rs`): a model repeating a call, an error or its text is
+//!   told to change approach, then the user decides (a headless run stops: `loop_detected`);
 //! - finish (`finish.rs`): persist (run messages plus messages appended from outside) and save; abort,
 //!   timeout and failure keep partial text as `[INTERRUPTED]`, cancel in-flight tools, clean dangling
 //!   calls, save.
@@ -24,6 +26,7 @@ mod finish;
 mod guide;
 mod iterations;
 mod limit;
+mod loops;
 mod meter;
 mod node;
 mod offer;
@@ -53,6 +56,7 @@ use context::ContextKeeper;
 use finish::{Ending, finished, interrupted};
 use guide::Guide;
 use limit::AtLimit;
+use loops::LoopGuard;
 pub(crate) use request::StopCause;
 use request::{Interrupt, Request};
 use tool_round::ToolRound;
@@ -73,6 +77,7 @@ pub(crate) struct RequestRun<'a> {
     call: ModelCall,
     tools: ToolRound,
     guide: Guide,
+    loops: LoopGuard,
 }
 
 impl<'a> RequestRun<'a> {
@@ -91,6 +96,7 @@ impl<'a> RequestRun<'a> {
             call: ModelCall::default(),
             tools: ToolRound::default(),
             guide: Guide::new(agent.options.max_iterations),
+            loops: LoopGuard::new(agent.options.guidance.loop_detection),
         }
     }
 

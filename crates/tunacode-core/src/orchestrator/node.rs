@@ -5,10 +5,12 @@
 use tunacode_protocol::{FinishReason, Message, Part, ToolCallPart};
 
 use super::RequestRun;
+use super::loops::AfterLoop;
 use super::record::record_usage_and_thoughts;
 use super::request::{Interrupt, Request, new_request_id};
 use super::transcript::Transcript;
 use crate::fallback_parse::parse_tool_calls_from_text;
+use crate::loop_watch::LoopSign;
 use crate::response_state::AgentState;
 use crate::streaming::Streamed;
 
@@ -36,6 +38,11 @@ impl RequestRun<'_> {
             .runtime
             .consecutive_empty_responses = 0;
         let text = response.text();
+        let text_sign = if !text.trim().is_empty() && !calls.is_empty() {
+            self.loops.text(&self.request, &text)
+        } else {
+            None
+        };
         if !text.trim().is_empty() {
             self.state.has_user_response = true;
             self.response = text;
@@ -55,7 +62,7 @@ impl RequestRun<'_> {
             };
             return Ok(Some(reason));
         }
-        self.run_tools(&calls).await
+        self.run_tools(&calls, text_sign).await
     }
 
     /// Measures and records a response, marks the task done when it says so, and gives its tool
@@ -83,10 +90,11 @@ impl RequestRun<'_> {
     }
 
     /// Runs a response's tool calls; the finish reason when the request is over (a plan was
-    /// presented, the task is complete).
+    /// presented, the task is complete, the model loops). `text_sign`: the response's text repeats.
     async fn run_tools(
         &mut self,
         calls: &[ToolCallPart],
+        text_sign: Option<LoopSign>,
     ) -> Result<Option<FinishReason>, Interrupt> {
         self.guide.productive();
         self.transition(AgentState::ToolExecution);
@@ -99,7 +107,19 @@ impl RequestRun<'_> {
             self.response = plan;
             return Ok(Some(FinishReason::PlanPresented));
         }
-        Ok(self.state.task_completed.then_some(FinishReason::Completed))
+        if self.state.task_completed {
+            return Ok(Some(FinishReason::Completed));
+        }
+        let call_sign = self.loops.calls(&self.request, calls);
+        let Some(sign) = text_sign.or(call_sign) else {
+            return Ok(None);
+        };
+        let iterations = self.guide.iterations.count();
+        let after = self
+            .loops
+            .on_sign(&self.request, &mut self.transcript, sign, iterations)
+            .await?;
+        Ok((after == AfterLoop::Stop).then_some(FinishReason::LoopDetected))
     }
 }
 

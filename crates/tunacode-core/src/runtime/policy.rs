@@ -15,7 +15,8 @@ use tunacode_tools::shell::{dangerous_argv, dangerous_command};
 use tunacode_tools::{ProtectedPaths, SandboxMode, ToolKind};
 
 use crate::approval::{
-    ApprovalDecision, ApprovalRequest, Approver, Gate, LimitDecision, PlanDecision, ProgressReport,
+    ApprovalDecision, ApprovalRequest, Approver, Gate, LimitDecision, LoopDecision, LoopQuestion,
+    PlanDecision, ProgressReport,
 };
 use crate::mcp::McpManager;
 use crate::permissions::{Permissions, Verdict};
@@ -358,6 +359,20 @@ impl Approver for Policy {
             .ask(QuestionKind::Budget(question.clone()))
             .await;
         matches!(asked, Some(Answer::Budget { raise: true }))
+    }
+
+    async fn on_loop(&self, question: &LoopQuestion) -> LoopDecision {
+        if !self.interactive() {
+            return LoopDecision::Stop;
+        }
+        match self
+            .questions
+            .ask(QuestionKind::Loop(question.clone()))
+            .await
+        {
+            Some(Answer::Loop(decision)) => decision,
+            _ => LoopDecision::Stop,
+        }
     }
 
     async fn review_plan(&self, plan: &str) -> PlanDecision {

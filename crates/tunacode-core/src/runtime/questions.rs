@@ -20,6 +20,7 @@ enum Tag {
     Limit,
     Plan,
     Budget,
+    Loop,
 }
 
 impl Tag {
@@ -29,6 +30,7 @@ impl Tag {
             QuestionKind::IterationLimit(_) => Tag::Limit,
             QuestionKind::PlanReview { .. } => Tag::Plan,
             QuestionKind::Budget(_) => Tag::Budget,
+            QuestionKind::Loop(_) => Tag::Loop,
         }
     }
 
@@ -38,6 +40,7 @@ impl Tag {
             Answer::Limit(_) => Tag::Limit,
             Answer::Plan(_) => Tag::Plan,
             Answer::Budget { .. } => Tag::Budget,
+            Answer::Loop(_) => Tag::Loop,
         }
     }
 }

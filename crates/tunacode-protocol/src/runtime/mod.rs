@@ -15,8 +15,8 @@ pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
 pub use op::{Attachment, Op, Secret};
 pub use question::{
-    Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, PlanDecision, ProgressReport,
-    Question, QuestionKind, SessionScope,
+    Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, LoopDecision, LoopQuestion,
+    PlanDecision, ProgressReport, Question, QuestionKind, SessionScope,
 };
 pub use session::{
     CommandView, JournalRecovery, ListedSession, ModelView, SessionNotice, SessionSummary,

@@ -31,6 +31,30 @@ pub enum QuestionKind {
     },
     /// A spend cap cannot pay for the next model call: raise it, or stop the request?
     Budget(super::budget::BudgetQuestion),
+    /// The model repeats itself again after it was told to change approach: go on, stop, or stop
+    /// watching for loops in this session?
+    Loop(LoopQuestion),
+}
+
+/// A loop caught a second time in one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoopQuestion {
+    /// What the model repeats.
+    pub repeated: String,
+    /// Iterations run so far.
+    pub iterations: u32,
+}
+
+/// What to do about a model that repeats itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopDecision {
+    /// Go on; the count starts again.
+    Continue,
+    /// End the request (what a headless run does).
+    Stop,
+    /// Go on, and stop watching for loops for the rest of this session.
+    Disable,
 }
 
 /// An approval to give or refuse.
@@ -138,6 +162,8 @@ pub enum Answer {
         /// Raise it.
         raise: bool,
     },
+    /// To a loop question.
+    Loop(LoopDecision),
 }
 
 /// What the user said to an approval.

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::runtime::{Answer, ApprovalAnswer, LimitDecision, Op, PlanDecision};
+use crate::runtime::{Answer, ApprovalAnswer, LimitDecision, LoopDecision, Op, PlanDecision};
 
 /// One input line.
 #[derive(Debug, Deserialize, PartialEq, JsonSchema)]
@@ -45,6 +45,13 @@ pub enum InputLine {
         request_id: String,
         /// Raise the cap as proposed (`true`), or stop the request.
         raise: bool,
+    },
+    /// The answer to a `loop_requested` line.
+    LoopChoice {
+        /// The `request_id` of the question.
+        request_id: String,
+        /// `continue`, `stop` or `disable` (go on, and stop watching for loops in this session).
+        choice: LoopChoice,
     },
     /// The answer to a `plan_review_requested` line.
     PlanReview {
@@ -115,6 +122,18 @@ pub enum LimitChoice {
     Stop,
 }
 
+/// The choice when the model keeps repeating itself.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoopChoice {
+    /// Go on; the count starts again.
+    Continue,
+    /// End the request.
+    Stop,
+    /// Go on, and stop watching for loops in this session.
+    Disable,
+}
+
 /// A plan review decision.
 #[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -155,6 +174,14 @@ impl InputLine {
             InputLine::BudgetChoice { request_id, raise } => Op::Answer {
                 id: request_id,
                 answer: Answer::Budget { raise },
+            },
+            InputLine::LoopChoice { request_id, choice } => Op::Answer {
+                id: request_id,
+                answer: Answer::Loop(match choice {
+                    LoopChoice::Continue => LoopDecision::Continue,
+                    LoopChoice::Stop => LoopDecision::Stop,
+                    LoopChoice::Disable => LoopDecision::Disable,
+                }),
             },
             InputLine::PlanReview {
                 request_id,

@@ -41,6 +41,11 @@ fn question(q: &Question) -> OutputEvent {
             raise_to_usd: b.raise_to_usd,
             raise_to_tokens: b.raise_to_tokens,
         },
+        QuestionKind::Loop(l) => OutputEvent::LoopRequested {
+            request_id: q.id.clone(),
+            repeated: l.repeated.clone(),
+            iterations: l.iterations,
+        },
         QuestionKind::PlanReview { plan } => OutputEvent::PlanReviewRequested {
             request_id: q.id.clone(),
             plan: plan.clone(),

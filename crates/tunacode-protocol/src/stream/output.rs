@@ -83,6 +83,11 @@ pub enum OutputEvent {
         raise_to_usd: Option<f64>,
         raise_to_tokens: Option<u64>,
     },
+    LoopRequested {
+        request_id: String,
+        repeated: String,
+        iterations: u32,
+    },
     QuestionClosed {
         request_id: String,
     },

@@ -79,6 +79,7 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
         FinishReason::IterationLimit => "iteration_limit",
         FinishReason::PlanPresented => "plan_presented",
         FinishReason::Compacted => "compacted",
+        FinishReason::LoopDetected => "loop_detected",
     }
 }
 

@@ -203,3 +203,48 @@ fn the_budget_dialog_says_what_is_spent_and_what_the_cap_becomes() {
         .expect("draws");
     insta::assert_snapshot!(terminal.backend());
 }
+
+fn loop_dialog() -> LoopDialog {
+    LoopDialog::new(
+        "q-6".into(),
+        tunacode_core::LoopQuestion {
+            repeated: "the same `bash` call with the same arguments got the same result 4 times"
+                .into(),
+            iterations: 9,
+        },
+    )
+}
+
+#[test]
+fn a_loop_goes_on_stops_or_stops_being_watched() {
+    let chose = |d| answered(Answer::Loop(d));
+    use tunacode_core::LoopDecision::{Continue, Disable, Stop};
+    assert_eq!(
+        loop_dialog().handle_key(key(KeyCode::Enter)),
+        chose(Continue)
+    );
+    assert_eq!(
+        loop_dialog().handle_key(key(KeyCode::Char('2'))),
+        chose(Stop)
+    );
+    assert_eq!(
+        loop_dialog().handle_key(key(KeyCode::Char('3'))),
+        chose(Disable)
+    );
+    assert_eq!(loop_dialog().handle_key(key(KeyCode::Esc)), chose(Stop));
+    let mut d = loop_dialog();
+    assert_eq!(d.handle_key(key(KeyCode::Up)), DialogOutcome::Open);
+    assert_eq!(d.handle_key(key(KeyCode::Enter)), chose(Disable));
+    assert_eq!(loop_dialog().dismissed(), Answer::Loop(Stop));
+}
+
+#[test]
+fn the_loop_dialog_says_what_repeats_and_offers_three_ways_on() {
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(90, 14)).expect("terminal");
+    let theme = crate::theme::Theme::plain();
+    terminal
+        .draw(|f| loop_dialog().render(f, f.area(), &theme))
+        .expect("draws");
+    insta::assert_snapshot!(terminal.backend());
+}
