@@ -5,6 +5,7 @@
 //! `session/request_permission`; when the editor offers `fs/*`, the file tools read and write through
 //! it (its unsaved buffers). Nothing here decides policy: the runtime does.
 
+mod checks;
 mod client_fs;
 mod command;
 mod diffs;

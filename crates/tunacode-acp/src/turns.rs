@@ -177,6 +177,11 @@ impl Session {
         {
             self.say(outcome.response.clone())?;
         }
+        if let Ok(outcome) = &end.outcome
+            && !cancelled
+        {
+            self.say_verdict(&outcome.verification)?;
+        }
         let reason = match &end.outcome {
             _ if cancelled => StopReason::Cancelled,
             Ok(outcome) if outcome.reason == FinishReason::IterationLimit => {

@@ -115,6 +115,7 @@ impl Session {
                      {tokens_after} tokens."
                 ))
             }
+            AgentEvent::CheckFinished { phase, check } => self.on_check(phase, &check),
             AgentEvent::Notice { level, message } => {
                 let severity = match level {
                     NoticeLevel::Info => NoticeSeverity::Info,

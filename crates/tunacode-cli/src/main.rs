@@ -4,6 +4,7 @@
 mod acp_cmd;
 mod approval_prompt;
 mod args;
+mod check_lines;
 mod docs_cmd;
 mod input;
 mod logging;

@@ -186,12 +186,15 @@ impl<O: Write, E: Write> Renderer<O, E> {
             }
             AgentEvent::PlanModeChanged { active } => {
                 self.end_out_line();
-                let state = if *active {
-                    "on: read-only until a plan is approved"
-                } else {
-                    "off"
-                };
-                let _ = writeln!(self.err, "plan mode {state}");
+                let _ = writeln!(self.err, "{}", plan_mode_line(*active));
+            }
+            AgentEvent::CheckFinished { phase, check } => {
+                self.end_out_line();
+                let _ = writeln!(
+                    self.err,
+                    "{}",
+                    crate::check_lines::check_line(*phase, check)
+                );
             }
             AgentEvent::Notice { level, message } => {
                 self.end_out_line();
@@ -228,6 +231,10 @@ impl<O: Write, E: Write> Renderer<O, E> {
         match self.format {
             OutputFormat::Text => {
                 self.end_out_line();
+                let verdict = result.verification.as_ref();
+                if let Some(line) = verdict.and_then(crate::check_lines::verdict_line) {
+                    let _ = writeln!(self.err, "{line}");
+                }
                 if let Some(err) = &result.error {
                     let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
                     let _ = writeln!(self.err, "tunacode: {}: {msg}", result.status);
@@ -269,11 +276,13 @@ fn run_result(end: &RequestEnd) -> RunResult {
         error: None,
         limit_summary: None,
         tool_calls: Vec::new(),
+        verification: None,
     };
     let (status, code) = match &end.outcome {
         Ok(outcome) => {
             result.iterations = outcome.iterations;
             result.response = outcome.response.clone();
+            result.verification = Some((&outcome.verification).into());
             match outcome.reason {
                 tunacode_protocol::FinishReason::IterationLimit => {
                     ("iteration_limit", EXIT_ITERATION_LIMIT)
@@ -302,6 +311,15 @@ fn finished_line(tool_name: &str, status: ToolStatus, duration_ms: u64, result: 
         ToolStatus::Completed => format!("  ✓ {tool_name} ({duration_ms} ms)"),
         ToolStatus::Failed => format!("  ✗ {tool_name}: {}", first_line(result, 160)),
         ToolStatus::Cancelled => format!("  ⊘ {tool_name} cancelled"),
+    }
+}
+
+/// Plan mode turned on or off, one line.
+fn plan_mode_line(active: bool) -> &'static str {
+    if active {
+        "plan mode on: read-only until a plan is approved"
+    } else {
+        "plan mode off"
     }
 }
 
@@ -356,6 +374,7 @@ mod tests {
                 response: "hi".into(),
                 request_id: "r".into(),
                 model_stop: None,
+                verification: Default::default(),
             }),
             usage: Usage::default(),
         }

@@ -43,6 +43,8 @@ pub struct AgentOptions {
     pub guidance: crate::guidance::GuidanceOptions,
     /// The context budget: window, output reserve and when to compact.
     pub context: crate::compaction::ContextBudget,
+    /// The project's checks in force (the user's, and an approved project file's).
+    pub checks: tunacode_store::ChecksConfig,
 }
 
 pub use tunacode_protocol::runtime::RunOutcome;

@@ -11,6 +11,7 @@ mod budget_plan;
 mod budget_settings;
 mod checkpoint_git;
 pub mod checkpoints;
+pub mod checks;
 mod client_cache;
 pub mod compaction;
 mod compaction_transcript;

@@ -92,6 +92,9 @@ pub struct RuntimeSettings {
     pub budget: crate::budget_settings::BudgetCaps,
     /// `settings.fallback_models`: tried in order when the model is overloaded.
     pub fallback_models: Vec<String>,
+    /// The repository's checks file, approved or waiting (the checks in force are the model's
+    /// options).
+    pub project_checks: Option<crate::checks::ProjectChecksState>,
 }
 
 impl RuntimeSettings {
@@ -121,6 +124,7 @@ impl RuntimeSettings {
         let exec =
             crate::exec_settings::resolve_exec(paths, config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
+        let project_checks = crate::checks::resolve_checks(paths, config, &cwd)?.project;
         let commands =
             crate::custom_commands::find_commands(&paths.user_dir(), &cwd, &mut skipped_files);
         Ok(RuntimeSettings {
@@ -141,6 +145,7 @@ impl RuntimeSettings {
             skipped_files,
             budget: crate::budget_settings::resolve_budget(config, flags.max_cost)?,
             fallback_models: config.settings.fallback_models.clone(),
+            project_checks,
         })
     }
 
@@ -194,7 +199,9 @@ fn resolve_model(
     let info = registry.find(&model.provider, &model.model);
     let caps = crate::budget_settings::resolve_budget(config, flags.max_cost)?;
     crate::budget_settings::check_priced(&caps, &model, info.map(|m| m.pricing), paths)?;
+    let checks = crate::checks::resolve_checks(paths, config, cwd)?.config;
     let options = AgentOptions {
+        checks,
         model: model.to_string(),
         provider_model: model.model.clone(),
         max_iterations: flags.max_iterations.unwrap_or(s.max_iterations).max(1),

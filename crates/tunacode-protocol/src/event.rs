@@ -244,6 +244,13 @@ pub enum AgentEvent {
         /// Messages the summary replaced.
         compacted_messages: usize,
     },
+    /// One of the project's checks ran.
+    CheckFinished {
+        /// Why it ran.
+        phase: crate::verification::CheckPhase,
+        /// How it ended.
+        check: crate::verification::CheckReport,
+    },
     /// The request finished normally.
     RequestFinished {
         /// Why it stopped.

@@ -13,6 +13,7 @@ pub mod stream;
 mod tail;
 mod tool_kind;
 mod usage;
+mod verification;
 
 pub use commands::{BudgetChange, SlashCommand, parse_slash};
 pub use event::{
@@ -31,6 +32,7 @@ pub use part::{
 pub use tail::keep_tail;
 pub use tool_kind::ToolKind;
 pub use usage::Usage;
+pub use verification::{CheckPhase, CheckReport, CheckStatus, Verification, VerificationStatus};
 
 /// The text a response carries when the user interrupted it while it streamed.
 pub const INTERRUPTED_MARKER: &str = "[INTERRUPTED]";

@@ -24,7 +24,7 @@ const RELEASED: &[(u32, &str)] = &[
     ),
     (
         3,
-        "0042af8abbc020c8a0d9b5a3e43aaff197fb2650ea877876f5633026dfc4c330",
+        "582d1ea1caed2287ad804931d1e72d0b1d152e621ae4be3b31abe6788ea6e21b",
     ),
 ];
 

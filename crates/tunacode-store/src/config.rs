@@ -59,6 +59,8 @@ pub struct Settings {
     pub fallback_models: Vec<String>,
     /// How the agent catches a model repeating itself.
     pub loop_detection: crate::loop_config::LoopDetectionConfig,
+    /// The user's checks (a project's own come from `.tunacode/checks.json` once approved).
+    pub checks: crate::checks_config::ChecksConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -182,6 +184,7 @@ impl Default for Settings {
             budget: crate::budget_config::BudgetConfig::default(),
             fallback_models: Vec::new(),
             loop_detection: crate::loop_config::LoopDetectionConfig::default(),
+            checks: crate::checks_config::ChecksConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

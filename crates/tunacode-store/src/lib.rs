@@ -2,6 +2,7 @@
 //! the XDG data dir, grouped by project, written atomically), and where they live.
 
 mod budget_config;
+mod checks_config;
 mod config;
 mod config_mcp;
 mod config_write;
@@ -19,6 +20,9 @@ mod session_store;
 mod spend_ledger;
 
 pub use budget_config::{BudgetConfig, Cap};
+pub use checks_config::{
+    CheckKind, CheckSpec, CheckWhen, ChecksConfig, ProjectChecks, read_project_checks,
+};
 pub use config::{
     CustomProvider, PermissionsConfig, SandboxConfig, Settings, ShellEnvConfig, UserConfig,
     WebFetchConfig,

@@ -17,6 +17,8 @@ pub(super) struct Ending {
     pub(super) iterations: u32,
     /// The answer the user got.
     pub(super) response: String,
+    /// What the project's checks proved.
+    pub(super) verification: tunacode_protocol::Verification,
 }
 
 /// Persists and saves the run, and says it finished.
@@ -42,6 +44,7 @@ pub(super) async fn finished(
         response: ending.response,
         request_id: req.id.clone(),
         model_stop,
+        verification: ending.verification,
     })
 }
 

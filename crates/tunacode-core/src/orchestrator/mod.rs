@@ -10,6 +10,8 @@
 //! - dispatch tools ([`ToolRound`], `tool_round.rs`), with the request's [`UndoPoint`];
 //! - guide ([`Guide`], `guide.rs`, `limit.rs`): iterations against their limit, the self-evaluation
 //!   nudge, empty-response recovery and the no-progress alert;
+//! - prove the work ([`Proof`], `proof.rs`, `done_checks.rs`): the project's checks after edits
+//!   and when the model says it is done, and the verdict (`verified`, `unverified`, `failing`);
 //! - watch for loops ([`LoopGuard`], `loops.rs`): a model repeating a call, an error or its text is
 //!   told to change approach, then the user decides (a headless run stops: `loop_detected`);
 //! - finish (`finish.rs`): persist (run messages plus messages appended from outside) and save; abort,
@@ -22,6 +24,7 @@
 
 mod call;
 mod context;
+mod done_checks;
 mod finish;
 mod guide;
 mod iterations;
@@ -32,6 +35,7 @@ mod node;
 mod offer;
 mod prepare;
 mod progress;
+mod proof;
 mod record;
 mod recorder;
 mod request;
@@ -57,6 +61,7 @@ use finish::{Ending, finished, interrupted};
 use guide::Guide;
 use limit::AtLimit;
 use loops::LoopGuard;
+use proof::Proof;
 pub(crate) use request::StopCause;
 use request::{Interrupt, Request};
 use tool_round::ToolRound;
@@ -78,6 +83,10 @@ pub(crate) struct RequestRun<'a> {
     tools: ToolRound,
     guide: Guide,
     loops: LoopGuard,
+    /// The project's checks and what they proved.
+    proof: Proof,
+    /// The proof the request ended with, once the model said it was done.
+    verification: Option<tunacode_protocol::Verification>,
 }
 
 impl<'a> RequestRun<'a> {
@@ -97,6 +106,8 @@ impl<'a> RequestRun<'a> {
             tools: ToolRound::default(),
             guide: Guide::new(agent.options.max_iterations),
             loops: LoopGuard::new(agent.options.guidance.loop_detection),
+            proof: Proof::default(),
+            verification: None,
         }
     }
 
@@ -110,10 +121,15 @@ impl<'a> RequestRun<'a> {
         }
         match self.iterate().await {
             Ok(reason) => {
+                let verification = match self.verification.take() {
+                    Some(v) => v,
+                    None => self.proof.verdict(&self.request, &self.response),
+                };
                 let ending = Ending {
                     reason,
                     iterations: self.guide.iterations.count(),
                     response: std::mem::take(&mut self.response),
+                    verification,
                 };
                 finished(&self.request, &self.transcript, ending).await
             }
@@ -144,6 +160,7 @@ impl<'a> RequestRun<'a> {
                     reason: FinishReason::Compacted,
                     iterations: 0,
                     response: response.to_string(),
+                    verification: Default::default(),
                 };
                 finished(&self.request, &self.transcript, ending).await
             }

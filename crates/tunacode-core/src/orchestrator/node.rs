@@ -5,6 +5,7 @@
 use tunacode_protocol::{FinishReason, Message, Part, ToolCallPart};
 
 use super::RequestRun;
+use super::done_checks::Completion;
 use super::loops::AfterLoop;
 use super::record::record_usage_and_thoughts;
 use super::request::{Interrupt, Request, new_request_id};
@@ -60,9 +61,28 @@ impl RequestRun<'_> {
             } else {
                 FinishReason::Answered
             };
-            return Ok(Some(reason));
+            return self.conclude(reason).await;
         }
         self.run_tools(&calls, text_sign).await
+    }
+
+    /// The model says it is done (`reason`): the checks decide whether the request ends (with their
+    /// proof) or the model goes on to fix what they report.
+    async fn conclude(&mut self, reason: FinishReason) -> Result<Option<FinishReason>, Interrupt> {
+        let completion = self
+            .proof
+            .at_completion(&self.request, &mut self.transcript, &self.response)
+            .await?;
+        match completion {
+            Completion::Done(verification) => {
+                self.verification = Some(verification);
+                Ok(Some(reason))
+            }
+            Completion::FixRound => {
+                self.state.task_completed = false;
+                Ok(None)
+            }
+        }
     }
 
     /// Measures and records a response, marks the task done when it says so, and gives its tool
@@ -100,7 +120,7 @@ impl RequestRun<'_> {
         self.transition(AgentState::ToolExecution);
         let ran = self
             .tools
-            .run(&self.request, &mut self.transcript, calls)
+            .run(&self.request, &mut self.transcript, calls, &mut self.proof)
             .await;
         self.transition(AgentState::Response);
         if let Some(plan) = ran? {
@@ -108,7 +128,7 @@ impl RequestRun<'_> {
             return Ok(Some(FinishReason::PlanPresented));
         }
         if self.state.task_completed {
-            return Ok(Some(FinishReason::Completed));
+            return self.conclude(FinishReason::Completed).await;
         }
         let call_sign = self.loops.calls(&self.request, calls);
         let Some(sign) = text_sign.or(call_sign) else {

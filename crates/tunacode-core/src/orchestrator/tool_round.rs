@@ -1,12 +1,14 @@
 //! [`ToolRound`]: the dispatch step. Runs one response's tool calls through the dispatcher (the
 //! policy asks, the registry tracks, results are journaled as they finish), records their answers,
 //! and says what changed: the todo list, a plan presented for approval. The workspace is recorded for
-//! undo before the request's first change ([`UndoPoint`]).
+//! undo before the request's first change ([`UndoPoint`]); the project's checks run around the batch
+//! ([`Proof`]).
 
 use tunacode_protocol::{AgentEvent, ToolCallPart};
 use tunacode_tools::ToolContext;
 
 use super::offer::callable_tools;
+use super::proof::Proof;
 use super::request::{Interrupt, Request};
 use super::transcript::Transcript;
 use super::undo_point::UndoPoint;
@@ -25,6 +27,7 @@ impl ToolRound {
         req: &Request<'_>,
         t: &mut Transcript,
         calls: &[ToolCallPart],
+        proof: &mut Proof,
     ) -> Result<Option<String>, Interrupt> {
         t.flush(req.agent).await;
         let todos_before = req.agent.session.lock().todos.items();
@@ -32,8 +35,14 @@ impl ToolRound {
         self.undo_point
             .take(req.agent, &req.id, &req.cancel, (&dispatcher.tools, calls))
             .await;
-        let answers = dispatcher.dispatch(calls).await;
-        t.push_answers(dispatcher.results.as_ref(), answers);
+        proof.before_batch(req, &dispatcher.tools, calls).await?;
+        let mut answers = dispatcher.dispatch(calls).await;
+        let checked = proof
+            .after_batch(req, &dispatcher.tools, calls, &mut answers)
+            .await?;
+        // An answer the checks added to is written whole again (the journal has it without).
+        let written = dispatcher.results.as_ref().filter(|_| !checked);
+        t.push_answers(written, answers);
         t.flush(req.agent).await;
         let (todos_after, presented) = {
             let session = req.agent.session.lock();

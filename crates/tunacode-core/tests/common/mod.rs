@@ -35,6 +35,7 @@ pub fn options() -> AgentOptions {
         pricing: None,
         guidance: Default::default(),
         context: Default::default(),
+        checks: Default::default(),
     }
 }
 

@@ -135,6 +135,9 @@ pub struct RunOutcome {
     /// The provider's finish reason for the last model response (`stop`, `length`, `refusal`,
     /// `content_filter`, …), when it gave one.
     pub model_stop: Option<String>,
+    /// How the request proved its changes (the project's checks).
+    #[serde(default)]
+    pub verification: crate::verification::Verification,
 }
 
 impl RunOutcome {

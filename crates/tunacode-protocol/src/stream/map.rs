@@ -6,7 +6,7 @@ use crate::mcp::{ServerState, ServerStatus};
 use crate::runtime::{Question, QuestionKind, RuntimeEvent, Undone};
 use crate::stream::notice::level_name;
 use crate::stream::output::OutputEvent;
-use crate::stream::values::{TodoOut, ToolUseOut, UndoneFile, finish_reason};
+use crate::stream::values::{CheckOut, TodoOut, ToolUseOut, UndoneFile, finish_reason};
 
 fn tool_status(status: ToolStatus) -> &'static str {
     match status {
@@ -281,6 +281,10 @@ fn end_line(event: AgentEvent) -> OutputEvent {
             OutputEvent::RequestTimedOut { timeout_secs }
         }
         AgentEvent::RequestFailed { kind, message } => OutputEvent::RequestFailed { kind, message },
+        AgentEvent::CheckFinished { phase, check } => OutputEvent::CheckFinished {
+            phase: phase.name(),
+            check: CheckOut::from(&check),
+        },
         // The first kinds are mapped by `from_agent`.
         other => from_agent(&other),
     }

@@ -21,5 +21,6 @@ pub use output::OutputEvent;
 pub use result::{RunResult, ToolSummary};
 pub use schema::json_schema;
 pub use values::{
-    NoticeDetail, RecoveryOut, TodoOut, ToolUseOut, UndoneFile, UsageOut, finish_reason,
+    CheckOut, NoticeDetail, RecoveryOut, TodoOut, ToolUseOut, UndoneFile, UsageOut,
+    VerificationOut, finish_reason,
 };

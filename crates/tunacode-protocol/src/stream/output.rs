@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::stream::values::{NoticeDetail, TodoOut, ToolUseOut, UndoneFile, UsageOut};
+use crate::stream::values::{CheckOut, NoticeDetail, TodoOut, ToolUseOut, UndoneFile, UsageOut};
 
 /// Every event type a script can see (the `result` line is [`crate::output::RunResult`]).
 #[derive(Debug, Serialize, JsonSchema)]
@@ -90,6 +90,11 @@ pub enum OutputEvent {
     },
     QuestionClosed {
         request_id: String,
+    },
+    CheckFinished {
+        phase: &'static str,
+        #[serde(flatten)]
+        check: CheckOut,
     },
     Notice {
         level: &'static str,

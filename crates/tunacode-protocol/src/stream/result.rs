@@ -45,4 +45,6 @@ pub struct RunResult {
     pub limit_summary: Option<String>,
     /// Every tool call of the request, in the order they finished.
     pub tool_calls: Vec<ToolSummary>,
+    /// How the request proved its changes (the project's checks); null when it failed.
+    pub verification: Option<crate::stream::values::VerificationOut>,
 }

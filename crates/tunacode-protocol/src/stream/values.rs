@@ -112,3 +112,52 @@ pub struct RecoveryOut {
     /// The file they were kept in, beside the session (or null).
     pub kept_file: Option<String>,
 }
+
+/// One run of a project check, as scripts see it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckOut {
+    /// The check's name.
+    pub name: String,
+    /// `lint`, `typecheck` or `test`.
+    pub kind: String,
+    /// `passed`, `failed` or `error` (timed out, or could not start).
+    pub status: &'static str,
+    /// How long it ran.
+    pub duration_ms: u64,
+    /// The end of its output.
+    pub output_tail: String,
+}
+
+impl From<&crate::CheckReport> for CheckOut {
+    fn from(report: &crate::CheckReport) -> Self {
+        CheckOut {
+            name: report.name.clone(),
+            kind: report.kind.clone(),
+            status: report.status.name(),
+            duration_ms: report.duration_ms,
+            output_tail: report.output_tail.clone(),
+        }
+    }
+}
+
+/// How a request proved its changes.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct VerificationOut {
+    /// `verified` (every check covering the edits passed after the last edit), `unverified` (no
+    /// checks, no edit, or not all of them ran) or `failing`.
+    pub status: &'static str,
+    /// The last run of each check since the last edit.
+    pub checks: Vec<CheckOut>,
+    /// Why the verdict deserves a second look (an answer that claims the tests pass unproven).
+    pub note: Option<String>,
+}
+
+impl From<&crate::Verification> for VerificationOut {
+    fn from(v: &crate::Verification) -> Self {
+        VerificationOut {
+            status: v.status.name(),
+            checks: v.checks.iter().map(CheckOut::from).collect(),
+            note: v.note.clone(),
+        }
+    }
+}

@@ -132,6 +132,17 @@ fn exit_line(status: ExitStatus) -> String {
     }
 }
 
+/// The exit code an output rendered by [`run_captured`] starts with (`None`: it has none: a signal,
+/// a timeout).
+pub(crate) fn exit_code_in(output: &str) -> Option<i32> {
+    output
+        .lines()
+        .next()?
+        .strip_prefix("exit code: ")?
+        .parse()
+        .ok()
+}
+
 enum Outcome {
     Exited(std::io::Result<ExitStatus>),
     TimedOut,

@@ -74,6 +74,7 @@ impl App {
                 tokens_after,
                 compacted_messages,
             } => self.on_context_compacted(tokens_before, tokens_after, compacted_messages),
+            AgentEvent::CheckFinished { phase, check } => self.on_check_finished(phase, &check),
             other => self.on_request_end_event(other),
         }
     }

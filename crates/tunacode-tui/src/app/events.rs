@@ -146,6 +146,9 @@ impl App {
     fn on_request_ended(&mut self, outcome: &Result<RunOutcome, RequestFailure>) {
         self.mirror.busy = false;
         self.view.status.set_activity(Activity::Idle);
+        if let Ok(outcome) = outcome {
+            self.on_verification(&outcome.verification);
+        }
         if let Err(failure) = outcome
             && failure.kind == "store"
         {

@@ -5,6 +5,7 @@
 
 mod actions;
 mod agent_events;
+mod checks;
 pub mod commands;
 pub mod dialogs;
 mod events;

@@ -449,3 +449,53 @@ async fn command_completion_popup_and_multiline_input() {
         .insert_str("first line\nsecond line\nthird line");
     assert_snapshot!("multiline_input_80x24", draw(&mut app, 80, 24));
 }
+
+#[tokio::test]
+async fn checks_and_the_verdict_in_the_transcript() {
+    use tunacode_core::RunOutcome;
+    use tunacode_core::runtime::{RequestEnd, RuntimeEvent};
+    use tunacode_protocol::{CheckPhase, CheckReport, CheckStatus, Verification};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    let report = |name: &str, status, output: &str| CheckReport {
+        name: name.into(),
+        kind: "test".into(),
+        status,
+        duration_ms: 1250,
+        output_tail: output.into(),
+    };
+    let failed = report(
+        "pytest",
+        CheckStatus::Failed,
+        "exit code: 1\nFAILED test_calc.py::test_add - assert 0 == 4\n1 failed, 3 passed",
+    );
+    let passed = report("pytest", CheckStatus::Passed, "exit code: 0\n4 passed");
+    app.on_agent_event(AgentEvent::CheckFinished {
+        phase: CheckPhase::Completion,
+        check: failed,
+    });
+    app.on_agent_event(AgentEvent::CheckFinished {
+        phase: CheckPhase::Completion,
+        check: passed.clone(),
+    });
+    let outcome = RunOutcome {
+        reason: tunacode_protocol::FinishReason::Answered,
+        iterations: 4,
+        response: "Fixed.".into(),
+        request_id: "r1".into(),
+        model_stop: None,
+        verification: Verification {
+            status: tunacode_protocol::VerificationStatus::Verified,
+            checks: vec![passed],
+            note: None,
+        },
+    };
+    app.on_runtime_event(RuntimeEvent::RequestEnded(Box::new(RequestEnd {
+        request_id: "r1".into(),
+        session_id: "s".into(),
+        model: "openai:gpt-4.1".into(),
+        outcome: Ok(outcome),
+        usage: Usage::default(),
+    })));
+    assert_snapshot!("checks_verdict_80x20", draw(&mut app, 80, 20));
+}
