@@ -141,10 +141,12 @@ pub(crate) enum ReplyKind {
     Undone,
     /// `RuntimeEvent::Budget`.
     Budget,
+    /// `RuntimeEvent::ProjectFiles`.
+    ProjectFiles,
 }
 
 /// The built-in commands offered to editors: name, description, input hint.
-const BUILTIN: [(&str, &str, Option<&str>); 7] = [
+const BUILTIN: [(&str, &str, Option<&str>); 8] = [
     (
         "compact",
         "Summarize the older conversation to free context",
@@ -172,6 +174,11 @@ const BUILTIN: [(&str, &str, Option<&str>); 7] = [
     ),
     ("mcp", "Show the MCP servers and their tools", None),
     (
+        "checks",
+        "Show the checks that prove a change; approve: use this project's .tunacode/checks.json",
+        Some("approve"),
+    ),
+    (
         "budget",
         "Show the spend caps, or set one for this session's run: session 5, day 2M tokens, request off",
         Some("scope and amount, e.g. session 5"),
@@ -197,6 +204,19 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
             SlashCommand::Reply(Op::SetSandbox { mode }, ReplyKind::Permissions)
         }
         Builtin::Mcp(_) => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
+        Builtin::Checks(arg) => {
+            let kind = tunacode_protocol::runtime::ProjectFileKind::Checks;
+            let op = match arg.as_deref() {
+                None => Op::DescribeProjectFile { kind },
+                Some("approve") => Op::ApproveProjectFile { kind },
+                Some(other) => {
+                    return Some(Err(format!(
+                        "Unknown /checks argument `{other}`: use /checks or /checks approve."
+                    )));
+                }
+            };
+            SlashCommand::Reply(op, ReplyKind::ProjectFiles)
+        }
         Builtin::Budget(None) => SlashCommand::Reply(Op::DescribeBudget, ReplyKind::Budget),
         Builtin::Budget(Some(c)) => SlashCommand::Reply(
             Op::SetBudget {

@@ -37,6 +37,10 @@ impl Session {
             }
             RuntimeEvent::Context(text) => self.on_reply(ReplyKind::Context, text),
             RuntimeEvent::Permissions(text) => self.on_reply(ReplyKind::Permissions, text),
+            RuntimeEvent::ProjectFiles { text, .. } => self.on_reply(ReplyKind::ProjectFiles, text),
+            RuntimeEvent::ProjectFilePending(pending) => {
+                self.notice(NoticeSeverity::Warning, pending.notice())
+            }
             RuntimeEvent::Undone(undone) => self.on_reply(ReplyKind::Undone, undone.describe()),
             // Shown when `/budget` asked; the one sent after each request is not news.
             RuntimeEvent::Budget(view) => self.on_budget(view),

@@ -53,6 +53,8 @@ pub enum Command {
     Mcp(McpArgs),
     /// Put back the files the agent changed in the last request of a session (or the last N).
     Undo(UndoArgs),
+    /// The checks that prove a change here; `approve` this project's .tunacode/checks.json.
+    Checks(ChecksArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -68,6 +70,24 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
     },
+}
+
+/// Arguments of `tunacode checks`.
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    /// `approve`: approve this project's .tunacode/checks.json as it is now (its checks then run).
+    #[arg(value_enum)]
+    pub action: Option<ChecksAction>,
+    /// The project directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+/// What `tunacode checks` does besides listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChecksAction {
+    /// Approve the project's checks file.
+    Approve,
 }
 
 /// Arguments of `tunacode undo`.

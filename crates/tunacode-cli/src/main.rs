@@ -5,6 +5,7 @@ mod acp_cmd;
 mod approval_prompt;
 mod args;
 mod check_lines;
+mod checks_cmd;
 mod docs_cmd;
 mod input;
 mod logging;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
+            Some(Command::Checks(args)) => checks_cmd::run(args).await,
             Some(Command::Undo(args)) => undo_cmd::run(args).await,
             Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
             Some(Command::Completions { shell }) => docs_cmd::completions(shell),

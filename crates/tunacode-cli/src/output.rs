@@ -97,6 +97,9 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     "warning: {}",
                     tunacode_protocol::pending_mcp_notice(file, servers)
                 )),
+                RuntimeEvent::ProjectFilePending(pending) => {
+                    self.note(&format!("warning: {}", pending.notice()))
+                }
                 event => {
                     if let Some(warning) = crate::mcp_cmd::failure_notice(event) {
                         self.note(&format!("warning: {warning}"));

@@ -193,3 +193,98 @@ fn a_request_that_changes_nothing_runs_no_check() {
     assert_eq!(verification(&run)["status"], "unverified");
     assert_eq!(verification(&run)["note"], Value::Null);
 }
+
+/// `tunacode checks [approve]` in the test's home, from the workspace.
+fn checks_cmd(env: &TestEnv, args: &[&str]) -> std::process::Output {
+    env.command(&bin())
+        .arg("checks")
+        .args(args)
+        .current_dir(env.workspace())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_repository_s_checks_run_only_once_approved_and_never_see_the_key() {
+    let env = TestEnv::new().unwrap();
+    std::fs::create_dir(env.workspace().join(".tunacode")).unwrap();
+    let file = env.workspace().join(".tunacode/checks.json");
+    let project = json!([{"name": "env probe", "kind": "test",
+        "command": "echo \"keys seen: $(env | grep -c -i api_key)\""}]);
+    std::fs::write(&file, project.to_string()).unwrap();
+    let turns = |file: &str| vec![write_call("w1", file, "one"), Turn::text("Wrote it.")];
+    // Not approved: said, and not run.
+    let fake = FakeProvider::start(turns("a.txt"));
+    let run1 = run_with_env(
+        &env,
+        &fake,
+        &["--yes", "write"],
+        &[("OPENAI_API_KEY", "sk-secret")],
+    );
+    assert_eq!(run1.code, 0, "{}", run1.stderr);
+    assert!(run1.of_type("check_finished").is_empty());
+    let warned = run1.of_type("notice").iter().any(|n| {
+        n["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("checks.json") && m.contains("/checks approve"))
+    });
+    assert!(warned, "{}", run1.stdout);
+    let listed = checks_cmd(&env, &[]);
+    let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(
+        listed.contains("will not run until you approve them: env probe"),
+        "{listed}"
+    );
+    // Approved: it runs, without the provider's key in its environment.
+    let approved = checks_cmd(&env, &["approve"]);
+    assert!(approved.status.success(), "{approved:?}");
+    let approved = String::from_utf8_lossy(&approved.stdout).to_string();
+    assert!(
+        approved.contains("env probe (test, at completion"),
+        "{approved}"
+    );
+    let fake = FakeProvider::start(turns("b.txt"));
+    let run2 = run_with_env(
+        &env,
+        &fake,
+        &["--yes", "write"],
+        &[("OPENAI_API_KEY", "sk-secret")],
+    );
+    let v = verification(&run2);
+    assert_eq!(v["status"], "verified", "{v}");
+    assert!(
+        v["checks"][0]["output_tail"]
+            .as_str()
+            .unwrap()
+            .contains("keys seen: 0"),
+        "{v}"
+    );
+    // A changed file waits for a new approval.
+    std::fs::write(&file, project.to_string().replace("env probe", "changed")).unwrap();
+    let fake = FakeProvider::start(turns("c.txt"));
+    let run3 = run(&env, &fake, &["--yes", "write"]);
+    assert_eq!(run3.code, 0, "{}", run3.stderr);
+    assert!(run3.of_type("check_finished").is_empty());
+    assert_eq!(verification(&run3)["status"], "unverified");
+}
+
+#[test]
+fn init_asks_for_agents_md_and_the_checks_the_build_files_suggest() {
+    let env = TestEnv::new().unwrap();
+    std::fs::write(
+        env.workspace().join("Cargo.toml"),
+        "[package]\nname = \"x\"\n",
+    )
+    .unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("Written.")]);
+    let run = run(&env, &fake, &["/init"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let sent = fake.requests()[0].body.to_string();
+    assert!(sent.contains("AGENTS.md"), "{sent}");
+    assert!(sent.contains(".tunacode/checks.json"), "{sent}");
+    assert!(sent.contains("cargo check --quiet --all-targets"), "{sent}");
+    assert!(
+        !sent.contains("\"/init\""),
+        "the command itself is not sent"
+    );
+}

@@ -217,3 +217,59 @@ async fn budget_caps_are_said_set_for_the_run_and_refused_in_usd_for_an_unpriced
         after.describe()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_checks_file_waits_and_once_approved_runs_from_the_next_request() {
+    use tunacode_protocol::AgentEvent;
+    use tunacode_protocol::runtime::ProjectFileKind;
+    let (dir, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let write = |id: &str, file: &str| {
+        let args = format!(r#"{{"file_path": "{file}", "content": "x"}}"#);
+        Turn::tool_calls(&[(id, "write_file", &args)])
+    };
+    let fake = FakeProvider::start(vec![
+        write("w1", "a.txt"),
+        Turn::text("one"),
+        write("w2", "b.txt"),
+        Turn::text("two"),
+    ]);
+    std::fs::create_dir_all(project.path().join(".tunacode")).unwrap();
+    let checks = r#"[{"name": "ok", "kind": "test", "command": "true"}]"#;
+    std::fs::write(project.path().join(".tunacode/checks.json"), checks).unwrap();
+    let s = settings_in(dir.path(), project.path(), &fake.base_url());
+    let mut config = RuntimeConfig::new(s);
+    config.yolo = true;
+    let (rt, mut rx) = Runtime::start(config).await.unwrap();
+    let waiting = next(&mut rx, |e| match e {
+        RuntimeEvent::ProjectFilePending(p) => Some(p),
+        _ => None,
+    })
+    .await;
+    assert_eq!(waiting.names, vec!["ok".to_string()]);
+    let ran_check = |e: RuntimeEvent| match e {
+        RuntimeEvent::Agent(AgentEvent::CheckFinished { check, .. }) => Some(Some(check)),
+        RuntimeEvent::RequestEnded(_) => Some(None),
+        _ => None,
+    };
+    rt.submit(Op::user_message("first"));
+    assert_eq!(
+        next(&mut rx, ran_check).await,
+        None,
+        "not approved: not run"
+    );
+    rt.submit(Op::ApproveProjectFile {
+        kind: ProjectFileKind::Checks,
+    });
+    let described = next(&mut rx, |e| match e {
+        RuntimeEvent::ProjectFiles { text, .. } => Some(text),
+        _ => None,
+    })
+    .await;
+    assert!(described.contains("approved"), "{described}");
+    rt.submit(Op::user_message("second"));
+    let check = next(&mut rx, ran_check)
+        .await
+        .expect("the approved check ran");
+    assert_eq!(check.name, "ok");
+    next(&mut rx, ended).await;
+}

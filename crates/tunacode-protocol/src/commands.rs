@@ -34,6 +34,8 @@ pub enum SlashCommand {
     Compact(Option<String>),
     /// `/mcp [approve]`.
     Mcp(Option<String>),
+    /// `/checks [approve]`: the checks in force; approve the project's `.tunacode/checks.json`.
+    Checks(Option<String>),
     /// `/context` (`/skills`).
     Context,
     /// `/undo [N]`.
@@ -74,6 +76,7 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "init" => SlashCommand::Init,
         "compact" => SlashCommand::Compact(arg),
         "mcp" => SlashCommand::Mcp(arg),
+        "checks" => SlashCommand::Checks(arg),
         "context" | "skills" => SlashCommand::Context,
         "undo" => match undo_count(arg.as_deref()) {
             Ok(to) => SlashCommand::Undo(to),

@@ -5,14 +5,18 @@
 //! checks `/init` proposes from the repository's build files (`propose.rs`). The request's proof
 //! step (`orchestrator/proof.rs`) decides when they run.
 
+mod approval;
 mod claims;
 mod compare;
+mod init_prompt;
 mod propose;
 mod resolve;
 mod run;
 
+pub use approval::{approve_project_checks, describe_checks, pending_checks};
 pub use claims::claims_tests_pass;
 pub use compare::new_failures;
+pub use init_prompt::init_prompt;
 pub use propose::propose_checks;
 pub use resolve::{CHECKS_FILE, ProjectChecksState, ResolvedChecks, resolve_checks};
 pub use run::{CheckRun, output_tail, run_check};

@@ -132,6 +132,13 @@ impl Actor {
                 message,
             });
         }
+        if let Some(pending) =
+            crate::checks::pending_checks(self.parts.settings.project_checks.as_ref())
+        {
+            self.parts
+                .events
+                .send(RuntimeEvent::ProjectFilePending(pending));
+        }
         if let Some(pending) = self.mcp.start(&self.parts.settings.mcp) {
             self.parts.events.send(pending);
         }
@@ -201,6 +208,9 @@ impl Actor {
             }
             Op::ListMcp | Op::ApproveProjectMcp | Op::AddMcpServers { .. } => {
                 self.on_mcp_op(op).await
+            }
+            Op::DescribeProjectFile { .. } | Op::ApproveProjectFile { .. } => {
+                self.on_project_file_op(op).await
             }
             Op::DescribeContext => self.parts.events.send(RuntimeEvent::Context(
                 crate::instructions::describe_context(

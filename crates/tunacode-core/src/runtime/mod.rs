@@ -19,6 +19,7 @@ mod mcp_ops;
 mod ops;
 mod parts;
 mod policy;
+mod project_file_ops;
 mod protected;
 mod questions;
 mod requests;

@@ -83,6 +83,17 @@ pub enum RuntimeEvent {
         /// The servers it names.
         servers: Vec<String>,
     },
+    /// A project's checks or hooks file waits for the user's approval, or cannot be used (sent when
+    /// the runtime opens).
+    ProjectFilePending(super::project_file::PendingProjectFile),
+    /// The checks or hooks in force and the project's file, as text (the answer to
+    /// `DescribeProjectFile` and `ApproveProjectFile`).
+    ProjectFiles {
+        /// Which.
+        kind: super::project_file::ProjectFileKind,
+        /// The description.
+        text: String,
+    },
     /// The custom slash commands of this project and user (sent when the runtime opens).
     CustomCommands(Vec<CommandView>),
     /// What reaches the model besides the conversation: instruction files and skills, with their

@@ -6,6 +6,7 @@ mod budget;
 mod event;
 mod failure;
 mod op;
+mod project_file;
 mod question;
 mod session;
 mod setup;
@@ -14,6 +15,7 @@ pub use budget::{BudgetQuestion, BudgetScope, BudgetView, CapView};
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
 pub use op::{Attachment, Op, Secret};
+pub use project_file::{PendingProjectFile, ProjectFileKind};
 pub use question::{
     Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, LoopDecision, LoopQuestion,
     PlanDecision, ProgressReport, Question, QuestionKind, SessionScope,

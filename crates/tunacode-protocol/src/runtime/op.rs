@@ -93,6 +93,18 @@ pub enum Op {
     /// Approves the project's `.mcp.json` as it is now (remembered in the data dir) and starts its
     /// servers.
     ApproveProjectMcp,
+    /// Describes the checks or hooks in force and the project's file (answered with a
+    /// `ProjectFiles` event).
+    DescribeProjectFile {
+        /// Which.
+        kind: super::project_file::ProjectFileKind,
+    },
+    /// Approves the project's checks or hooks file as it is now (remembered in the data dir, used
+    /// from the next request on); answered with a `ProjectFiles` event.
+    ApproveProjectFile {
+        /// Which.
+        kind: super::project_file::ProjectFileKind,
+    },
     /// Starts more MCP servers (an editor hands them over with its session), like configured ones.
     AddMcpServers {
         /// The servers.

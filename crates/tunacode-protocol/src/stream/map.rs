@@ -81,12 +81,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             attached: attached.clone(),
         },
         RuntimeEvent::Queued { pending } => OutputEvent::Queued { pending: *pending },
-        RuntimeEvent::SessionOpened(view) => OutputEvent::SessionOpened {
-            session_id: view.session_id.clone(),
-            model: view.model.model.clone(),
-            resumed: view.resumed,
-            message_count: view.messages.len(),
-        },
+        RuntimeEvent::SessionOpened(view) => session_opened(view),
         RuntimeEvent::ModelChanged(m) => OutputEvent::ModelChanged {
             model: m.model.clone(),
         },
@@ -105,10 +100,14 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::McpProjectPending { file, servers } => {
             OutputEvent::notice("warning", crate::mcp::pending_mcp_notice(file, servers))
         }
+        RuntimeEvent::ProjectFilePending(pending) => {
+            OutputEvent::notice("warning", pending.notice())
+        }
         // Scripts cannot start `!` commands, so there is no live output of one to show.
         // A script sets its caps itself (`--max-cost`) and reads the spend in `usage_updated` and
         // the result.
         RuntimeEvent::McpServers(_)
+        | RuntimeEvent::ProjectFiles { .. }
         | RuntimeEvent::Budget(_)
         | RuntimeEvent::ShellOutput { .. }
         | RuntimeEvent::Context(_)
@@ -125,6 +124,16 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
             return None;
         }
     })
+}
+
+/// The public line for an opened session.
+fn session_opened(view: &crate::runtime::SessionView) -> OutputEvent {
+    OutputEvent::SessionOpened {
+        session_id: view.session_id.clone(),
+        model: view.model.model.clone(),
+        resumed: view.resumed,
+        message_count: view.messages.len(),
+    }
 }
 
 /// The public line for an MCP server's status.

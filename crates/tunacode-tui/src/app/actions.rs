@@ -6,7 +6,7 @@ use tunacode_core::{Answer, Op};
 
 use tunacode_protocol::{SlashCommand as Command, parse_slash};
 
-use crate::app::commands::{INIT_PROMPT, help_text};
+use crate::app::commands::help_text;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
 use crate::app::status::Activity;
@@ -83,7 +83,8 @@ impl App {
             Command::Budget(change) => self.budget_command(change),
             Command::Copy => self.copy_last_answer(),
             // The conversation.
-            Command::Init => self.send_message(INIT_PROMPT.to_string()),
+            // The runtime expands it (with the checks the repository's build files suggest).
+            Command::Init => self.send_message("/init".to_string()),
             Command::Compact(focus) => self.compact(focus),
             Command::Undo(to) => self.submit_op(Op::Undo { to }),
             Command::Clear => self.submit_op(Op::NewSession),
@@ -96,6 +97,7 @@ impl App {
                 active: !self.view.status.plan_mode,
             }),
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
+            Command::Checks(arg) => self.checks_command(arg.as_deref()),
             Command::Permissions => self.submit_op(Op::DescribePermissions),
             Command::Context => self.submit_op(Op::DescribeContext),
             Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),

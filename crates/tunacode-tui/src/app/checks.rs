@@ -6,6 +6,9 @@ use tunacode_protocol::{
     CheckPhase, CheckReport, CheckStatus, NoticeLevel, Verification, VerificationStatus,
 };
 
+use tunacode_core::Op;
+use tunacode_protocol::runtime::ProjectFileKind;
+
 use crate::app::state::App;
 use crate::app::transcript::CellKind;
 
@@ -36,6 +39,18 @@ impl App {
             ),
         };
         self.view.transcript.push(cell);
+    }
+
+    /// `/checks`: the checks in force; `/checks approve`: approve the project's file.
+    pub(super) fn checks_command(&mut self, arg: Option<&str>) {
+        let kind = ProjectFileKind::Checks;
+        match arg {
+            None => self.submit_op(Op::DescribeProjectFile { kind }),
+            Some("approve") => self.submit_op(Op::ApproveProjectFile { kind }),
+            Some(other) => self.view.transcript.push(CellKind::Error(format!(
+                "Unknown /checks argument `{other}`: use /checks or /checks approve."
+            ))),
+        }
     }
 
     /// The verdict at the end of a request.

@@ -44,6 +44,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         "[approve]",
         "MCP servers, their state and tools (approve: start this project's .mcp.json)",
     ),
+    CommandInfo::builtin(
+        "checks",
+        "[approve]",
+        "The checks that prove a change (approve: use this project's .tunacode/checks.json)",
+    ),
     CommandInfo::builtin("skills", "", "The skills the model can load"),
     CommandInfo::builtin(
         "context",
@@ -91,12 +96,6 @@ pub fn help_text(custom: &[CommandInfo]) -> String {
     );
     text
 }
-
-/// The prompt `/init` sends.
-pub const INIT_PROMPT: &str = "Write an AGENTS.md file at the root of this repository for AI coding agents: \
-    explore the repository first (build system, layout, test commands, conventions), then write concise \
-    sections: project overview, how to build and run, how to test, code style and conventions, and anything \
-    an agent must know before changing code. If AGENTS.md exists, improve it instead of overwriting it.";
 
 #[cfg(test)]
 mod tests {

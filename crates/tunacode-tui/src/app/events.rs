@@ -69,6 +69,13 @@ impl App {
             RuntimeEvent::McpProjectPending { file, servers } => {
                 self.on_mcp_project_pending(&file, &servers)
             }
+            RuntimeEvent::ProjectFilePending(pending) => self
+                .view
+                .transcript
+                .push(CellKind::Notice(NoticeLevel::Warning, pending.notice())),
+            RuntimeEvent::ProjectFiles { text, .. } => {
+                self.view.transcript.push(CellKind::Info(text))
+            }
         }
     }
 

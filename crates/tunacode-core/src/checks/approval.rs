@@ -1,0 +1,86 @@
+//! `/checks` and `tunacode checks`: the checks in force, described, and the approval of a
+//! repository's `.tunacode/checks.json` as it reads now (a digest of its content in the data dir, as
+//! for `.mcp.json`; it runs from the next request on).
+
+use std::path::Path;
+
+use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
+use tunacode_store::{Paths, UserConfig, approve_project_mcp, read_project_checks};
+
+use super::resolve::{ProjectChecksState, resolve_checks};
+use crate::settings_error::SettingsError;
+
+/// The checks in force in `cwd` and the project's file, as text.
+pub fn describe_checks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
+    let config = UserConfig::load(&paths.config_file)?;
+    let resolved = resolve_checks(paths, &config, cwd)?;
+    let mut text = String::new();
+    if resolved.config.list.is_empty() {
+        text.push_str(
+            "No checks: add them to settings.checks or approve a .tunacode/checks.json (/init \
+             proposes some).\n",
+        );
+    } else {
+        text.push_str(&format!(
+            "Checks (failing ones send the model back up to {} times):\n",
+            resolved.config.max_rounds
+        ));
+        for c in &resolved.config.list {
+            let when = match c.when {
+                tunacode_store::CheckWhen::AfterEdit => "after each edit",
+                tunacode_store::CheckWhen::AtCompletion => "at completion",
+            };
+            let files = match c.files.is_empty() {
+                true => "every file".to_string(),
+                false => c.files.join(", "),
+            };
+            text.push_str(&format!(
+                "  {} ({}, {when}, covers {files}): {}\n",
+                c.name,
+                c.kind.name(),
+                c.command
+            ));
+        }
+    }
+    if let Some(project) = &resolved.project {
+        text.push_str(&project_line(project));
+    }
+    Ok(text)
+}
+
+fn project_line(project: &ProjectChecksState) -> String {
+    match (&project.problem, project.approved) {
+        (Some(problem), _) => format!("{} is not used: {problem}\n", project.file.display()),
+        (None, true) => format!("{}: approved.\n", project.file.display()),
+        (None, false) => format!("{}\n", pending(project).notice()),
+    }
+}
+
+fn pending(project: &ProjectChecksState) -> PendingProjectFile {
+    PendingProjectFile {
+        kind: ProjectFileKind::Checks,
+        file: project.file.clone(),
+        names: project.names.clone(),
+        problem: project.problem.clone(),
+    }
+}
+
+/// The project's checks file when it waits for approval or cannot be used (said when a session
+/// opens).
+pub fn pending_checks(project: Option<&ProjectChecksState>) -> Option<PendingProjectFile> {
+    project
+        .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
+        .map(pending)
+}
+
+/// Approves `cwd`'s `.tunacode/checks.json` as it reads now; the description after.
+pub fn approve_project_checks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
+    let found = read_project_checks(cwd)?.ok_or_else(|| {
+        SettingsError::Invalid(format!(
+            "there is no {} to approve",
+            cwd.join(super::resolve::CHECKS_FILE).display()
+        ))
+    })?;
+    approve_project_mcp(&paths.mcp_approvals, &found.path, &found.text)?;
+    describe_checks(paths, cwd)
+}
