@@ -13,6 +13,7 @@ use tunacode_core::EditorFiles;
 use tunacode_core::Op;
 use tunacode_core::mentions::Attachment;
 use tunacode_core::runtime::CommandView;
+use tunacode_protocol::runtime::ProjectFileKind;
 use tunacode_protocol::{SlashCommand as Builtin, parse_slash};
 
 /// Most bytes of a linked file read from disk (the runtime cuts attachments at 100 KiB).
@@ -146,7 +147,7 @@ pub(crate) enum ReplyKind {
 }
 
 /// The built-in commands offered to editors: name, description, input hint.
-const BUILTIN: [(&str, &str, Option<&str>); 8] = [
+const BUILTIN: [(&str, &str, Option<&str>); 9] = [
     (
         "compact",
         "Summarize the older conversation to free context",
@@ -173,6 +174,11 @@ const BUILTIN: [(&str, &str, Option<&str>); 8] = [
         Some("workspace-write | read-only | off"),
     ),
     ("mcp", "Show the MCP servers and their tools", None),
+    (
+        "hooks",
+        "Show the lifecycle hooks in force; approve: use this project's .tunacode/hooks.json",
+        Some("approve"),
+    ),
     (
         "checks",
         "Show the checks that prove a change; approve: use this project's .tunacode/checks.json",
@@ -204,19 +210,8 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
             SlashCommand::Reply(Op::SetSandbox { mode }, ReplyKind::Permissions)
         }
         Builtin::Mcp(_) => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
-        Builtin::Checks(arg) => {
-            let kind = tunacode_protocol::runtime::ProjectFileKind::Checks;
-            let op = match arg.as_deref() {
-                None => Op::DescribeProjectFile { kind },
-                Some("approve") => Op::ApproveProjectFile { kind },
-                Some(other) => {
-                    return Some(Err(format!(
-                        "Unknown /checks argument `{other}`: use /checks or /checks approve."
-                    )));
-                }
-            };
-            SlashCommand::Reply(op, ReplyKind::ProjectFiles)
-        }
+        Builtin::Checks(arg) => return Some(project_file(ProjectFileKind::Checks, arg)),
+        Builtin::Hooks(arg) => return Some(project_file(ProjectFileKind::Hooks, arg)),
         Builtin::Budget(None) => SlashCommand::Reply(Op::DescribeBudget, ReplyKind::Budget),
         Builtin::Budget(Some(c)) => SlashCommand::Reply(
             Op::SetBudget {
@@ -228,6 +223,21 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
         ),
         _ => return None,
     }))
+}
+
+/// `/checks` or `/hooks`: describe, or approve the project's file.
+fn project_file(kind: ProjectFileKind, arg: Option<String>) -> Result<SlashCommand, String> {
+    let op = match arg.as_deref() {
+        None => Op::DescribeProjectFile { kind },
+        Some("approve") => Op::ApproveProjectFile { kind },
+        Some(other) => {
+            return Err(format!(
+                "Unknown {0} argument `{other}`: use {0} or {0} approve.",
+                kind.command()
+            ));
+        }
+    };
+    Ok(SlashCommand::Reply(op, ReplyKind::ProjectFiles))
 }
 
 /// The commands an editor offers: the built-in ones, then the project's and user's custom commands.

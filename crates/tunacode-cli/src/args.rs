@@ -54,7 +54,9 @@ pub enum Command {
     /// Put back the files the agent changed in the last request of a session (or the last N).
     Undo(UndoArgs),
     /// The checks that prove a change here; `approve` this project's .tunacode/checks.json.
-    Checks(ChecksArgs),
+    Checks(ProjectFileArgs),
+    /// The lifecycle hooks in force here; `approve` this project's .tunacode/hooks.json.
+    Hooks(ProjectFileArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -72,21 +74,21 @@ pub enum Command {
     },
 }
 
-/// Arguments of `tunacode checks`.
+/// Arguments of `tunacode checks` and `tunacode hooks`.
 #[derive(Debug, Args)]
-pub struct ChecksArgs {
-    /// `approve`: approve this project's .tunacode/checks.json as it is now (its checks then run).
+pub struct ProjectFileArgs {
+    /// `approve`: approve this project's file as it is now (what it declares then runs).
     #[arg(value_enum)]
-    pub action: Option<ChecksAction>,
+    pub action: Option<ProjectFileAction>,
     /// The project directory (default: the current one).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<std::path::PathBuf>,
 }
 
-/// What `tunacode checks` does besides listing.
+/// What `tunacode checks` and `tunacode hooks` do besides listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ChecksAction {
-    /// Approve the project's checks file.
+pub enum ProjectFileAction {
+    /// Approve the project's file.
     Approve,
 }
 

@@ -5,13 +5,13 @@ mod acp_cmd;
 mod approval_prompt;
 mod args;
 mod check_lines;
-mod checks_cmd;
 mod docs_cmd;
 mod input;
 mod logging;
 mod mcp_cmd;
 mod models_cmd;
 mod output;
+mod project_files_cmd;
 mod run_cmd;
 mod sessions_cmd;
 mod tui_cmd;
@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::args::{Cli, Command};
+use tunacode_protocol::runtime::ProjectFileKind;
 
 fn main() -> ExitCode {
     // Not dumpable: other processes of the user (and commands, whatever the sandbox) cannot read the
@@ -47,7 +48,12 @@ fn main() -> ExitCode {
             Some(Command::Sessions(args)) => sessions_cmd::run(args),
             Some(Command::Models(args)) => models_cmd::run(args).await,
             Some(Command::Mcp(args)) => mcp_cmd::run(args).await,
-            Some(Command::Checks(args)) => checks_cmd::run(args).await,
+            Some(Command::Checks(args)) => {
+                project_files_cmd::run(ProjectFileKind::Checks, args).await
+            }
+            Some(Command::Hooks(args)) => {
+                project_files_cmd::run(ProjectFileKind::Hooks, args).await
+            }
             Some(Command::Undo(args)) => undo_cmd::run(args).await,
             Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
             Some(Command::Completions { shell }) => docs_cmd::completions(shell),

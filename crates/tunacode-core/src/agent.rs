@@ -45,6 +45,8 @@ pub struct AgentOptions {
     pub context: crate::compaction::ContextBudget,
     /// The project's checks in force (the user's, and an approved project file's).
     pub checks: tunacode_store::ChecksConfig,
+    /// The lifecycle hooks in force (the user's, and an approved project file's).
+    pub hooks: std::sync::Arc<crate::hooks::HookSet>,
 }
 
 pub use tunacode_protocol::runtime::RunOutcome;

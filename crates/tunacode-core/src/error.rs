@@ -23,6 +23,9 @@ pub enum RequestError {
     /// The budget could not pay for the next call, which was not sent.
     #[error(transparent)]
     Budget(#[from] crate::budget::BudgetStop),
+    /// A `UserPromptSubmit` hook blocked the prompt; nothing was sent.
+    #[error("a UserPromptSubmit hook blocked the prompt: {0}")]
+    PromptBlocked(String),
     /// Something inside TunaCode failed (a panic); the session keeps what it had before the request.
     #[error("internal error: {0}")]
     Internal(String),
@@ -38,6 +41,7 @@ impl RequestError {
             RequestError::Store(_) => "store",
             RequestError::Budget(crate::budget::BudgetStop::Exhausted { .. }) => "budget_exhausted",
             RequestError::Budget(crate::budget::BudgetStop::Ledger(_)) => "budget_ledger",
+            RequestError::PromptBlocked(_) => "prompt_blocked",
             RequestError::Internal(_) => "internal",
         }
     }

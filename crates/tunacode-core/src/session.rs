@@ -97,6 +97,8 @@ pub struct Session {
     pub plan_mode: bool,
     /// The user turned loop detection off for this session (not stored).
     pub loop_detection_off: bool,
+    /// What `SessionStart` hooks said, added to the next prompt (not stored).
+    pub start_context: Vec<String>,
     /// The checkpoint (the session file as last saved or loaded) new journal lines follow; `None`
     /// while the session has no file.
     pub journal_base: Option<tunacode_store::JournalBase>,
@@ -122,6 +124,7 @@ impl Session {
             todos: TodoList::default(),
             plan_mode: false,
             loop_detection_off: false,
+            start_context: Vec::new(),
             journal_base: None,
             extra: Map::new(),
         }
@@ -157,6 +160,7 @@ impl Session {
             todos: TodoList::from_items(todos),
             plan_mode,
             loop_detection_off: false,
+            start_context: Vec::new(),
             journal_base: None,
             extra,
         }

@@ -94,7 +94,9 @@ pub struct RuntimeSettings {
     pub fallback_models: Vec<String>,
     /// The repository's checks file, approved or waiting (the checks in force are the model's
     /// options).
-    pub project_checks: Option<crate::checks::ProjectChecksState>,
+    pub project_checks: Option<crate::project_file_state::ProjectFileState>,
+    /// The repository's hooks file, approved or waiting.
+    pub project_hooks: Option<crate::project_file_state::ProjectFileState>,
 }
 
 impl RuntimeSettings {
@@ -125,6 +127,7 @@ impl RuntimeSettings {
             crate::exec_settings::resolve_exec(paths, config, flags.sandbox.as_deref(), &cwd)?;
         let permissions = crate::permissions::Permissions::parse(&config.permissions)?;
         let project_checks = crate::checks::resolve_checks(paths, config, &cwd)?.project;
+        let project_hooks = crate::hooks::resolve_hooks(paths, config, &cwd).project;
         let commands =
             crate::custom_commands::find_commands(&paths.user_dir(), &cwd, &mut skipped_files);
         Ok(RuntimeSettings {
@@ -146,6 +149,7 @@ impl RuntimeSettings {
             budget: crate::budget_settings::resolve_budget(config, flags.max_cost)?,
             fallback_models: config.settings.fallback_models.clone(),
             project_checks,
+            project_hooks,
         })
     }
 
@@ -200,8 +204,10 @@ fn resolve_model(
     let caps = crate::budget_settings::resolve_budget(config, flags.max_cost)?;
     crate::budget_settings::check_priced(&caps, &model, info.map(|m| m.pricing), paths)?;
     let checks = crate::checks::resolve_checks(paths, config, cwd)?.config;
+    let hooks = std::sync::Arc::new(crate::hooks::resolve_hooks(paths, config, cwd).set);
     let options = AgentOptions {
         checks,
+        hooks,
         model: model.to_string(),
         provider_model: model.model.clone(),
         max_iterations: flags.max_iterations.unwrap_or(s.max_iterations).max(1),

@@ -36,6 +36,8 @@ pub enum SlashCommand {
     Mcp(Option<String>),
     /// `/checks [approve]`: the checks in force; approve the project's `.tunacode/checks.json`.
     Checks(Option<String>),
+    /// `/hooks [approve]`: the hooks in force; approve the project's `.tunacode/hooks.json`.
+    Hooks(Option<String>),
     /// `/context` (`/skills`).
     Context,
     /// `/undo [N]`.
@@ -77,6 +79,7 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "compact" => SlashCommand::Compact(arg),
         "mcp" => SlashCommand::Mcp(arg),
         "checks" => SlashCommand::Checks(arg),
+        "hooks" => SlashCommand::Hooks(arg),
         "context" | "skills" => SlashCommand::Context,
         "undo" => match undo_count(arg.as_deref()) {
             Ok(to) => SlashCommand::Undo(to),

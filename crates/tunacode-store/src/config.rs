@@ -223,6 +223,8 @@ pub struct UserConfig {
     pub mcp_servers: Map<String, Value>,
     /// Permission rules (`allow`, `ask`, `deny` lists of patterns such as `bash(cargo test:*)`).
     pub permissions: PermissionsConfig,
+    /// Lifecycle hooks, as Claude Code's settings write them.
+    pub hooks: crate::hooks_config::HooksConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,

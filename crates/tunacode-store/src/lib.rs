@@ -7,6 +7,7 @@ mod config;
 mod config_mcp;
 mod config_write;
 mod error;
+mod hooks_config;
 mod journal;
 mod journal_replay;
 mod legacy_v02;
@@ -30,6 +31,9 @@ pub use config::{
 pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
+pub use hooks_config::{
+    HookCommand, HookEvent, HookMatcher, HooksConfig, ProjectHooks, read_project_hooks,
+};
 pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord};
 pub use journal_replay::{JournalProblem, Replay, replay_journal};
 pub use loop_config::LoopDetectionConfig;

@@ -40,8 +40,8 @@ pub use secrets::{HOME_SECRETS, SecretPaths, is_secret_file_name};
 pub use tool::{ImageAttachment, Tool, ToolContext, ToolKind, ToolOutput, ToolSource};
 pub use tool_error::ToolError;
 pub use tools::{
-    ApplyPatch, Bash, CommandRun, Glob, Grep, ListDir, ReadFile, RunCommand, Todo, TodoList,
-    UpdateFile, WebFetch, WriteFile, patch_paths, run_shell, url_host,
+    ApplyPatch, Bash, CommandRun, Glob, Grep, InputRun, ListDir, ReadFile, RunCommand, Todo,
+    TodoList, UpdateFile, WebFetch, WriteFile, patch_paths, run_shell, run_with_input, url_host,
 };
 pub use toolset::ToolSet;
 pub use workspace::{Located, Workspace, resolve_lexically};

@@ -7,7 +7,8 @@ use std::path::Path;
 use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
 use tunacode_store::{Paths, UserConfig, approve_project_mcp, read_project_checks};
 
-use super::resolve::{ProjectChecksState, resolve_checks};
+use super::resolve::resolve_checks;
+use crate::project_file_state::ProjectFileState;
 use crate::settings_error::SettingsError;
 
 /// The checks in force in `cwd` and the project's file, as text.
@@ -48,7 +49,7 @@ pub fn describe_checks(paths: &Paths, cwd: &Path) -> Result<String, SettingsErro
     Ok(text)
 }
 
-fn project_line(project: &ProjectChecksState) -> String {
+fn project_line(project: &ProjectFileState) -> String {
     match (&project.problem, project.approved) {
         (Some(problem), _) => format!("{} is not used: {problem}\n", project.file.display()),
         (None, true) => format!("{}: approved.\n", project.file.display()),
@@ -56,7 +57,7 @@ fn project_line(project: &ProjectChecksState) -> String {
     }
 }
 
-fn pending(project: &ProjectChecksState) -> PendingProjectFile {
+fn pending(project: &ProjectFileState) -> PendingProjectFile {
     PendingProjectFile {
         kind: ProjectFileKind::Checks,
         file: project.file.clone(),
@@ -67,7 +68,7 @@ fn pending(project: &ProjectChecksState) -> PendingProjectFile {
 
 /// The project's checks file when it waits for approval or cannot be used (said when a session
 /// opens).
-pub fn pending_checks(project: Option<&ProjectChecksState>) -> Option<PendingProjectFile> {
+pub fn pending_checks(project: Option<&ProjectFileState>) -> Option<PendingProjectFile> {
     project
         .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
         .map(pending)

@@ -18,6 +18,6 @@ pub use claims::claims_tests_pass;
 pub use compare::new_failures;
 pub use init_prompt::init_prompt;
 pub use propose::propose_checks;
-pub use resolve::{CHECKS_FILE, ProjectChecksState, ResolvedChecks, resolve_checks};
+pub use resolve::{CHECKS_FILE, ResolvedChecks, resolve_checks};
 pub use run::{CheckRun, output_tail, run_check};
 pub use tunacode_store::{CheckKind, CheckSpec, CheckWhen, ChecksConfig};

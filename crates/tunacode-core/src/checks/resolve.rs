@@ -3,32 +3,18 @@
 //! name any command; its checks run only after the user said yes, and again after it changes, and
 //! in the commands' sandbox like everything the agent runs). A user check wins a name clash.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use globset::Glob;
 use tunacode_store::{
     CheckSpec, ChecksConfig, Paths, UserConfig, is_project_mcp_approved, read_project_checks,
 };
 
+use crate::project_file_state::ProjectFileState;
 use crate::settings_error::SettingsError;
 
 /// Where a repository declares its checks, under the working directory.
 pub const CHECKS_FILE: &str = ".tunacode/checks.json";
-
-/// A repository's checks file, as the session found it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProjectChecksState {
-    /// The file.
-    pub file: PathBuf,
-    /// Whether the user approved this content of it.
-    pub approved: bool,
-    /// Its text (what an approval covers).
-    pub text: String,
-    /// The checks it names.
-    pub names: Vec<String>,
-    /// Why it cannot be used (malformed, a bad glob), when it cannot.
-    pub problem: Option<String>,
-}
 
 /// The checks in force and the project's file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,7 +22,7 @@ pub struct ResolvedChecks {
     /// What runs.
     pub config: ChecksConfig,
     /// The repository's file, when there is one.
-    pub project: Option<ProjectChecksState>,
+    pub project: Option<ProjectFileState>,
 }
 
 /// Resolves the checks of a session in `cwd`. A malformed user setting is an error; a malformed
@@ -68,7 +54,7 @@ pub fn resolve_checks(
                     .collect();
                 checks.list.extend(new);
             }
-            Some(ProjectChecksState {
+            Some(ProjectFileState {
                 names: found.checks.list.iter().map(|c| c.name.clone()).collect(),
                 file: found.path,
                 approved,
@@ -76,7 +62,7 @@ pub fn resolve_checks(
                 problem,
             })
         }
-        Err(e) => Some(ProjectChecksState {
+        Err(e) => Some(ProjectFileState {
             file: cwd.join(CHECKS_FILE),
             approved: false,
             text: String::new(),

@@ -1,3 +1,5 @@
+use std::path::PathBuf;
+
 use super::*;
 
 fn setup() -> (tempfile::TempDir, Paths, PathBuf) {

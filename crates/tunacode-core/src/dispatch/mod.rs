@@ -19,6 +19,13 @@ use crate::concurrency::{Segment, plan_segments};
 use crate::events::EventSink;
 use crate::session::SessionHandle;
 
+mod answer;
+mod hooked;
+
+use answer::Answer;
+pub use answer::CANCELLED_ANSWER;
+pub(crate) use answer::append_to_answer;
+
 /// The part answering a call: its text, and after it the images the tool returned (a list content,
 /// in the shape the original writes), which the provider clients send where the API takes them.
 fn tool_return(id: &str, name: &str, text: String, images: &[ImageAttachment]) -> Part {
@@ -37,9 +44,6 @@ fn tool_return(id: &str, name: &str, text: String, images: &[ImageAttachment]) -
     part
 }
 
-/// What a cancelled call answers.
-pub const CANCELLED_ANSWER: &str = "Cancelled by the user.";
-
 /// Runs the tool calls of one response.
 pub(crate) struct ToolDispatcher {
     pub tools: ToolSet,
@@ -53,14 +57,8 @@ pub(crate) struct ToolDispatcher {
     pub read_only_reason: Option<String>,
     /// Where each finished result is made durable before it is reported.
     pub results: Option<crate::orchestrator::run_journal::ResultSink>,
-}
-
-/// How one call ended: the part answering it and the event status.
-struct Answer {
-    part: Part,
-    status: ToolStatus,
-    text: String,
-    diff: Option<String>,
+    /// The lifecycle hooks around each call (`None`: none is set).
+    pub hooks: Option<crate::hooks::EngineToolHooks>,
 }
 
 impl ToolDispatcher {
@@ -173,16 +171,43 @@ impl ToolDispatcher {
                 return Answer::retry(id, name, format!("Invalid arguments for `{name}`: {e}"));
             }
         };
+        let prepared = self.pre_hooks(call, args.clone()).await;
+        let shown = prepared.as_ref().map_or(&args, |p| &p.args);
         if let Err(e) = self.session.lock().runtime.tool_registry.start(id) {
             tracing::error!(error = %e, "tool registry");
         }
         self.events.emit(AgentEvent::ToolCallStarted {
             tool_call_id: id.clone(),
             tool_name: name.clone(),
-            args: Value::Object(args.clone()),
-            kind: tool.classify(&args),
+            args: Value::Object(shown.clone()),
+            kind: tool.classify(shown),
         });
-        if let Some(refused) = self.permit(call, &tool, &args).await {
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            Err(reason) => return Answer::failed(id, name, reason),
+        };
+        let mut answer = self
+            .permit_and_run(call, &tool, prepared.args.clone(), prepared.ask)
+            .await;
+        self.post_hooks(call, &prepared, &mut answer).await;
+        answer
+    }
+
+    /// Asks what the rules and the user say of a call (a hook may have changed its arguments, or
+    /// asked for a question), then runs it.
+    async fn permit_and_run(
+        &self,
+        call: &ToolCallPart,
+        tool: &Arc<dyn Tool>,
+        args: Map<String, Value>,
+        hook_asks: bool,
+    ) -> Answer {
+        let (id, name) = (&call.tool_call_id, &call.tool_name);
+        let changed = ToolCallPart {
+            args: Value::Object(args.clone()),
+            ..call.clone()
+        };
+        if let Some(refused) = self.permit(&changed, tool, &args, hook_asks).await {
             return refused;
         }
         let ctx = self.call_context(id);
@@ -208,6 +233,7 @@ impl ToolDispatcher {
         call: &ToolCallPart,
         tool: &Arc<dyn Tool>,
         args: &Map<String, Value>,
+        hook_asks: bool,
     ) -> Option<Answer> {
         let (id, name) = (&call.tool_call_id, &call.tool_name);
         let gate = self.gate(call).await;
@@ -220,7 +246,7 @@ impl ToolDispatcher {
         {
             return Some(Answer::failed(id, name, reason.clone()));
         }
-        if kind != ToolKind::ReadOnly || gate == Gate::Ask {
+        if kind != ToolKind::ReadOnly || gate == Gate::Ask || hook_asks {
             match self.ask_approval(call, tool, args, kind).await {
                 Some(ApprovalDecision::Approve) => {}
                 Some(ApprovalDecision::Deny { reason }) => {
@@ -326,35 +352,6 @@ impl ToolDispatcher {
                 }
                 other => return other,
             }
-        }
-    }
-}
-
-impl Answer {
-    fn retry(id: &str, name: &str, msg: String) -> Self {
-        Answer {
-            part: Part::retry_prompt(id, name, msg.clone()),
-            status: ToolStatus::Failed,
-            text: msg,
-            diff: None,
-        }
-    }
-
-    fn failed(id: &str, name: &str, text: String) -> Self {
-        Answer {
-            part: Part::tool_return(id, name, text.clone()),
-            status: ToolStatus::Failed,
-            text,
-            diff: None,
-        }
-    }
-
-    fn cancelled(id: &str, name: &str) -> Self {
-        Answer {
-            part: Part::tool_return(id, name, CANCELLED_ANSWER),
-            status: ToolStatus::Cancelled,
-            text: CANCELLED_ANSWER.to_string(),
-            diff: None,
         }
     }
 }

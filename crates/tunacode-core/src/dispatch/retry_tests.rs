@@ -64,6 +64,7 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
         tool_max_retries: retries,
         read_only_reason: None,
         results: None,
+        hooks: None,
     }
 }
 

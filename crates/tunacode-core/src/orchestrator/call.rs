@@ -70,7 +70,7 @@ impl ModelCall {
                 LlmError::ContextOverflow { .. }
                     if !compacted
                         && shown_nothing
-                        && context.compact(req, t, None, fixed).await? =>
+                        && context.compact(req, t, (None, false), fixed).await? =>
                 {
                     compacted = true;
                 }

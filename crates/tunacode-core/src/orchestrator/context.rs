@@ -6,6 +6,7 @@
 
 use tunacode_protocol::{AgentEvent, NoticeLevel, Usage};
 
+use super::hook_points;
 use super::meter::ContextMeter;
 use super::record::record_usage;
 use super::request::{Interrupt, Request};
@@ -104,16 +105,17 @@ impl ContextKeeper {
         if !req.agent.options.context.needs_compaction(tokens) {
             return Ok(false);
         }
-        self.compact(req, t, None, fixed).await
+        self.compact(req, t, (None, false), fixed).await
     }
 
     /// Replaces the older history by a summary the model writes without tools (`focus`: what the
-    /// summary should keep). Returns whether anything was compacted.
+    /// summary should keep; `manual`: the user asked). Returns whether anything was compacted; a
+    /// `PreCompact` hook may refuse it.
     pub(super) async fn compact(
         &mut self,
         req: &Request<'_>,
         t: &mut Transcript,
-        focus: Option<&str>,
+        (focus, manual): (Option<&str>, bool),
         fixed: u64,
     ) -> Result<bool, Interrupt> {
         let budget = req.agent.options.context;
@@ -121,35 +123,16 @@ impl ContextKeeper {
         let Some(keep) = keep_from(t.messages(), budget.keep_budget()) else {
             return Ok(false);
         };
-        let mut request = summary_request(
+        if refused_by_hook(req, focus, manual).await {
+            return Ok(false);
+        }
+        let request = summary_request(
             &req.agent.options.provider_model,
             &t.messages()[..keep],
             focus,
             budget.summary_input_limit(),
         );
-        let client = req
-            .agent
-            .clients
-            .get(&req.agent.provider)
-            .map_err(Interrupt::Failed)?;
-        let asked = request.max_output_tokens.map(u64::from);
-        let held = spend::hold(req, &req.agent.options, || before, asked).await?;
-        if let Some(clamp) = held.clamp {
-            request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
-        }
-        let summarized = summarize(client.as_ref(), request, &req.cancel).await;
-        let usage = summarized.as_ref().ok().and_then(|s| s.usage);
-        // A summary that failed is not known to be billed (it streams nothing to watch).
-        let billed = summarized.is_err() && req.cancel.is_cancelled();
-        spend::settle(req, &req.agent.options, held, (usage, billed)).await;
-        let summary = summarized.map_err(|e| match e {
-            tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
-            other => Interrupt::Failed(other),
-        })?;
-        // What the summary cost counts like any call's.
-        if let Some(usage) = summary.usage {
-            record_usage(req.agent, usage, None);
-        }
+        let summary = summarize_within_budget(req, request, before).await?;
         let summary = summary.text;
         req.check_cancelled()?;
         let compacted = t.messages()[..keep]
@@ -188,6 +171,63 @@ fn miss_cause(previous: &CallMark, now: &CallMark) -> String {
 
 /// How long providers keep a prompt cache without use (Anthropic's default and OpenAI's usual).
 const CACHE_LIFETIME: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
+/// Has the model write the summary, held and settled against the budget like any call.
+async fn summarize_within_budget(
+    req: &Request<'_>,
+    mut request: tunacode_llm::ModelRequest,
+    before: u64,
+) -> Result<crate::compaction::Summary, Interrupt> {
+    let client = req
+        .agent
+        .clients
+        .get(&req.agent.provider)
+        .map_err(Interrupt::Failed)?;
+    let asked = request.max_output_tokens.map(u64::from);
+    let held = spend::hold(req, &req.agent.options, || before, asked).await?;
+    if let Some(clamp) = held.clamp {
+        request.max_output_tokens = Some(u32::try_from(clamp).unwrap_or(u32::MAX));
+    }
+    let summarized = summarize(client.as_ref(), request, &req.cancel).await;
+    let usage = summarized.as_ref().ok().and_then(|s| s.usage);
+    // A summary that failed is not known to be billed (it streams nothing to watch).
+    let billed = summarized.is_err() && req.cancel.is_cancelled();
+    spend::settle(req, &req.agent.options, held, (usage, billed)).await;
+    let summary = summarized.map_err(|e| match e {
+        tunacode_llm::LlmError::Cancelled => Interrupt::Cancelled,
+        other => Interrupt::Failed(other),
+    })?;
+    // What the summary cost counts like any call's.
+    if let Some(usage) = summary.usage {
+        record_usage(req.agent, usage, None);
+    }
+    Ok(summary)
+}
+
+/// Runs the `PreCompact` hooks; whether one refused the compaction (said as a warning).
+async fn refused_by_hook(req: &Request<'_>, focus: Option<&str>, manual: bool) -> bool {
+    use crate::hooks::HookEvent;
+    let trigger = if manual { "manual" } else { "auto" };
+    let mut fields = hook_points::field("trigger", trigger);
+    fields.insert(
+        "custom_instructions".into(),
+        focus.unwrap_or_default().into(),
+    );
+    let agent = req.agent;
+    let verdict = hook_points::run_hooks(
+        agent,
+        &req.cancel,
+        HookEvent::PreCompact,
+        (&[trigger], fields),
+    )
+    .await;
+    let Some(reason) = verdict.block else {
+        return false;
+    };
+    let message = format!("A PreCompact hook kept the history as it is: {reason}");
+    req.notice(NoticeLevel::Warning, message);
+    true
+}
 
 #[cfg(test)]
 mod tests {

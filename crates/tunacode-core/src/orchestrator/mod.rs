@@ -27,6 +27,7 @@ mod context;
 mod done_checks;
 mod finish;
 mod guide;
+pub(crate) mod hook_points;
 mod iterations;
 mod limit;
 mod loops;
@@ -35,6 +36,7 @@ mod node;
 mod offer;
 mod prepare;
 mod progress;
+mod prompt_hooks;
 mod proof;
 mod record;
 mod recorder;
@@ -87,6 +89,8 @@ pub(crate) struct RequestRun<'a> {
     proof: Proof,
     /// The proof the request ended with, once the model said it was done.
     verification: Option<tunacode_protocol::Verification>,
+    /// `Stop` hooks that sent the model back in a row.
+    stop_blocks: u32,
 }
 
 impl<'a> RequestRun<'a> {
@@ -108,6 +112,7 @@ impl<'a> RequestRun<'a> {
             loops: LoopGuard::new(agent.options.guidance.loop_detection),
             proof: Proof::default(),
             verification: None,
+            stop_blocks: 0,
         }
     }
 
@@ -147,7 +152,12 @@ impl<'a> RequestRun<'a> {
         let fixed = offer::Offer::now(agent, &offer::callable_tools(agent).specs(), false).fixed;
         let compacted = self
             .context
-            .compact(&self.request, &mut self.transcript, focus.as_deref(), fixed)
+            .compact(
+                &self.request,
+                &mut self.transcript,
+                (focus.as_deref(), true),
+                fixed,
+            )
             .await;
         match compacted {
             Ok(done) => {
@@ -168,10 +178,15 @@ impl<'a> RequestRun<'a> {
         }
     }
 
-    /// The prepare step; the prepared history is saved first when the session file differs.
+    /// The prepare step; the prepared history is saved first when the session file differs. The
+    /// `UserPromptSubmit` hooks run first: one may block the prompt, or add context after it.
     async fn prepare(&mut self) -> Result<(), RequestError> {
+        let context = prompt_hooks::submitted(&self.request).await?;
         let prepared = prepare::prepare(&self.request);
         self.transcript = prepared.transcript;
+        for text in context {
+            self.transcript.add_user_prompt(text);
+        }
         if prepared.checkpoint_needed {
             save_session(self.request.agent).await?;
         }

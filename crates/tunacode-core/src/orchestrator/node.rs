@@ -7,6 +7,7 @@ use tunacode_protocol::{FinishReason, Message, Part, ToolCallPart};
 use super::RequestRun;
 use super::done_checks::Completion;
 use super::loops::AfterLoop;
+use super::prompt_hooks::{self, MAX_STOP_BLOCKS};
 use super::record::record_usage_and_thoughts;
 use super::request::{Interrupt, Request, new_request_id};
 use super::transcript::Transcript;
@@ -67,20 +68,32 @@ impl RequestRun<'_> {
     }
 
     /// The model says it is done (`reason`): the checks decide whether the request ends (with their
-    /// proof) or the model goes on to fix what they report.
+    /// proof) or the model goes on to fix what they report; then the `Stop` hooks may send it back.
     async fn conclude(&mut self, reason: FinishReason) -> Result<Option<FinishReason>, Interrupt> {
         let completion = self
             .proof
             .at_completion(&self.request, &mut self.transcript, &self.response)
             .await?;
-        match completion {
-            Completion::Done(verification) => {
-                self.verification = Some(verification);
-                Ok(Some(reason))
-            }
+        let verification = match completion {
+            Completion::Done(verification) => verification,
             Completion::FixRound => {
                 self.state.task_completed = false;
+                return Ok(None);
+            }
+        };
+        let active = self.stop_blocks > 0;
+        let blocked = prompt_hooks::stopping(&self.request, &self.response, active).await;
+        match blocked {
+            Some(reason) if self.stop_blocks < MAX_STOP_BLOCKS => {
+                self.stop_blocks += 1;
+                self.transcript
+                    .add_user_prompt(format!("[Stop hook: keep working]\n{reason}"));
+                self.state.task_completed = false;
                 Ok(None)
+            }
+            _ => {
+                self.verification = Some(verification);
+                Ok(Some(reason))
             }
         }
     }

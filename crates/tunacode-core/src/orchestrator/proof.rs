@@ -14,6 +14,7 @@ use tunacode_tools::{ToolContext, ToolError, ToolSet};
 
 use super::request::{Interrupt, Request};
 use crate::checks::{CheckRun, CheckSpec, CheckWhen, new_failures, run_check};
+use crate::dispatch::append_to_answer;
 use crate::registry::ToolCallStatus;
 
 /// The request's checks and what they showed.
@@ -107,7 +108,7 @@ impl Proof {
         let answer = answers
             .iter_mut()
             .find(|p| p.tool_call_id() == Some(last.tool_call_id.as_str()));
-        Ok(answer.is_some_and(|part| append_text(part, &report)))
+        Ok(answer.is_some_and(|part| append_to_answer(part, &report)))
     }
 
     /// Runs the after-edit checks covering `edited`; the text of their new failures, if any.
@@ -226,27 +227,4 @@ fn succeeded(req: &Request, calls: &[ToolCallPart]) -> Vec<String> {
         })
         .map(|c| c.tool_call_id.clone())
         .collect()
-}
-
-/// Appends `text` to a tool answer's text; `false` when the part has no text to append to.
-fn append_text(part: &mut Part, text: &str) -> bool {
-    let Part::ToolReturn(ret) = part else {
-        return false;
-    };
-    match &mut ret.content {
-        serde_json::Value::String(s) => {
-            s.push_str("\n\n");
-            s.push_str(text);
-            true
-        }
-        serde_json::Value::Array(items) => match items.first_mut() {
-            Some(serde_json::Value::String(s)) => {
-                s.push_str("\n\n");
-                s.push_str(text);
-                true
-            }
-            _ => false,
-        },
-        _ => false,
-    }
 }

@@ -78,6 +78,7 @@ fn dispatcher(req: &Request, t: &Transcript) -> ToolDispatcher {
         tool_max_retries: agent.options.tool_max_retries,
         read_only_reason: plan_mode.then(|| PLAN_MODE_REFUSAL.to_string()),
         results: t.result_sink(agent),
+        hooks: super::hook_points::tool_hooks(agent, &req.cancel),
     }
 }
 

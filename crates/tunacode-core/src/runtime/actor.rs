@@ -132,9 +132,10 @@ impl Actor {
                 message,
             });
         }
-        if let Some(pending) =
-            crate::checks::pending_checks(self.parts.settings.project_checks.as_ref())
-        {
+        let settings = &self.parts.settings;
+        let checks = crate::checks::pending_checks(settings.project_checks.as_ref());
+        let hooks = crate::hooks::pending_hooks(settings.project_hooks.as_ref());
+        for pending in checks.into_iter().chain(hooks) {
             self.parts
                 .events
                 .send(RuntimeEvent::ProjectFilePending(pending));
@@ -147,6 +148,10 @@ impl Actor {
     /// The loop: until `Shutdown`, or `Finish` and nothing left to do.
     pub(crate) async fn run(mut self, mut ops: mpsc::UnboundedReceiver<Op>) {
         self.send_budget(false).await;
+        let resumed = !self.agent.session().lock().messages.is_empty();
+        self.session_started(if resumed { "resume" } else { "startup" })
+            .await;
+        let mut end_reason = "prompt_input_exit";
         loop {
             if self.requests.done() {
                 break;
@@ -158,6 +163,7 @@ impl Actor {
             match wake {
                 Wake::Op(None | Some(Op::Shutdown)) => {
                     self.shutdown().await;
+                    end_reason = "other";
                     break;
                 }
                 Wake::Op(Some(op)) => self.handle(op).await,
@@ -168,6 +174,7 @@ impl Actor {
                 }
             }
         }
+        self.session_ending(end_reason).await;
         self.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
     }

@@ -49,11 +49,17 @@ impl Actor {
         match op {
             Op::NewSession if !self.busy("start a new session") => {
                 let session = self.sessions.fresh(&model);
+                self.session_ending("clear").await;
                 self.install_session(session, false, None);
+                self.session_started("clear").await;
             }
             Op::ResumeSession { id } if !self.busy("resume a session") => {
                 match self.sessions.resume(id, model).await {
-                    Ok(opened) => self.install_session(opened.session, true, opened.notice),
+                    Ok(opened) => {
+                        self.session_ending("resume").await;
+                        self.install_session(opened.session, true, opened.notice);
+                        self.session_started("resume").await;
+                    }
                     Err(failure) => self.fail(failure),
                 }
             }

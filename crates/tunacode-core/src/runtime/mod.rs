@@ -26,6 +26,7 @@ mod requests;
 mod sandbox;
 mod sandbox_setup;
 pub mod scope;
+mod session_hooks;
 mod session_ops;
 mod sessions;
 mod setup_phase;

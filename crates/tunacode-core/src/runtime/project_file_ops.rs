@@ -1,6 +1,6 @@
-//! `/checks` in the runtime: the checks in force described, and a repository's checks file approved
-//! (its content remembered in the data dir); the engine is then rebuilt over the re-read settings,
-//! so the approved checks run from the next request on. The reading and writing run off the async
+//! `/checks` and `/hooks` in the runtime: the checks or hooks in force described, and a repository's
+//! file of them approved (its content remembered in the data dir); the engine is then rebuilt over
+//! the re-read settings, so what was approved runs from the next request on. The reading and writing run off the async
 //! threads.
 
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tunacode_protocol::runtime::ProjectFileKind;
 
 use crate::checks::{approve_project_checks, describe_checks};
+use crate::hooks::{approve_project_hooks, describe_hooks};
 use crate::runtime::actor::Actor;
 use crate::runtime::blocking::off_thread;
 use crate::runtime::config_ops::resolve_model;
@@ -28,11 +29,12 @@ impl Actor {
             self.parts.settings.paths.clone(),
             self.parts.settings.cwd.clone(),
         );
-        let text = off_thread("reading the project's checks", move || {
-            let ProjectFileKind::Checks = kind;
-            match approve {
-                true => approve_project_checks(&paths, &cwd),
-                false => describe_checks(&paths, &cwd),
+        let text = off_thread("reading the project's file", move || {
+            match (kind, approve) {
+                (ProjectFileKind::Checks, true) => approve_project_checks(&paths, &cwd),
+                (ProjectFileKind::Checks, false) => describe_checks(&paths, &cwd),
+                (ProjectFileKind::Hooks, true) => approve_project_hooks(&paths, &cwd),
+                (ProjectFileKind::Hooks, false) => describe_hooks(&paths, &cwd),
             }
             .map_err(settings_failure)
         })

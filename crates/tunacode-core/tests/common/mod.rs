@@ -36,6 +36,7 @@ pub fn options() -> AgentOptions {
         guidance: Default::default(),
         context: Default::default(),
         checks: Default::default(),
+        hooks: Default::default(),
     }
 }
 

@@ -1,5 +1,5 @@
-//! A repository's own TunaCode files that run commands (`.tunacode/checks.json`): used only once the
-//! user approved their content, like `.mcp.json`.
+//! A repository's own TunaCode files that run commands (`.tunacode/checks.json`,
+//! `.tunacode/hooks.json`): used only once the user approved their content, like `.mcp.json`.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum ProjectFileKind {
     /// `.tunacode/checks.json`: the project's checks.
     Checks,
+    /// `.tunacode/hooks.json`: the project's lifecycle hooks.
+    Hooks,
 }
 
 impl ProjectFileKind {
@@ -18,6 +20,7 @@ impl ProjectFileKind {
     pub fn relative_path(self) -> &'static str {
         match self {
             ProjectFileKind::Checks => ".tunacode/checks.json",
+            ProjectFileKind::Hooks => ".tunacode/hooks.json",
         }
     }
 
@@ -25,6 +28,7 @@ impl ProjectFileKind {
     pub fn command(self) -> &'static str {
         match self {
             ProjectFileKind::Checks => "/checks",
+            ProjectFileKind::Hooks => "/hooks",
         }
     }
 
@@ -32,6 +36,7 @@ impl ProjectFileKind {
     pub fn what(self) -> &'static str {
         match self {
             ProjectFileKind::Checks => "checks",
+            ProjectFileKind::Hooks => "hooks",
         }
     }
 }

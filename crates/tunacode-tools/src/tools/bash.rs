@@ -105,6 +105,8 @@ impl Tool for Bash {
             timeout_secs: timeout,
             grace: self.grace,
             outside_sandbox: args.outside_sandbox.unwrap_or(false),
+            input: None,
+            env: Vec::new(),
         };
         let text = run_captured(cmd, run, ctx).await?;
         Ok(ToolOutput::text(text))

@@ -25,7 +25,7 @@ pub use grep::Grep;
 pub use list_dir::ListDir;
 pub use read_file::ReadFile;
 pub use run_command::RunCommand;
-pub use shell_run::{CommandRun, run_shell};
+pub use shell_run::{CommandRun, InputRun, run_shell, run_with_input};
 pub use todo::{Todo, TodoList};
 pub use update_file::UpdateFile;
 pub use web_fetch::{WebFetch, url_host};

@@ -153,10 +153,39 @@ enum Outcome {
 /// and output; a sandboxed command that failed the way the sandbox refuses gets a note saying so, and
 /// one that created or changed protected paths gets them set aside and named.
 pub(crate) async fn run_captured(
-    mut cmd: tokio::process::Command,
+    cmd: tokio::process::Command,
     run: RunOptions<'_>,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
+    let (ran, sandboxed, set_aside) = run_prepared(cmd, run, ctx).await?;
+    let mut text = render(&ran.head, &ran.out, &ran.err);
+    if sandboxed && looks_refused(&text) {
+        text = format!("{text}\n{}", ctx.exec.refusal_note());
+    }
+    if !set_aside.is_empty() {
+        text.push_str(&set_aside_note(&set_aside));
+    }
+    Ok(text)
+}
+
+/// What the model is told of protected paths a command created or changed.
+pub(crate) fn set_aside_note(set_aside: &[String]) -> String {
+    format!(
+        "\nnote: the command created or changed protected paths (git hooks and config, the \
+         project's agent settings, instruction files); they were set aside:\n{}\nChange them \
+         only with the file tools, which ask the user.",
+        set_aside.join("\n")
+    )
+}
+
+/// Runs `cmd` under the context's exec policy (the sandbox prepared off the async threads unless
+/// it runs unconfined); what it did, whether it was confined, and the protected paths set aside
+/// after it.
+pub(crate) async fn run_prepared(
+    mut cmd: tokio::process::Command,
+    run: RunOptions<'_>,
+    ctx: &ToolContext,
+) -> Result<(Ran, bool, Vec<String>), ToolError> {
     let exec = ctx.exec.clone();
     let outside = run.outside_sandbox;
     // Only a sandboxed launch reads the file system; an unconfined one is built in place.
@@ -170,22 +199,11 @@ pub(crate) async fn run_captured(
     .map_err(|e| ToolError::Fatal(e.to_string()))?;
     let sandboxed = prepared.confined();
     ctx.exec.apply_env(&mut cmd);
+    cmd.envs(run.env.iter().map(|(k, v)| (k, v)));
     let snapshot = prepared.install(&mut cmd);
     let result = run_child(cmd, &run, ctx).await;
     let set_aside = settle(snapshot).await;
-    let mut text = result?;
-    if sandboxed && looks_refused(&text) {
-        text = format!("{text}\n{}", ctx.exec.refusal_note());
-    }
-    if !set_aside.is_empty() {
-        text.push_str(&format!(
-            "\nnote: the command created or changed protected paths (git hooks and config, the \
-             project's agent settings, instruction files); they were set aside:\n{}\nChange them \
-             only with the file tools, which ask the user.",
-            set_aside.join("\n")
-        ));
-    }
-    Ok(text)
+    Ok((result?, sandboxed, set_aside))
 }
 
 /// Sets aside the protected paths a command created or changed (off the async threads).
@@ -208,6 +226,33 @@ pub(crate) struct RunOptions<'a> {
     pub grace: Duration,
     /// Run outside the sandbox (a run the user approved).
     pub outside_sandbox: bool,
+    /// What the command reads on stdin (`None`: nothing, stdin is empty).
+    pub input: Option<Vec<u8>>,
+    /// Variables set for it on top of the commands' environment.
+    pub env: Vec<(String, String)>,
+}
+
+/// A finished command: its exit line (and notes), its exit code, and its captured streams.
+pub(crate) struct Ran {
+    /// The exit line, and what happened at the end (a timeout, background processes killed).
+    pub head: Vec<String>,
+    /// Its exit code (`None`: a signal or a timeout).
+    pub exit_code: Option<i32>,
+    /// Whether it ran out of time.
+    pub timed_out: bool,
+    out: Capture,
+    err: Capture,
+}
+
+impl Ran {
+    /// A stream as text (head and tail kept when it was long).
+    pub(crate) fn stream(&self, which: OutputStream) -> String {
+        let capture = match which {
+            OutputStream::Stdout => &self.out,
+            OutputStream::Stderr => &self.err,
+        };
+        capture.lock().unwrap_or_else(|e| e.into_inner()).render()
+    }
 }
 
 /// A started command: the process, its group's guard, and the pumps reading its output.
@@ -222,11 +267,16 @@ struct Running {
 /// Starts `cmd` with its output piped to captures (and forwarded live when the call has a sink).
 fn start(
     mut cmd: tokio::process::Command,
-    label: &str,
+    run: &RunOptions<'_>,
     ctx: &ToolContext,
 ) -> Result<Running, ToolError> {
+    let label = run.label;
+    let stdin = match run.input {
+        Some(_) => Stdio::piped(),
+        None => Stdio::null(),
+    };
     let mut child = cmd
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -254,6 +304,13 @@ fn start(
         pump(stdout, out.clone(), live(OutputStream::Stdout)),
         pump(stderr, err.clone(), live(OutputStream::Stderr)),
     ];
+    if let (Some(input), Some(mut stdin)) = (run.input.clone(), child.stdin.take()) {
+        // A command that does not read its input is no error: the write just ends.
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = stdin.write_all(&input).await;
+        });
+    }
     Ok(Running {
         child,
         guard,
@@ -267,19 +324,24 @@ async fn run_child(
     cmd: tokio::process::Command,
     run: &RunOptions<'_>,
     ctx: &ToolContext,
-) -> Result<String, ToolError> {
+) -> Result<Ran, ToolError> {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
-    let mut running = start(cmd, run.label, ctx)?;
+    let mut running = start(cmd, run, ctx)?;
+    let (mut exit_code, mut timed_out) = (None, false);
     let outcome = tokio::select! {
         status = running.child.wait() => Outcome::Exited(status),
         _ = tokio::time::sleep(Duration::from_secs(run.timeout_secs)) => Outcome::TimedOut,
         _ = ctx.cancel.cancelled() => Outcome::Cancelled,
     };
     let head = match outcome {
-        Outcome::Exited(status) => exited(&mut running, status, run, &ctx.cancel).await?,
+        Outcome::Exited(status) => {
+            exit_code = status.as_ref().ok().and_then(ExitStatus::code);
+            exited(&mut running, status, run, &ctx.cancel).await?
+        }
         Outcome::TimedOut => {
+            timed_out = true;
             running.guard.kill();
             let _ = running.child.wait().await;
             drain(&mut running.pumps, DRAIN_AFTER_KILL).await;
@@ -299,7 +361,13 @@ async fn run_child(
             return Err(ToolError::Cancelled);
         }
     };
-    Ok(render(&head, &running.out, &running.err))
+    Ok(Ran {
+        timed_out,
+        head,
+        exit_code,
+        out: running.out,
+        err: running.err,
+    })
 }
 
 /// The command exited: its exit line, once its output is read (for a grace period at most while

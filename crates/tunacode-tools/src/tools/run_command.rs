@@ -113,6 +113,8 @@ impl Tool for RunCommand {
             timeout_secs: timeout,
             grace: Duration::from_secs(2),
             outside_sandbox: args.outside_sandbox.unwrap_or(false),
+            input: None,
+            env: Vec::new(),
         };
         let text = run_captured(cmd, run, ctx).await?;
         Ok(ToolOutput::text(format!("$ {}\n{text}", display(&args))))

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use super::process::{RunOptions, exit_code_in, run_captured};
+use tunacode_protocol::OutputStream;
+
+use super::process::{RunOptions, exit_code_in, run_captured, run_prepared, set_aside_note};
 use crate::tool::ToolContext;
 use crate::tool_error::ToolError;
 
@@ -38,10 +40,59 @@ pub async fn run_shell(
         timeout_secs,
         grace: Duration::from_secs(2),
         outside_sandbox: false,
+        input: None,
+        env: Vec::new(),
     };
     let output = run_captured(cmd, run, ctx).await?;
     Ok(CommandRun {
         exit_code: exit_code_in(&output),
         output,
+    })
+}
+
+/// How a program run with input ended, its streams apart (a lifecycle hook reads JSON on stdin and
+/// answers on stdout, with its message on stderr).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputRun {
+    /// Its exit code (`None`: timed out, or ended by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether it ran out of time.
+    pub timed_out: bool,
+    /// What it printed on stdout.
+    pub stdout: String,
+    /// What it printed on stderr (with a note when protected paths it changed were set aside).
+    pub stderr: String,
+}
+
+/// Runs `command` with `bash -c` in the workspace, `input` on its stdin and `env` added to the
+/// commands' environment, for at most `timeout_secs`: in the commands' sandbox when `confined`, else
+/// as the user's own command (still in its own session, killed with its group at the limit).
+pub async fn run_with_input(
+    command: &str,
+    input: Vec<u8>,
+    (timeout_secs, confined): (u64, bool),
+    env: Vec<(String, String)>,
+    ctx: &ToolContext,
+) -> Result<InputRun, ToolError> {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c").arg(command).current_dir(ctx.workspace.root());
+    let run = RunOptions {
+        label: "hook",
+        timeout_secs,
+        grace: Duration::from_secs(2),
+        outside_sandbox: !confined,
+        input: Some(input),
+        env,
+    };
+    let (ran, _, set_aside) = run_prepared(cmd, run, ctx).await?;
+    let mut stderr = ran.stream(OutputStream::Stderr);
+    if !set_aside.is_empty() {
+        stderr.push_str(&set_aside_note(&set_aside));
+    }
+    Ok(InputRun {
+        exit_code: ran.exit_code,
+        timed_out: ran.timed_out,
+        stdout: ran.stream(OutputStream::Stdout),
+        stderr,
     })
 }

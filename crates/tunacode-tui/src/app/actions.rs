@@ -12,6 +12,7 @@ use crate::app::state::App;
 use crate::app::status::Activity;
 use crate::app::transcript::CellKind;
 use crate::theme::Theme;
+use tunacode_protocol::runtime::ProjectFileKind;
 
 impl App {
     /// Handles the text the user sent.
@@ -97,7 +98,12 @@ impl App {
                 active: !self.view.status.plan_mode,
             }),
             Command::Mcp(arg) => self.mcp_command(arg.as_deref()),
-            Command::Checks(arg) => self.checks_command(arg.as_deref()),
+            Command::Checks(arg) => {
+                self.project_file_command(ProjectFileKind::Checks, arg.as_deref())
+            }
+            Command::Hooks(arg) => {
+                self.project_file_command(ProjectFileKind::Hooks, arg.as_deref())
+            }
             Command::Permissions => self.submit_op(Op::DescribePermissions),
             Command::Context => self.submit_op(Op::DescribeContext),
             Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),

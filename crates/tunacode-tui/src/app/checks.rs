@@ -41,14 +41,14 @@ impl App {
         self.view.transcript.push(cell);
     }
 
-    /// `/checks`: the checks in force; `/checks approve`: approve the project's file.
-    pub(super) fn checks_command(&mut self, arg: Option<&str>) {
-        let kind = ProjectFileKind::Checks;
+    /// `/checks` or `/hooks`: what is in force; with `approve`: approve the project's file.
+    pub(super) fn project_file_command(&mut self, kind: ProjectFileKind, arg: Option<&str>) {
         match arg {
             None => self.submit_op(Op::DescribeProjectFile { kind }),
             Some("approve") => self.submit_op(Op::ApproveProjectFile { kind }),
             Some(other) => self.view.transcript.push(CellKind::Error(format!(
-                "Unknown /checks argument `{other}`: use /checks or /checks approve."
+                "Unknown {0} argument `{other}`: use {0} or {0} approve.",
+                kind.command()
             ))),
         }
     }

@@ -49,6 +49,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         "[approve]",
         "The checks that prove a change (approve: use this project's .tunacode/checks.json)",
     ),
+    CommandInfo::builtin(
+        "hooks",
+        "[approve]",
+        "The lifecycle hooks in force (approve: use this project's .tunacode/hooks.json)",
+    ),
     CommandInfo::builtin("skills", "", "The skills the model can load"),
     CommandInfo::builtin(
         "context",

@@ -470,14 +470,10 @@ async fn checks_and_the_verdict_in_the_transcript() {
         "exit code: 1\nFAILED test_calc.py::test_add - assert 0 == 4\n1 failed, 3 passed",
     );
     let passed = report("pytest", CheckStatus::Passed, "exit code: 0\n4 passed");
-    app.on_agent_event(AgentEvent::CheckFinished {
-        phase: CheckPhase::Completion,
-        check: failed,
-    });
-    app.on_agent_event(AgentEvent::CheckFinished {
-        phase: CheckPhase::Completion,
-        check: passed.clone(),
-    });
+    for check in [failed, passed.clone()] {
+        let phase = CheckPhase::Completion;
+        app.on_agent_event(AgentEvent::CheckFinished { phase, check });
+    }
     let outcome = RunOutcome {
         reason: tunacode_protocol::FinishReason::Answered,
         iterations: 4,

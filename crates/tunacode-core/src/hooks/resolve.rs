@@ -1,0 +1,163 @@
+//! Which hooks a session runs: the user's `hooks` (the user's own commands, as in Claude Code), then
+//! a repository's `.tunacode/hooks.json` once the user approved exactly that content (and again
+//! after it changes); a repository's hooks run in the commands' sandbox. `/hooks` describes them.
+
+use std::path::Path;
+
+use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
+use tunacode_store::{
+    HooksConfig, Paths, UserConfig, approve_project_mcp, is_project_mcp_approved,
+    read_project_hooks,
+};
+
+use super::set::{Hook, HookSet};
+use crate::project_file_state::ProjectFileState;
+use crate::settings_error::SettingsError;
+
+/// Where a repository declares its hooks, under the working directory.
+pub const HOOKS_FILE: &str = ".tunacode/hooks.json";
+
+/// A hook's time limit when it names none, in seconds.
+const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// The hooks in force and the project's file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResolvedHooks {
+    /// What runs.
+    pub set: HookSet,
+    /// The repository's file, when there is one.
+    pub project: Option<ProjectFileState>,
+    /// Event names of the config this version does not run (Claude Code's others).
+    pub skipped_events: Vec<String>,
+}
+
+/// Resolves the hooks of a session in `cwd`; a malformed project file is reported and left out.
+pub fn resolve_hooks(paths: &Paths, config: &UserConfig, cwd: &Path) -> ResolvedHooks {
+    let mut set = HookSet::default();
+    add(&mut set, &config.hooks, &paths.config_file, false);
+    let project = match read_project_hooks(cwd) {
+        Ok(None) => None,
+        Ok(Some(found)) => {
+            let approved = is_project_mcp_approved(&paths.mcp_approvals, &found.path, &found.text);
+            let mut theirs = HookSet::default();
+            add(&mut theirs, &found.hooks, &found.path, true);
+            let names = theirs
+                .hooks
+                .iter()
+                .map(|h| format!("{} `{}`", h.event.name(), h.command))
+                .collect();
+            if approved {
+                set.hooks.extend(theirs.hooks);
+            }
+            Some(ProjectFileState {
+                file: found.path,
+                approved,
+                text: found.text,
+                names,
+                problem: None,
+            })
+        }
+        Err(e) => Some(ProjectFileState {
+            file: cwd.join(HOOKS_FILE),
+            approved: false,
+            text: String::new(),
+            names: Vec::new(),
+            problem: Some(e.to_string()),
+        }),
+    };
+    ResolvedHooks {
+        set,
+        project,
+        skipped_events: config.hooks.other.clone(),
+    }
+}
+
+fn add(set: &mut HookSet, config: &HooksConfig, origin: &Path, confined: bool) {
+    for (event, matchers) in &config.events {
+        for matcher in matchers {
+            let commands = matcher
+                .hooks
+                .iter()
+                .filter(|c| c.kind == "command" && !c.command.trim().is_empty());
+            for command in commands {
+                set.hooks.push(Hook {
+                    event: *event,
+                    matcher: matcher.matcher.clone(),
+                    command: command.command.clone(),
+                    timeout_secs: command.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS).max(1),
+                    fail_closed: command.fail_closed,
+                    confined,
+                    origin: origin.to_path_buf(),
+                });
+            }
+        }
+    }
+}
+
+/// The hooks in force in `cwd` and the project's file, as text.
+pub fn describe_hooks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
+    let config = UserConfig::load(&paths.config_file)?;
+    let resolved = resolve_hooks(paths, &config, cwd);
+    let mut text = match resolved.set.hooks.is_empty() {
+        true => "No hooks: add them under `hooks` in your config (Claude Code's format).\n".into(),
+        false => "Hooks:\n".to_string(),
+    };
+    for h in &resolved.set.hooks {
+        let matcher = h
+            .matcher
+            .as_deref()
+            .filter(|m| !m.is_empty())
+            .unwrap_or("*");
+        let how = if h.confined { ", sandboxed" } else { "" };
+        text.push_str(&format!(
+            "  {} [{matcher}]: {} (timeout {} s{how}; from {})\n",
+            h.event.name(),
+            h.command,
+            h.timeout_secs,
+            h.origin.display()
+        ));
+    }
+    if !resolved.skipped_events.is_empty() {
+        text.push_str(&format!(
+            "Not run by TunaCode: {}.\n",
+            resolved.skipped_events.join(", ")
+        ));
+    }
+    if let Some(project) = &resolved.project {
+        text.push_str(&match (&project.problem, project.approved) {
+            (Some(problem), _) => format!("{} is not used: {problem}\n", project.file.display()),
+            (None, true) => format!("{}: approved.\n", project.file.display()),
+            (None, false) => format!("{}\n", pending(project).notice()),
+        });
+    }
+    Ok(text)
+}
+
+fn pending(project: &ProjectFileState) -> PendingProjectFile {
+    PendingProjectFile {
+        kind: ProjectFileKind::Hooks,
+        file: project.file.clone(),
+        names: project.names.clone(),
+        problem: project.problem.clone(),
+    }
+}
+
+/// The project's hooks file when it waits for approval or cannot be used (said when a session
+/// opens).
+pub fn pending_hooks(project: Option<&ProjectFileState>) -> Option<PendingProjectFile> {
+    project
+        .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
+        .map(pending)
+}
+
+/// Approves `cwd`'s `.tunacode/hooks.json` as it reads now; the description after.
+pub fn approve_project_hooks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
+    let found = read_project_hooks(cwd)?.ok_or_else(|| {
+        SettingsError::Invalid(format!(
+            "there is no {} to approve",
+            cwd.join(HOOKS_FILE).display()
+        ))
+    })?;
+    approve_project_mcp(&paths.mcp_approvals, &found.path, &found.text)?;
+    describe_hooks(paths, cwd)
+}
