@@ -35,5 +35,9 @@ echo "== the reference ACP client library from npm for the editor-protocol end-t
 eval "$(scripts/setup-acp-client.sh)"
 export TUNACODE_ACP_CLIENT TUNACODE_ACP_SDK
 
+echo "== a real language server from npm for the diagnostics end-to-end test (cached)"
+eval "$(scripts/setup-language-servers.sh)"
+export TUNACODE_LSP_SERVERS
+
 echo "== tests"
 cargo nextest run --workspace --locked --profile ci --features tunacode-cli/real-server-tests

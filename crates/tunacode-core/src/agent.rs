@@ -82,6 +82,8 @@ pub struct AgentParts {
     pub budget: Arc<crate::budget::Budget>,
     /// The models a call falls back to, in order, when its own is overloaded.
     pub fallbacks: Arc<Vec<FallbackModel>>,
+    /// The language servers whose diagnostics follow edits (`None`: none).
+    pub lsp: Option<Arc<crate::lsp::LspManager>>,
 }
 
 /// A model a call falls back to when its own model stays overloaded after the client's retries
@@ -110,6 +112,7 @@ pub struct Agent {
     pub(crate) events: EventSink,
     pub(crate) budget: Arc<crate::budget::Budget>,
     pub(crate) fallbacks: Arc<Vec<FallbackModel>>,
+    pub(crate) lsp: Option<Arc<crate::lsp::LspManager>>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -139,6 +142,7 @@ impl Agent {
             events: parts.events,
             budget: parts.budget,
             fallbacks: parts.fallbacks,
+            lsp: parts.lsp,
         }
     }
 
@@ -180,6 +184,7 @@ impl Agent {
             events: self.events.clone(),
             budget: self.budget.clone(),
             fallbacks: self.fallbacks.clone(),
+            lsp: self.lsp.clone(),
         }
     }
 
@@ -207,6 +212,7 @@ impl Agent {
             events: self.events.clone(),
             budget: self.budget.clone(),
             fallbacks: self.fallbacks.clone(),
+            lsp: self.lsp.clone(),
         }
     }
 

@@ -29,6 +29,7 @@ pub mod history;
 pub mod hooks;
 pub mod instructions;
 pub mod loop_watch;
+pub mod lsp;
 mod markdown_files;
 pub mod mcp;
 pub mod mentions;

@@ -97,6 +97,8 @@ pub struct RuntimeSettings {
     pub project_checks: Option<crate::project_file_state::ProjectFileState>,
     /// The repository's hooks file, approved or waiting.
     pub project_hooks: Option<crate::project_file_state::ProjectFileState>,
+    /// The language servers whose diagnostics follow each edit.
+    pub lsp: tunacode_store::LspConfig,
 }
 
 impl RuntimeSettings {
@@ -150,6 +152,7 @@ impl RuntimeSettings {
             fallback_models: config.settings.fallback_models.clone(),
             project_checks,
             project_hooks,
+            lsp: config.settings.lsp.clone(),
         })
     }
 

@@ -95,6 +95,7 @@ async fn a_tool_that_comes_up_mid_request_joins_at_the_next_request_and_is_said(
         events,
         budget: tunacode_core::budget::Budget::unlimited(),
         fallbacks: Default::default(),
+        lsp: None,
     });
     agent
         .process_request("first", CancellationToken::new())

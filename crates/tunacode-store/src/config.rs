@@ -61,6 +61,8 @@ pub struct Settings {
     pub loop_detection: crate::loop_config::LoopDetectionConfig,
     /// The user's checks (a project's own come from `.tunacode/checks.json` once approved).
     pub checks: crate::checks_config::ChecksConfig,
+    /// The language servers whose diagnostics follow each edit.
+    pub lsp: crate::lsp_config::LspConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -185,6 +187,7 @@ impl Default for Settings {
             fallback_models: Vec::new(),
             loop_detection: crate::loop_config::LoopDetectionConfig::default(),
             checks: crate::checks_config::ChecksConfig::default(),
+            lsp: crate::lsp_config::LspConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

@@ -12,6 +12,7 @@ mod journal;
 mod journal_replay;
 mod legacy_v02;
 mod loop_config;
+mod lsp_config;
 mod mcp_approvals;
 mod paths;
 mod private;
@@ -37,6 +38,7 @@ pub use hooks_config::{
 pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord};
 pub use journal_replay::{JournalProblem, Replay, replay_journal};
 pub use loop_config::LoopDetectionConfig;
+pub use lsp_config::{LspConfig, LspServerConfig};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
 pub use private::{private_dir, private_tree};

@@ -5,6 +5,7 @@
 mod anthropic;
 mod error;
 mod gemini;
+mod lsp;
 mod mcp;
 mod openai_chat;
 mod openai_responses;
@@ -19,6 +20,7 @@ mod wire;
 pub use anthropic::AnthropicMessages;
 pub use error::TestkitError;
 pub use gemini::Gemini;
+pub use lsp::pyright_langserver;
 pub use mcp::{fake_mcp_binary, npm_mcp_bin_dir};
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;

@@ -41,7 +41,8 @@ pub use tool::{ImageAttachment, Tool, ToolContext, ToolKind, ToolOutput, ToolSou
 pub use tool_error::ToolError;
 pub use tools::{
     ApplyPatch, Bash, CommandRun, Glob, Grep, InputRun, ListDir, ReadFile, RunCommand, Todo,
-    TodoList, UpdateFile, WebFetch, WriteFile, patch_paths, run_shell, run_with_input, url_host,
+    TodoList, UpdateFile, WebFetch, WriteFile, patch_paths, run_shell, run_with_input,
+    spawn_server, url_host,
 };
 pub use toolset::ToolSet;
 pub use workspace::{Located, Workspace, resolve_lexically};

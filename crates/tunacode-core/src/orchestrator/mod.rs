@@ -24,6 +24,7 @@
 
 mod call;
 mod context;
+mod diagnose;
 mod done_checks;
 mod finish;
 mod guide;

@@ -3,7 +3,8 @@
 //! not blamed on the agent); after a batch that edited files it runs the after-edit checks covering
 //! them and appends what they report that the baseline did not to the last edit's result; when the
 //! model says it is done (`completion.rs`) it runs the rest and sends the model back while checks
-//! fail, up to `max_rounds`. The request ends `verified`, `unverified` or `failing`.
+//! fail, up to `max_rounds`. The request ends `verified`, `unverified` or `failing`. The language
+//! servers' new errors (`diagnose.rs`) join the checks' report on the last edit.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use tunacode_protocol::{AgentEvent, CheckPhase, Part, ToolCallPart, ToolKind};
 use tunacode_tools::{ToolContext, ToolError, ToolSet};
 
+use super::diagnose;
 use super::request::{Interrupt, Request};
 use crate::checks::{CheckRun, CheckSpec, CheckWhen, new_failures, run_check};
 use crate::dispatch::append_to_answer;
@@ -42,12 +44,14 @@ impl Proof {
         tools: &ToolSet,
         calls: &[ToolCallPart],
     ) -> Result<(), Interrupt> {
+        let targets = edit_targets(req, tools, calls);
+        if targets.is_empty() {
+            return Ok(());
+        }
+        diagnose::before_edits(req, &targets).await;
         let checks = &req.agent.options.checks.list;
         let after_edit = indexes(checks, CheckWhen::AfterEdit);
-        if self.baseline.is_some()
-            || after_edit.is_empty()
-            || edit_targets(req, tools, calls).is_empty()
-        {
+        if self.baseline.is_some() || after_edit.is_empty() {
             return Ok(());
         }
         let mut baseline = HashMap::new();
@@ -95,8 +99,13 @@ impl Proof {
             .flat_map(|c| edit_targets(req, tools, std::slice::from_ref(*c)))
             .collect();
         self.since_edit.clear();
-        let report = self.after_edit_checks(req, &edited).await?;
+        let checked = self.after_edit_checks(req, &edited).await?;
         self.commands_since = false;
+        let diagnosed = diagnose::after_edits(req, &edited).await;
+        let report = match (checked, diagnosed) {
+            (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+            (a, b) => a.or(b),
+        };
         for file in edited {
             if !self.files.contains(&file) {
                 self.files.push(file);

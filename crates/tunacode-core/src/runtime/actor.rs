@@ -84,7 +84,15 @@ impl Actor {
         let (fallbacks, mut notices) = fallbacks_of(&settings).await?;
         notices.extend(sandbox.notice);
         let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
+        let exec = Arc::new(sandbox.exec);
+        let lsp = crate::lsp::LspManager::new(
+            settings.cwd.clone(),
+            exec.clone(),
+            &settings.lsp,
+            events.clone(),
+        );
         let parts = Parts {
+            lsp: Arc::new(lsp),
             budget: crate::budget::Budget::for_runtime(settings.budget, &settings.paths),
             fallbacks: Arc::new(fallbacks),
             model: settings.model.clone(),
@@ -92,7 +100,7 @@ impl Actor {
             clients: Arc::new(config.clients.unwrap_or_default()),
             extra_tools: config.extra_tools,
             editor: config.editor_files,
-            exec: Arc::new(sandbox.exec),
+            exec,
             checkpoints: checkpoints.clone(),
             mcp: mcp.clone(),
             policy,
@@ -175,6 +183,7 @@ impl Actor {
             }
         }
         self.session_ending(end_reason).await;
+        self.parts.lsp.stop().await;
         self.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
     }

@@ -36,6 +36,8 @@ pub(super) struct Parts {
     pub(super) budget: Arc<crate::budget::Budget>,
     /// The models a call falls back to when its own is overloaded.
     pub(super) fallbacks: Arc<Vec<crate::agent::FallbackModel>>,
+    /// The language servers, started as edits need them, stopped with the runtime.
+    pub(super) lsp: Arc<crate::lsp::LspManager>,
 }
 
 impl Parts {
@@ -81,6 +83,7 @@ impl Parts {
             events: self.events.clone(),
             budget: self.budget.clone(),
             fallbacks: self.fallbacks.clone(),
+            lsp: Some(self.lsp.clone()),
         })
     }
 }

@@ -68,6 +68,7 @@ pub fn agent_with(
         events,
         budget: tunacode_core::budget::Budget::unlimited(),
         fallbacks: Default::default(),
+        lsp: None,
     })
 }
 
