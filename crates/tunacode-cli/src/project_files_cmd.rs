@@ -16,9 +16,9 @@ pub async fn run(kind: ProjectFileKind, args: ProjectFileArgs) -> anyhow::Result
     let text = tokio::task::spawn_blocking(move || {
         use tunacode_core::{checks, hooks};
         match (kind, approve) {
-            (ProjectFileKind::Checks, true) => checks::approve_project_checks(&paths, &cwd),
+            (ProjectFileKind::Checks, true) => checks::approve_project_checks(&paths, &cwd, None),
             (ProjectFileKind::Checks, false) => checks::describe_checks(&paths, &cwd),
-            (ProjectFileKind::Hooks, true) => hooks::approve_project_hooks(&paths, &cwd),
+            (ProjectFileKind::Hooks, true) => hooks::approve_project_hooks(&paths, &cwd, None),
             (ProjectFileKind::Hooks, false) => hooks::describe_hooks(&paths, &cwd),
         }
     })

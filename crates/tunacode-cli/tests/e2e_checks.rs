@@ -232,7 +232,7 @@ fn a_repository_s_checks_run_only_once_approved_and_never_see_the_key() {
     let listed = checks_cmd(&env, &[]);
     let listed = String::from_utf8_lossy(&listed.stdout).to_string();
     assert!(
-        listed.contains("will not run until you approve them: env probe"),
+        listed.contains("will not run until you approve them: env probe (`echo"),
         "{listed}"
     );
     // Approved: it runs, without the provider's key in its environment.
@@ -287,4 +287,34 @@ fn init_asks_for_agents_md_and_the_checks_the_build_files_suggest() {
         !sent.contains("\"/init\""),
         "the command itself is not sent"
     );
+}
+
+#[test]
+fn a_repository_s_check_does_not_run_without_the_sandbox() {
+    let env = TestEnv::new().unwrap();
+    std::fs::create_dir(env.workspace().join(".tunacode")).unwrap();
+    let project = json!([{"name": "probe", "kind": "test", "command": "echo ran"}]);
+    std::fs::write(
+        env.workspace().join(".tunacode/checks.json"),
+        project.to_string(),
+    )
+    .unwrap();
+    assert!(checks_cmd(&env, &["approve"]).status.success());
+    let fake = FakeProvider::start(vec![write_call("w1", "a.txt", "one"), Turn::text("Done.")]);
+    let run = run(&env, &fake, &["--yes", "--sandbox", "off", "write"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        fake.requests().len(),
+        2,
+        "a check that could not run starts no fix round"
+    );
+    let v = verification(&run);
+    assert_eq!(v["status"], "unverified", "{v}");
+    assert_eq!(v["checks"][0]["status"], "error");
+    let tail = v["checks"][0]["output_tail"].as_str().unwrap();
+    assert!(
+        tail.contains("runs only inside the commands' sandbox"),
+        "{tail}"
+    );
+    assert!(!tail.contains("ran"), "{tail}");
 }

@@ -319,4 +319,12 @@ fn a_pre_tool_use_hook_can_change_the_input_and_ask_for_the_user() {
     assert_eq!(run2.code, 0, "{}", run2.stderr);
     let g1 = answer(&fake, "g1");
     assert!(g1.starts_with("The user did not allow this call"), "{g1}");
+    // Nor does --yes pass a hook's question: it is asked once, always, and a headless run refuses.
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("g2", "glob", r#"{"pattern": "*"}"#)]),
+        Turn::text("Done."),
+    ]);
+    run(&env, &fake, &["--yes", "go"]);
+    let g2 = answer(&fake, "g2");
+    assert!(g2.contains("a PreToolUse hook asks for your approval"), "{g2}");
 }

@@ -26,6 +26,9 @@ pub struct ApprovalRequest {
     /// The files the call would change, as asked (`Tool::target_paths`): a protected one among them
     /// is asked about every time.
     pub targets: Vec<PathBuf>,
+    /// A `PreToolUse` hook asked for the user's approval: asked once, even in yolo or under an
+    /// allowance, and refused headless.
+    pub hook_asks: bool,
 }
 
 /// The user's answer.

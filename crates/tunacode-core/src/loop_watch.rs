@@ -8,7 +8,9 @@
 //!   arguments (the arguments' own words are taken out of the error first, so "no such file: a.rs" and
 //!   "no such file: b.rs" are one error);
 //! - the same response text comes back `repeated_text` times, or one line fills a response
-//!   (`repeated_text` × 4 times over).
+//!   (`repeated_text` × 4 times over), texts of 40 characters or more, the latest `window` of them.
+//!
+//! Refusals (the user's, a rule's, plan mode's, a hook's) are not errors of the model's.
 //!
 //! Pure bookkeeping: the request's steps feed it and decide what a sign leads to.
 
@@ -17,6 +19,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
 use tunacode_store::LoopDetectionConfig;
+
+/// The shortest text (whitespace joined) that counts as repeated.
+const MIN_TEXT: usize = 40;
 
 /// What the model repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +95,7 @@ pub struct LoopWatch {
     config: LoopDetectionConfig,
     calls: VecDeque<CallKey>,
     errors: VecDeque<(u64, u64)>,
-    texts: Vec<u64>,
+    texts: VecDeque<u64>,
     /// Bumped by each change to the workspace not seen in the window: a repeat after it is new work.
     epoch: u64,
 }
@@ -102,7 +107,7 @@ impl LoopWatch {
             config,
             calls: VecDeque::new(),
             errors: VecDeque::new(),
-            texts: Vec::new(),
+            texts: VecDeque::new(),
             epoch: 0,
         }
     }
@@ -128,7 +133,9 @@ impl LoopWatch {
         };
         let window = self.window();
         push_bounded(&mut self.calls, key, window);
-        let error = call.failed.then(|| self.note_error(call)).flatten();
+        let error = (call.failed && !refusal(call.result))
+            .then(|| self.note_error(call))
+            .flatten();
         let times = count(self.calls.iter().filter(|k| **k == key));
         if times >= self.config.repeated_calls {
             return Some(LoopSign::RepeatedCall {
@@ -145,14 +152,16 @@ impl LoopWatch {
             return None;
         }
         let normal = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if normal.len() < 20 {
+        // A short preamble ("Let me run the tests again.") is how models talk, not a loop.
+        if normal.len() < MIN_TEXT {
             return None;
         }
         if let Some(sign) = self.repeated_line(text) {
             return Some(sign);
         }
         let digest = hash(&normal);
-        self.texts.push(digest);
+        let window = self.window();
+        push_bounded(&mut self.texts, digest, window);
         let times = count(self.texts.iter().filter(|d| **d == digest));
         (times >= self.config.repeated_text).then(|| LoopSign::RepeatedText {
             text: excerpt(&normal),
@@ -178,7 +187,7 @@ impl LoopWatch {
         let mut lines: Vec<&str> = text
             .lines()
             .map(str::trim)
-            .filter(|l| l.len() >= 20)
+            .filter(|l| l.len() >= MIN_TEXT)
             .collect();
         lines.sort_unstable();
         let limit = self.config.repeated_text.saturating_mul(4).max(2);
@@ -194,6 +203,19 @@ impl LoopWatch {
     fn window(&self) -> usize {
         usize::try_from(self.config.window.max(1)).unwrap_or(usize::MAX)
     }
+}
+
+/// A call the user, a rule, plan mode or a hook refused: no error of the model's to repeat (the
+/// note would push it to route around the refusal).
+fn refusal(result: &str) -> bool {
+    [
+        "The user did not allow this call",
+        "Refused",
+        "Blocked by a PreToolUse hook",
+        crate::runtime::HEADLESS_DENIAL,
+    ]
+    .iter()
+    .any(|prefix| result.starts_with(prefix))
 }
 
 fn push_bounded<T>(queue: &mut VecDeque<T>, item: T, cap: usize) {

@@ -136,7 +136,7 @@ fn different_errors_are_no_loop() {
 #[test]
 fn the_same_answer_three_times_is_a_loop() {
     let mut w = watch();
-    let text = "I have fixed the bug and all the tests pass now.";
+    let text = "I have fixed the bug in the parser and all the tests pass now.";
     assert_eq!(w.text(text), None);
     assert_eq!(w.text(&format!("  {text}\n")), None);
     assert!(matches!(
@@ -148,7 +148,7 @@ fn the_same_answer_three_times_is_a_loop() {
 #[test]
 fn one_line_over_and_over_in_a_response_is_a_loop_and_a_few_repeats_are_not() {
     let mut w = watch();
-    let line = "Let me check the configuration file again.";
+    let line = "Let me check the configuration file again, carefully this time.";
     let few = format!("{line}\nfirst\n{line}\nsecond\n{line}");
     assert_eq!(w.text(&few), None);
     let many = [line; 12].join("\n");
@@ -200,5 +200,26 @@ fn calls_older_than_the_window_are_forgotten() {
         assert_eq!(w.call(&seen("read_file", &same, "x")), None);
         assert_eq!(w.call(&seen("read_file", &other, "y")), None);
         assert_eq!(w.call(&seen("grep", &other, "z")), None);
+    }
+}
+
+#[test]
+fn refusals_are_not_errors_of_the_model() {
+    let mut w = watch();
+    for n in 0..6 {
+        let args = json!({"command": format!("rm -rf build{n}")});
+        let call = SeenCall {
+            failed: true,
+            ..seen("bash", &args, "The user did not allow this call: no")
+        };
+        assert_eq!(w.call(&call), None, "call {n}");
+    }
+}
+
+#[test]
+fn a_short_preamble_said_again_and_again_is_no_loop() {
+    let mut w = watch();
+    for _ in 0..6 {
+        assert_eq!(w.text("Let me run the tests again."), None);
     }
 }

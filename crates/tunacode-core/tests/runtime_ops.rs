@@ -245,7 +245,22 @@ async fn a_project_checks_file_waits_and_once_approved_runs_from_the_next_reques
         _ => None,
     })
     .await;
-    assert_eq!(waiting.names, vec!["ok".to_string()]);
+    assert_eq!(waiting.names, vec!["ok (`true`)".to_string()]);
+    // Approving needs the content to be what was shown: a file changed since is refused.
+    std::fs::write(
+        project.path().join(".tunacode/checks.json"),
+        checks.replace("true", "false"),
+    )
+    .unwrap();
+    rt.submit(Op::ApproveProjectFile {
+        kind: ProjectFileKind::Checks,
+    });
+    let refused = next(&mut rx, failed).await;
+    assert!(
+        refused.to_string().contains("changed since it was shown"),
+        "{refused}"
+    );
+    std::fs::write(project.path().join(".tunacode/checks.json"), checks).unwrap();
     let ran_check = |e: RuntimeEvent| match e {
         RuntimeEvent::Agent(AgentEvent::CheckFinished { check, .. }) => Some(Some(check)),
         RuntimeEvent::RequestEnded(_) => Some(None),

@@ -63,6 +63,9 @@ pub struct CheckSpec {
     /// Its time limit in seconds (default 300).
     #[serde(default)]
     pub timeout_secs: Option<u64>,
+    /// It comes from a repository's file (runs only inside the sandbox); not read from the file.
+    #[serde(skip)]
+    pub from_project: bool,
 }
 
 /// The checks and how many times the model may be sent back to fix them.
@@ -123,17 +126,14 @@ pub struct ProjectChecks {
     pub checks: ChecksConfig,
 }
 
-/// Reads `.tunacode/checks.json` under `root`: `None` when there is none; an error naming the file,
-/// line and column when it is malformed.
-pub fn read_project_checks(root: &Path) -> Result<Option<ProjectChecks>, StoreError> {
-    let path = root.join(".tunacode").join("checks.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&path, e)),
-    };
-    let checks = serde_json::from_str(&text).map_err(|e| StoreError::malformed(&path, &e))?;
-    Ok(Some(ProjectChecks { path, text, checks }))
+/// Parses a project's checks file (`path` names it in errors, with the line and column).
+pub fn parse_project_checks(path: &Path, text: &str) -> Result<ProjectChecks, StoreError> {
+    let checks = serde_json::from_str(text).map_err(|e| StoreError::malformed(path, &e))?;
+    Ok(ProjectChecks {
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        checks,
+    })
 }
 
 #[cfg(test)]
@@ -172,20 +172,13 @@ mod tests {
     }
 
     #[test]
-    fn a_project_file_is_read_with_its_text_and_a_broken_one_is_an_error_that_names_it() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read_project_checks(dir.path()).unwrap(), None);
-        std::fs::create_dir(dir.path().join(".tunacode")).unwrap();
-        let file = dir.path().join(".tunacode/checks.json");
-        std::fs::write(
-            &file,
-            r#"[{"name": "t", "kind": "test", "command": "make test"}]"#,
-        )
-        .unwrap();
-        let read = read_project_checks(dir.path()).unwrap().unwrap();
+    fn a_project_file_is_parsed_with_its_text_and_a_broken_one_is_an_error_that_names_it() {
+        let file = Path::new("/p/.tunacode/checks.json");
+        let text = r#"[{"name": "t", "kind": "test", "command": "make test"}]"#;
+        let read = parse_project_checks(file, text).unwrap();
         assert_eq!(read.checks.list[0].command, "make test");
-        std::fs::write(&file, "[{").unwrap();
-        let err = read_project_checks(dir.path()).unwrap_err().to_string();
-        assert!(err.contains("checks.json"), "{err}");
+        assert_eq!(read.text, text);
+        let err = parse_project_checks(file, "[{").unwrap_err().to_string();
+        assert!(err.contains("checks.json:1:"), "{err}");
     }
 }

@@ -124,22 +124,15 @@ struct HooksFile {
     hooks: HooksConfig,
 }
 
-/// Reads `.tunacode/hooks.json` under `root`: `None` when there is none; an error naming the file,
-/// line and column when it is malformed.
-pub fn read_project_hooks(root: &Path) -> Result<Option<ProjectHooks>, StoreError> {
-    let path = root.join(".tunacode").join("hooks.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(StoreError::io(&path, e)),
-    };
+/// Parses a project's hooks file (`path` names it in errors, with the line and column).
+pub fn parse_project_hooks(path: &Path, text: &str) -> Result<ProjectHooks, StoreError> {
     let file: HooksFile =
-        serde_json::from_str(&text).map_err(|e| StoreError::malformed(&path, &e))?;
-    Ok(Some(ProjectHooks {
-        path,
-        text,
+        serde_json::from_str(text).map_err(|e| StoreError::malformed(path, &e))?;
+    Ok(ProjectHooks {
+        path: path.to_path_buf(),
+        text: text.to_string(),
         hooks: file.hooks,
-    }))
+    })
 }
 
 #[cfg(test)]

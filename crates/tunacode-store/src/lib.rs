@@ -23,7 +23,7 @@ mod spend_ledger;
 
 pub use budget_config::{BudgetConfig, Cap};
 pub use checks_config::{
-    CheckKind, CheckSpec, CheckWhen, ChecksConfig, ProjectChecks, read_project_checks,
+    CheckKind, CheckSpec, CheckWhen, ChecksConfig, ProjectChecks, parse_project_checks,
 };
 pub use config::{
     CustomProvider, PermissionsConfig, SandboxConfig, Settings, ShellEnvConfig, UserConfig,
@@ -33,7 +33,7 @@ pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
 pub use config_write::{SetupUpdate, config_with_setup, save_setup};
 pub use error::StoreError;
 pub use hooks_config::{
-    HookCommand, HookEvent, HookMatcher, HooksConfig, ProjectHooks, read_project_hooks,
+    HookCommand, HookEvent, HookMatcher, HooksConfig, ProjectHooks, parse_project_hooks,
 };
 pub use journal::{Journal, JournalBase, JournalEntry, JournalRecord};
 pub use journal_replay::{JournalProblem, Replay, replay_journal};

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
-use tunacode_store::{Paths, UserConfig, approve_project_mcp, read_project_checks};
+use tunacode_store::{Paths, UserConfig, approve_project_mcp};
 
 use super::resolve::resolve_checks;
 use crate::project_file_state::ProjectFileState;
@@ -74,14 +74,22 @@ pub fn pending_checks(project: Option<&ProjectFileState>) -> Option<PendingProje
         .map(pending)
 }
 
-/// Approves `cwd`'s `.tunacode/checks.json` as it reads now; the description after.
-pub fn approve_project_checks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
-    let found = read_project_checks(cwd)?.ok_or_else(|| {
-        SettingsError::Invalid(format!(
-            "there is no {} to approve",
-            cwd.join(super::resolve::CHECKS_FILE).display()
-        ))
-    })?;
+/// Approves `cwd`'s `.tunacode/checks.json` as it reads now, when it is still `shown` (the content
+/// the user was shown; `None`: the caller shows it now); the description after.
+pub fn approve_project_checks(
+    paths: &Paths,
+    cwd: &Path,
+    shown: Option<&str>,
+) -> Result<String, SettingsError> {
+    let found = super::resolve::read_checks_file(cwd)
+        .map_err(SettingsError::Invalid)?
+        .ok_or_else(|| {
+            SettingsError::Invalid(format!(
+                "there is no {} to approve",
+                cwd.join(super::resolve::CHECKS_FILE).display()
+            ))
+        })?;
+    crate::project_file_state::still_shown(&found.path, &found.text, shown)?;
     approve_project_mcp(&paths.mcp_approvals, &found.path, &found.text)?;
     describe_checks(paths, cwd)
 }

@@ -14,6 +14,7 @@ fn check(name: &str, kind: CheckKind, command: &str, files: &[&str], when: Check
         files: files.iter().map(|f| f.to_string()).collect(),
         when,
         timeout_secs: None,
+        from_project: false,
     }
 }
 

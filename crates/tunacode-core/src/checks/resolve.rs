@@ -7,11 +7,15 @@ use std::path::Path;
 
 use globset::Glob;
 use tunacode_store::{
-    CheckSpec, ChecksConfig, Paths, UserConfig, is_project_mcp_approved, read_project_checks,
+    CheckSpec, ChecksConfig, Paths, ProjectChecks, UserConfig, is_project_mcp_approved,
+    parse_project_checks,
 };
 
-use crate::project_file_state::ProjectFileState;
+use crate::project_file_state::{ProjectFileState, read_project_file};
 use crate::settings_error::SettingsError;
+
+/// The most completion rounds a repository's file may ask for.
+const MAX_ROUNDS: u32 = 10;
 
 /// Where a repository declares its checks, under the working directory.
 pub const CHECKS_FILE: &str = ".tunacode/checks.json";
@@ -39,23 +43,31 @@ pub fn resolve_checks(
             paths.config_file.display()
         )));
     }
-    let project = match read_project_checks(cwd) {
+    let project = match read_checks_file(cwd) {
         Ok(None) => None,
         Ok(Some(found)) => {
             let approved = is_project_mcp_approved(&paths.mcp_approvals, &found.path, &found.text);
             let problem = validate(&found.checks.list).err();
             if approved && problem.is_none() {
                 if checks.list.is_empty() {
-                    checks.max_rounds = found.checks.max_rounds;
+                    checks.max_rounds = found.checks.max_rounds.min(MAX_ROUNDS);
                 }
-                let theirs = found.checks.list.iter().cloned();
+                let theirs = found.checks.list.iter().cloned().map(|mut c| {
+                    c.from_project = true;
+                    c
+                });
                 let new: Vec<CheckSpec> = theirs
                     .filter(|p| !checks.list.iter().any(|u| u.name == p.name))
                     .collect();
                 checks.list.extend(new);
             }
             Some(ProjectFileState {
-                names: found.checks.list.iter().map(|c| c.name.clone()).collect(),
+                names: found
+                    .checks
+                    .list
+                    .iter()
+                    .map(|c| format!("{} (`{}`)", c.name, c.command))
+                    .collect(),
                 file: found.path,
                 approved,
                 text: found.text,
@@ -67,13 +79,23 @@ pub fn resolve_checks(
             approved: false,
             text: String::new(),
             names: Vec::new(),
-            problem: Some(e.to_string()),
+            problem: Some(e),
         }),
     };
     Ok(ResolvedChecks {
         config: checks,
         project,
     })
+}
+
+/// `cwd`'s checks file, read safely and parsed.
+pub(crate) fn read_checks_file(cwd: &Path) -> Result<Option<ProjectChecks>, String> {
+    let Some(text) = read_project_file(cwd, CHECKS_FILE)? else {
+        return Ok(None);
+    };
+    parse_project_checks(&cwd.join(CHECKS_FILE), &text)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Every check has a name and a command, and its globs compile.

@@ -38,7 +38,10 @@ fn a_project_file_is_used_only_once_approved_and_a_user_check_wins_a_clash() {
     );
     let project = pending.project.unwrap();
     assert!(!project.approved);
-    assert_eq!(project.names, vec!["tests".to_string(), "lint".to_string()]);
+    assert_eq!(
+        project.names,
+        vec!["tests (`make test`)", "lint (`make lint`)"]
+    );
     tunacode_store::approve_project_mcp(&paths.mcp_approvals, &file, PROJECT).unwrap();
     let approved = resolve_checks(&paths, &config, &cwd).unwrap();
     let commands: Vec<&str> = approved

@@ -10,6 +10,8 @@ use tunacode_store::CheckSpec;
 
 /// A check's time limit when it names none.
 const DEFAULT_TIMEOUT_SECS: u64 = 300;
+/// The longest a check may ask for.
+const MAX_TIMEOUT_SECS: u64 = 1800;
 
 /// One run of a check: its report and its whole output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,8 +32,11 @@ impl CheckRun {
 /// Runs `spec`; `Err` only when the request was cancelled meanwhile.
 pub async fn run_check(spec: &CheckSpec, ctx: &ToolContext) -> Result<CheckRun, ToolError> {
     let started = Instant::now();
-    let timeout = spec.timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS).max(1);
-    let (status, output) = match run_shell(&spec.command, timeout, ctx).await {
+    let timeout = spec
+        .timeout_secs
+        .unwrap_or(DEFAULT_TIMEOUT_SECS)
+        .clamp(1, MAX_TIMEOUT_SECS);
+    let (status, output) = match run_shell(&spec.command, (timeout, spec.from_project), ctx).await {
         Ok(run) if run.passed() => (CheckStatus::Passed, run.output),
         Ok(run) if run.exit_code.is_some() => (CheckStatus::Failed, run.output),
         Ok(run) => (CheckStatus::Error, run.output),

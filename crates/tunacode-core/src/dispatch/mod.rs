@@ -247,7 +247,7 @@ impl ToolDispatcher {
             return Some(Answer::failed(id, name, reason.clone()));
         }
         if kind != ToolKind::ReadOnly || gate == Gate::Ask || hook_asks {
-            match self.ask_approval(call, tool, args, kind).await {
+            match self.ask_approval(call, tool, args, (kind, hook_asks)).await {
                 Some(ApprovalDecision::Approve) => {}
                 Some(ApprovalDecision::Deny { reason }) => {
                     let text = format!("The user did not allow this call: {reason}");
@@ -278,7 +278,7 @@ impl ToolDispatcher {
         call: &ToolCallPart,
         tool: &Arc<dyn Tool>,
         args: &Map<String, Value>,
-        kind: ToolKind,
+        (kind, hook_asks): (ToolKind, bool),
     ) -> Option<ApprovalDecision> {
         let preview = tool.preview(args, &self.ctx).await.ok().flatten();
         // Where the call's paths lead is read off the async threads (it follows links).
@@ -301,6 +301,7 @@ impl ToolDispatcher {
             kind,
             preview,
             targets,
+            hook_asks,
         };
         tokio::select! {
             decision = self.approver.approve(&request) => Some(decision),

@@ -6,12 +6,12 @@ use std::path::Path;
 
 use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
 use tunacode_store::{
-    HooksConfig, Paths, UserConfig, approve_project_mcp, is_project_mcp_approved,
-    read_project_hooks,
+    HooksConfig, Paths, ProjectHooks, UserConfig, approve_project_mcp, is_project_mcp_approved,
+    parse_project_hooks,
 };
 
 use super::set::{Hook, HookSet};
-use crate::project_file_state::ProjectFileState;
+use crate::project_file_state::{ProjectFileState, read_project_file};
 use crate::settings_error::SettingsError;
 
 /// Where a repository declares its hooks, under the working directory.
@@ -35,7 +35,7 @@ pub struct ResolvedHooks {
 pub fn resolve_hooks(paths: &Paths, config: &UserConfig, cwd: &Path) -> ResolvedHooks {
     let mut set = HookSet::default();
     add(&mut set, &config.hooks, &paths.config_file, false);
-    let project = match read_project_hooks(cwd) {
+    let project = match read_hooks_file(cwd) {
         Ok(None) => None,
         Ok(Some(found)) => {
             let approved = is_project_mcp_approved(&paths.mcp_approvals, &found.path, &found.text);
@@ -62,7 +62,7 @@ pub fn resolve_hooks(paths: &Paths, config: &UserConfig, cwd: &Path) -> Resolved
             approved: false,
             text: String::new(),
             names: Vec::new(),
-            problem: Some(e.to_string()),
+            problem: Some(e),
         }),
     };
     ResolvedHooks {
@@ -70,6 +70,16 @@ pub fn resolve_hooks(paths: &Paths, config: &UserConfig, cwd: &Path) -> Resolved
         project,
         skipped_events: config.hooks.other.clone(),
     }
+}
+
+/// `cwd`'s hooks file, read safely and parsed.
+fn read_hooks_file(cwd: &Path) -> Result<Option<ProjectHooks>, String> {
+    let Some(text) = read_project_file(cwd, HOOKS_FILE)? else {
+        return Ok(None);
+    };
+    parse_project_hooks(&cwd.join(HOOKS_FILE), &text)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 fn add(set: &mut HookSet, config: &HooksConfig, origin: &Path, confined: bool) {
@@ -84,7 +94,10 @@ fn add(set: &mut HookSet, config: &HooksConfig, origin: &Path, confined: bool) {
                     event: *event,
                     matcher: matcher.matcher.clone(),
                     command: command.command.clone(),
-                    timeout_secs: command.timeout.unwrap_or(DEFAULT_TIMEOUT_SECS).max(1),
+                    timeout_secs: command
+                        .timeout
+                        .unwrap_or(DEFAULT_TIMEOUT_SECS)
+                        .clamp(1, 600),
                     fail_closed: command.fail_closed,
                     confined,
                     origin: origin.to_path_buf(),
@@ -150,14 +163,22 @@ pub fn pending_hooks(project: Option<&ProjectFileState>) -> Option<PendingProjec
         .map(pending)
 }
 
-/// Approves `cwd`'s `.tunacode/hooks.json` as it reads now; the description after.
-pub fn approve_project_hooks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError> {
-    let found = read_project_hooks(cwd)?.ok_or_else(|| {
-        SettingsError::Invalid(format!(
-            "there is no {} to approve",
-            cwd.join(HOOKS_FILE).display()
-        ))
-    })?;
+/// Approves `cwd`'s `.tunacode/hooks.json` as it reads now, when it is still `shown` (the content
+/// the user was shown; `None`: the caller shows it now); the description after.
+pub fn approve_project_hooks(
+    paths: &Paths,
+    cwd: &Path,
+    shown: Option<&str>,
+) -> Result<String, SettingsError> {
+    let found = read_hooks_file(cwd)
+        .map_err(SettingsError::Invalid)?
+        .ok_or_else(|| {
+            SettingsError::Invalid(format!(
+                "there is no {} to approve",
+                cwd.join(HOOKS_FILE).display()
+            ))
+        })?;
+    crate::project_file_state::still_shown(&found.path, &found.text, shown)?;
     approve_project_mcp(&paths.mcp_approvals, &found.path, &found.text)?;
     describe_hooks(paths, cwd)
 }

@@ -49,7 +49,6 @@ pub fn from_claude(ours: &str, updated: &Map<String, Value>) -> Map<String, Valu
         }
         _ => {}
     }
-    args.remove("replace_all");
     args
 }
 

@@ -31,7 +31,7 @@ impl Verdict {
             Err(error) => return self.failed(hook, format!("could not run: {error}")),
         };
         match run.exit_code {
-            Some(0) => self.answered(event, &run.stdout),
+            Some(0) => self.answered(event, hook, &run.stdout),
             Some(2) => {
                 let reason = run.stderr.trim();
                 let reason = match reason.is_empty() {
@@ -61,13 +61,20 @@ impl Verdict {
         self.notices.push(message);
     }
 
-    /// Exit 0: stdout is JSON with a decision, or plain text (context for a prompt or a session start).
-    fn answered(&mut self, event: HookEvent, stdout: &str) {
+    /// Exit 0: stdout is JSON with a decision, or plain text (context for a prompt or a session
+    /// start). An object that does not parse is a failure of the hook (a cut answer could have
+    /// been a deny).
+    fn answered(&mut self, event: HookEvent, hook: &Hook, stdout: &str) {
         let text = stdout.trim();
-        let json = text
-            .starts_with('{')
-            .then(|| serde_json::from_str::<Map<String, Value>>(text).ok())
-            .flatten();
+        let json = match text.starts_with('{') {
+            true => match serde_json::from_str::<Map<String, Value>>(text) {
+                Ok(json) => Some(json),
+                Err(e) => {
+                    return self.failed(hook, format!("answered JSON that does not parse: {e}"));
+                }
+            },
+            false => None,
+        };
         let Some(json) = json else {
             if !text.is_empty()
                 && matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart)

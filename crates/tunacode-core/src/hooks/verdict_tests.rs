@@ -84,3 +84,15 @@ fn plain_stdout_is_context_only_for_a_prompt_or_a_session_start() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_json_answer_that_does_not_parse_is_a_failure_and_blocks_when_failing_closed() {
+    let cut = ran(
+        Some(0),
+        r#"{"hookSpecificOutput": {"permissionDecision": "de"#,
+        "",
+    );
+    let open = verdict(HookEvent::PreToolUse, false, cut.clone());
+    assert!(open.block.is_none() && open.notices[0].contains("does not parse"));
+    assert!(verdict(HookEvent::PreToolUse, true, cut).block.is_some());
+}

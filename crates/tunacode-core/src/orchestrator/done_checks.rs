@@ -3,7 +3,7 @@
 //! a command ran since); while some fail the
 //! model gets their output and goes on, up to `max_rounds`; then the verdict.
 
-use tunacode_protocol::{CheckPhase, Verification, VerificationStatus};
+use tunacode_protocol::{CheckPhase, CheckStatus, Verification, VerificationStatus};
 
 use super::proof::{Proof, covers, run_one};
 use super::request::{Interrupt, Request};
@@ -41,7 +41,11 @@ impl Proof {
             self.since_edit.insert(index, run);
         }
         self.commands_since = false;
-        let failing: Vec<&CheckRun> = self.runs().filter(|r| !r.passed()).collect();
+        // A check that could not run (a timeout, no sandbox) is no failure to fix: no round for it.
+        let failing: Vec<&CheckRun> = self
+            .runs()
+            .filter(|r| r.report.status == CheckStatus::Failed)
+            .collect();
         if failing.is_empty() || self.rounds >= config.max_rounds {
             return Ok(Completion::Done(self.verdict(req, response)));
         }
@@ -62,9 +66,9 @@ impl Proof {
             .collect();
         let status = if !self.edited || scope.is_empty() {
             VerificationStatus::Unverified
-        } else if runs.iter().any(|r| !r.passed()) {
+        } else if runs.iter().any(|r| r.report.status == CheckStatus::Failed) {
             VerificationStatus::Failing
-        } else if runs.len() == scope.len() {
+        } else if runs.len() == scope.len() && runs.iter().all(|r| r.passed()) {
             VerificationStatus::Verified
         } else {
             VerificationStatus::Unverified

@@ -16,11 +16,11 @@ pub(crate) fn hook_context(agent: &Agent, cancel: CancellationToken) -> HookCont
         let s = agent.session.lock();
         (s.id.clone(), s.project_id.clone(), s.plan_mode)
     };
+    // The session's file, where it is saved (it may not be written yet).
     let transcript_path = agent
         .store
         .as_ref()
-        .map(|store| store.path_of(&project_id, &session_id))
-        .filter(|path| path.exists());
+        .map(|store| store.path_of(&project_id, &session_id));
     HookContext {
         hooks: agent.options.hooks.clone(),
         session_id,
@@ -37,6 +37,10 @@ pub(crate) fn hook_context(agent: &Agent, cancel: CancellationToken) -> HookCont
 
 /// The tool hooks of a request, when any is set.
 pub(crate) fn tool_hooks(agent: &Agent, cancel: &CancellationToken) -> Option<EngineToolHooks> {
+    let set = &agent.options.hooks;
+    if !set.has(HookEvent::PreToolUse) && !set.has(HookEvent::PostToolUse) {
+        return None;
+    }
     let hooks = EngineToolHooks {
         ctx: hook_context(agent, cancel.clone()),
         events: agent.events.clone(),

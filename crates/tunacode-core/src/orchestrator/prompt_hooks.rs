@@ -10,7 +10,7 @@ use super::request::Request;
 use crate::error::RequestError;
 use crate::hooks::HookEvent;
 
-/// How many times in a row `Stop` hooks may send the model back before the request ends anyway.
+/// How many times in a request `Stop` hooks may send the model back before it ends anyway.
 pub(super) const MAX_STOP_BLOCKS: u32 = 5;
 
 /// Runs the `UserPromptSubmit` hooks of the request's message; the context to add after it (the

@@ -45,7 +45,8 @@ impl Proof {
         calls: &[ToolCallPart],
     ) -> Result<(), Interrupt> {
         let targets = edit_targets(req, tools, calls);
-        if targets.is_empty() {
+        // In plan mode the edits are refused: nothing to measure them against.
+        if targets.is_empty() || req.agent.session.lock().plan_mode {
             return Ok(());
         }
         diagnose::before_edits(req, &targets).await;

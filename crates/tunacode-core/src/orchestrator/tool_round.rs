@@ -39,10 +39,14 @@ impl ToolRound {
         let mut answers = dispatcher.dispatch(calls).await;
         let checked = proof
             .after_batch(req, &dispatcher.tools, calls, &mut answers)
-            .await?;
-        // An answer the checks added to is written whole again (the journal has it without).
-        let written = dispatcher.results.as_ref().filter(|_| !checked);
+            .await;
+        // An answer the checks added to is written whole again (the journal has it without); the
+        // answers join the history even when the request was interrupted during the checks (the
+        // edits happened).
+        let unchanged = matches!(checked, Ok(false));
+        let written = dispatcher.results.as_ref().filter(|_| unchanged);
         t.push_answers(written, answers);
+        checked?;
         t.flush(req.agent).await;
         let (todos_after, presented) = {
             let session = req.agent.session.lock();

@@ -293,6 +293,10 @@ impl Approver for Policy {
         if let Some(reason) = self.always_ask(request) {
             return self.ask_once(request, reason, SANDBOX_HINT).await;
         }
+        if request.hook_asks {
+            let reason = "a PreToolUse hook asks for your approval".to_string();
+            return self.ask_once(request, reason, "").await;
+        }
         match protected::judge(request, &self.protected, &self.rules, &self.workspace) {
             Some(Protected::Refuse(reason)) => return deny(reason),
             Some(Protected::Ask { reason, hint }) => {

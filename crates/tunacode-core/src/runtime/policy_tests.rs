@@ -16,6 +16,7 @@ fn request(tool: &str, args: serde_json::Value, kind: ToolKind) -> ApprovalReque
         kind,
         preview: None,
         targets: Vec::new(),
+        hook_asks: false,
     }
 }
 

@@ -25,24 +25,35 @@ impl Actor {
         if approve && self.busy("approve a project file") {
             return;
         }
-        let (paths, cwd) = (
-            self.parts.settings.paths.clone(),
-            self.parts.settings.cwd.clone(),
-        );
+        let settings = &self.parts.settings;
+        let (paths, cwd) = (settings.paths.clone(), settings.cwd.clone());
+        // Only what the user was shown (at start, or by the last description) can be approved.
+        let shown = match kind {
+            ProjectFileKind::Checks => settings.project_checks.as_ref(),
+            ProjectFileKind::Hooks => settings.project_hooks.as_ref(),
+        }
+        .map(|state| state.text.clone())
+        .unwrap_or_default();
         let text = off_thread("reading the project's file", move || {
-            match (kind, approve) {
-                (ProjectFileKind::Checks, true) => approve_project_checks(&paths, &cwd),
+            let shown = Some(shown.as_str());
+            let text = match (kind, approve) {
+                (ProjectFileKind::Checks, true) => approve_project_checks(&paths, &cwd, shown),
                 (ProjectFileKind::Checks, false) => describe_checks(&paths, &cwd),
-                (ProjectFileKind::Hooks, true) => approve_project_hooks(&paths, &cwd),
+                (ProjectFileKind::Hooks, true) => approve_project_hooks(&paths, &cwd, shown),
                 (ProjectFileKind::Hooks, false) => describe_hooks(&paths, &cwd),
             }
-            .map_err(settings_failure)
+            .map_err(settings_failure)?;
+            Ok((text, state_now(&paths, &cwd, kind)))
         })
         .await;
-        let text = match text {
-            Ok(text) => text,
+        let (text, state) = match text {
+            Ok(found) => found,
             Err(failure) => return self.fail(failure),
         };
+        match kind {
+            ProjectFileKind::Checks => self.parts.settings.project_checks = state,
+            ProjectFileKind::Hooks => self.parts.settings.project_hooks = state,
+        }
         if approve && let Err(failure) = self.reload_options().await {
             return self.fail(failure);
         }
@@ -62,5 +73,22 @@ impl Actor {
         );
         self.parts.model = resolved;
         Ok(())
+    }
+}
+
+/// The project's file of `kind` as it reads now (what the user is being shown).
+fn state_now(
+    paths: &tunacode_store::Paths,
+    cwd: &std::path::Path,
+    kind: ProjectFileKind,
+) -> Option<crate::project_file_state::ProjectFileState> {
+    let config = tunacode_store::UserConfig::load(&paths.config_file).ok()?;
+    match kind {
+        ProjectFileKind::Checks => {
+            crate::checks::resolve_checks(paths, &config, cwd)
+                .ok()?
+                .project
+        }
+        ProjectFileKind::Hooks => crate::hooks::resolve_hooks(paths, &config, cwd).project,
     }
 }

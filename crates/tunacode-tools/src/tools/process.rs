@@ -198,6 +198,13 @@ pub(crate) async fn run_prepared(
     }
     .map_err(|e| ToolError::Fatal(e.to_string()))?;
     let sandboxed = prepared.confined();
+    if run.require_confined && !sandboxed {
+        return Err(ToolError::Fatal(
+            "not run: it comes from the repository and runs only inside the commands' sandbox, \
+             which is not in force here"
+                .into(),
+        ));
+    }
     ctx.exec.apply_env(&mut cmd);
     cmd.envs(run.env.iter().map(|(k, v)| (k, v)));
     let snapshot = prepared.install(&mut cmd);
@@ -230,6 +237,9 @@ pub(crate) struct RunOptions<'a> {
     pub input: Option<Vec<u8>>,
     /// Variables set for it on top of the commands' environment.
     pub env: Vec<(String, String)>,
+    /// It may run only confined (a repository's check or hook): with no sandbox in force it does
+    /// not run.
+    pub require_confined: bool,
 }
 
 /// A finished command: its exit line (and notes), its exit code, and its captured streams.

@@ -115,6 +115,7 @@ impl Tool for RunCommand {
             outside_sandbox: args.outside_sandbox.unwrap_or(false),
             input: None,
             env: Vec::new(),
+            require_confined: false,
         };
         let text = run_captured(cmd, run, ctx).await?;
         Ok(ToolOutput::text(format!("$ {}\n{text}", display(&args))))

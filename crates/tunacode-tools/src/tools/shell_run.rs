@@ -27,10 +27,10 @@ impl CommandRun {
 }
 
 /// Runs `command` with `bash -c` in the workspace under `ctx`'s exec policy, for at most
-/// `timeout_secs`; cancelled with `ctx.cancel`.
+/// `timeout_secs` (and only in the sandbox when `confined_only`); cancelled with `ctx.cancel`.
 pub async fn run_shell(
     command: &str,
-    timeout_secs: u64,
+    (timeout_secs, confined_only): (u64, bool),
     ctx: &ToolContext,
 ) -> Result<CommandRun, ToolError> {
     let mut cmd = tokio::process::Command::new("bash");
@@ -42,6 +42,7 @@ pub async fn run_shell(
         outside_sandbox: false,
         input: None,
         env: Vec::new(),
+        require_confined: confined_only,
     };
     let output = run_captured(cmd, run, ctx).await?;
     Ok(CommandRun {
@@ -83,6 +84,7 @@ pub async fn run_with_input(
         outside_sandbox: !confined,
         input: Some(input),
         env,
+        require_confined: confined,
     };
     let (ran, _, set_aside) = run_prepared(cmd, run, ctx).await?;
     let mut stderr = ran.stream(OutputStream::Stderr);
