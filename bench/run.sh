@@ -11,6 +11,7 @@
 #   8. MCP: start-up of `run` and the TUI with three configured servers against none
 #   9. the sandbox: what Landlock and seccomp add to one command
 #  10. the editor protocol: section 2's task through `tunacode acp` against `tunacode run`
+#  11. checks: what TunaCode adds to a request around the project's checks (bench/checks.sh)
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +56,8 @@ fake_pid=$!
 for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
 url=$(head -n1 "$work/url")
 export XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state
+# The script cycles over the same four calls (a loop by design): loop detection is off here.
+mkdir -p "$work/config" && echo '{"settings": {"loop_detection": false}}' > "$work/config/tunacode.json"
 run_cmd="$bin run --model openai:bench --base-url $url --cwd $work/ws --output json 'check the repo'"
 status=$(eval "$run_cmd" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["status"], r["iterations"])')
 echo "check run: $status (expected: completed 30)"
@@ -103,3 +106,6 @@ cargo build --release --locked -q -p tunacode-tools --example sandbox_bench
 
 echo "== 10. the editor protocol: the 30-turn task through tunacode acp vs tunacode run"
 python3 "$root/bench/acp_turns.py" "$bin" "$url" "$work/ws"
+
+echo "== 11. checks: a 20-edit request with after-edit and completion checks against none"
+"$root/bench/checks.sh" "$bin" "$fake"

@@ -34,6 +34,8 @@ cpu() { # $1: calls; prints the tunacode process's user+system seconds
   fake_pid=$!
   for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
   local url; url=$(head -n1 "$work/url")
+  # The script cycles over the same four calls (a loop by design): loop detection is off here.
+  mkdir -p "$work/config" && echo '{"settings": {"loop_detection": false}}' > "$work/config/tunacode.json"
   XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state \
     /usr/bin/time -f "%U %S" -o "$work/time" "$bin" run --model openai:bench --base-url "$url" \
     --cwd "$work/ws" --max-iterations $(( $1 + 5 )) --output json "check the repo" > "$work/out"

@@ -326,5 +326,8 @@ fn a_pre_tool_use_hook_can_change_the_input_and_ask_for_the_user() {
     ]);
     run(&env, &fake, &["--yes", "go"]);
     let g2 = answer(&fake, "g2");
-    assert!(g2.contains("a PreToolUse hook asks for your approval"), "{g2}");
+    assert!(
+        g2.contains("a PreToolUse hook asks for your approval"),
+        "{g2}"
+    );
 }
