@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
+
 /// A repository's checks or hooks file, as the session found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectFileState {
@@ -16,6 +18,38 @@ pub struct ProjectFileState {
     pub names: Vec<String>,
     /// Why it cannot be used (malformed, a bad glob), when it cannot.
     pub problem: Option<String>,
+}
+
+impl ProjectFileState {
+    /// The file as a pending notice of `kind`.
+    pub fn pending(&self, kind: ProjectFileKind) -> PendingProjectFile {
+        PendingProjectFile {
+            kind,
+            file: self.file.clone(),
+            names: self.names.clone(),
+            problem: self.problem.clone(),
+        }
+    }
+
+    /// Its line in `/checks` or `/hooks`: unusable, approved, or waiting.
+    pub fn describe(&self, kind: ProjectFileKind) -> String {
+        match (&self.problem, self.approved) {
+            (Some(problem), _) => format!("{} is not used: {problem}\n", self.file.display()),
+            (None, true) => format!("{}: approved.\n", self.file.display()),
+            (None, false) => format!("{}\n", self.pending(kind).notice()),
+        }
+    }
+}
+
+/// A project's file of `kind` when it waits for approval or cannot be used (said when a session
+/// opens).
+pub fn waiting(
+    kind: ProjectFileKind,
+    state: Option<&ProjectFileState>,
+) -> Option<PendingProjectFile> {
+    state
+        .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
+        .map(|p| p.pending(kind))
 }
 
 /// Reads a repository's file `relative` (`.tunacode/checks.json`) under `cwd`: `Ok(None)` when there

@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
+use tunacode_protocol::runtime::ProjectFileKind;
 use tunacode_store::{Paths, UserConfig, approve_project_mcp};
 
 use super::resolve::resolve_checks;
-use crate::project_file_state::ProjectFileState;
 use crate::settings_error::SettingsError;
 
 /// The checks in force in `cwd` and the project's file, as text.
@@ -44,34 +43,9 @@ pub fn describe_checks(paths: &Paths, cwd: &Path) -> Result<String, SettingsErro
         }
     }
     if let Some(project) = &resolved.project {
-        text.push_str(&project_line(project));
+        text.push_str(&project.describe(ProjectFileKind::Checks));
     }
     Ok(text)
-}
-
-fn project_line(project: &ProjectFileState) -> String {
-    match (&project.problem, project.approved) {
-        (Some(problem), _) => format!("{} is not used: {problem}\n", project.file.display()),
-        (None, true) => format!("{}: approved.\n", project.file.display()),
-        (None, false) => format!("{}\n", pending(project).notice()),
-    }
-}
-
-fn pending(project: &ProjectFileState) -> PendingProjectFile {
-    PendingProjectFile {
-        kind: ProjectFileKind::Checks,
-        file: project.file.clone(),
-        names: project.names.clone(),
-        problem: project.problem.clone(),
-    }
-}
-
-/// The project's checks file when it waits for approval or cannot be used (said when a session
-/// opens).
-pub fn pending_checks(project: Option<&ProjectFileState>) -> Option<PendingProjectFile> {
-    project
-        .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
-        .map(pending)
 }
 
 /// Approves `cwd`'s `.tunacode/checks.json` as it reads now, when it is still `shown` (the content

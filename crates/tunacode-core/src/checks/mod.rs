@@ -13,7 +13,7 @@ mod propose;
 mod resolve;
 mod run;
 
-pub use approval::{approve_project_checks, describe_checks, pending_checks};
+pub use approval::{approve_project_checks, describe_checks};
 pub use claims::claims_tests_pass;
 pub use compare::new_failures;
 pub use init_prompt::init_prompt;

@@ -21,7 +21,7 @@ mod verdict;
 
 pub use matcher::{claude_tool_name, matches};
 pub use resolve::{
-    HOOKS_FILE, ResolvedHooks, approve_project_hooks, describe_hooks, pending_hooks, resolve_hooks,
+    HOOKS_FILE, ResolvedHooks, approve_project_hooks, describe_hooks, resolve_hooks,
 };
 pub use run::{HookContext, run_event};
 pub use set::{Hook, HookSet};

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use tunacode_protocol::runtime::{PendingProjectFile, ProjectFileKind};
+use tunacode_protocol::runtime::ProjectFileKind;
 use tunacode_store::{
     HooksConfig, Paths, ProjectHooks, UserConfig, approve_project_mcp, is_project_mcp_approved,
     parse_project_hooks,
@@ -137,30 +137,9 @@ pub fn describe_hooks(paths: &Paths, cwd: &Path) -> Result<String, SettingsError
         ));
     }
     if let Some(project) = &resolved.project {
-        text.push_str(&match (&project.problem, project.approved) {
-            (Some(problem), _) => format!("{} is not used: {problem}\n", project.file.display()),
-            (None, true) => format!("{}: approved.\n", project.file.display()),
-            (None, false) => format!("{}\n", pending(project).notice()),
-        });
+        text.push_str(&project.describe(ProjectFileKind::Hooks));
     }
     Ok(text)
-}
-
-fn pending(project: &ProjectFileState) -> PendingProjectFile {
-    PendingProjectFile {
-        kind: ProjectFileKind::Hooks,
-        file: project.file.clone(),
-        names: project.names.clone(),
-        problem: project.problem.clone(),
-    }
-}
-
-/// The project's hooks file when it waits for approval or cannot be used (said when a session
-/// opens).
-pub fn pending_hooks(project: Option<&ProjectFileState>) -> Option<PendingProjectFile> {
-    project
-        .filter(|p| p.problem.is_some() || (!p.approved && !p.names.is_empty()))
-        .map(pending)
 }
 
 /// Approves `cwd`'s `.tunacode/hooks.json` as it reads now, when it is still `shown` (the content

@@ -34,6 +34,7 @@ use crate::runtime::sessions::{self, Opened};
 use crate::runtime::shell_op::UserShell;
 use crate::runtime::undo_op::UndoOps;
 use crate::settings::RuntimeSettings;
+use tunacode_protocol::runtime::ProjectFileKind;
 
 /// How long a shutdown waits for the running request to save its session.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -141,8 +142,9 @@ impl Actor {
             });
         }
         let settings = &self.parts.settings;
-        let checks = crate::checks::pending_checks(settings.project_checks.as_ref());
-        let hooks = crate::hooks::pending_hooks(settings.project_hooks.as_ref());
+        use crate::project_file_state::waiting;
+        let checks = waiting(ProjectFileKind::Checks, settings.project_checks.as_ref());
+        let hooks = waiting(ProjectFileKind::Hooks, settings.project_hooks.as_ref());
         for pending in checks.into_iter().chain(hooks) {
             self.parts
                 .events
