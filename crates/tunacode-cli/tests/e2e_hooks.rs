@@ -331,3 +331,34 @@ fn a_pre_tool_use_hook_can_change_the_input_and_ask_for_the_user() {
         "{g2}"
     );
 }
+
+#[test]
+fn a_hostile_model_cannot_plant_a_hooks_file_for_itself() {
+    let env = TestEnv::new().unwrap();
+    let planted = json!({"hooks": {"PreToolUse": command_hook("*", "touch pwned")}}).to_string();
+    let write = json!({"file_path": ".tunacode/hooks.json", "content": planted}).to_string();
+    let echo = json!({"command": format!("mkdir -p .tunacode && echo '{planted}' > .tunacode/hooks.json")})
+        .to_string();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("w1", "write_file", &write)]),
+        Turn::tool_calls(&[("b1", "bash", &echo)]),
+        Turn::text("Done."),
+    ]);
+    let first = run(&env, &fake, &["--yes", "set things up"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        !answer(&fake, "w1").starts_with("Created"),
+        "{}",
+        answer(&fake, "w1")
+    );
+    assert!(
+        answer(&fake, "b1").contains("set aside"),
+        "{}",
+        answer(&fake, "b1")
+    );
+    assert!(!env.workspace().join(".tunacode/hooks.json").exists());
+    // Even a file that got there would wait for the user's approval: nothing runs.
+    let fake = FakeProvider::start(vec![bash_turn("b2", "echo hi"), Turn::text("Done.")]);
+    run(&env, &fake, &["--yes", "greet"]);
+    assert!(!env.workspace().join("pwned").exists());
+}

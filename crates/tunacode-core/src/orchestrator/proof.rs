@@ -74,31 +74,33 @@ impl Proof {
         calls: &[ToolCallPart],
         answers: &mut [Part],
     ) -> Result<bool, Interrupt> {
+        // What each call that completed did, worked out once (classifying a command parses it).
         let done = succeeded(req, calls);
-        let ran: Vec<&ToolCallPart> = calls
+        let ran: Vec<(&ToolCallPart, bool, Vec<PathBuf>)> = calls
             .iter()
             .filter(|c| done.contains(&c.tool_call_id))
+            .map(|c| {
+                (
+                    c,
+                    changes(tools, c),
+                    edit_targets(req, tools, std::slice::from_ref(c)),
+                )
+            })
             .collect();
-        if ran.iter().any(|c| changes(tools, c)) {
+        if ran.iter().any(|(_, changed, _)| *changed) {
             self.edited = true;
         }
-        let by_command = |c: &&&ToolCallPart| {
-            changes(tools, c) && edit_targets(req, tools, std::slice::from_ref(**c)).is_empty()
-        };
-        if ran.iter().any(|c| by_command(&c)) {
+        if ran
+            .iter()
+            .any(|(_, changed, files)| *changed && files.is_empty())
+        {
             self.commands_since = true;
         }
-        let edits: Vec<&ToolCallPart> = ran
-            .into_iter()
-            .filter(|c| !edit_targets(req, tools, std::slice::from_ref(*c)).is_empty())
-            .collect();
-        let Some(last) = edits.last() else {
+        let Some((last, _, _)) = ran.iter().rev().find(|(_, _, files)| !files.is_empty()) else {
             return Ok(false);
         };
-        let edited: Vec<PathBuf> = edits
-            .iter()
-            .flat_map(|c| edit_targets(req, tools, std::slice::from_ref(*c)))
-            .collect();
+        let last = last.tool_call_id.clone();
+        let edited: Vec<PathBuf> = ran.into_iter().flat_map(|(_, _, files)| files).collect();
         self.since_edit.clear();
         let checked = self.after_edit_checks(req, &edited).await?;
         self.commands_since = false;
@@ -117,7 +119,7 @@ impl Proof {
         };
         let answer = answers
             .iter_mut()
-            .find(|p| p.tool_call_id() == Some(last.tool_call_id.as_str()));
+            .find(|p| p.tool_call_id() == Some(last.as_str()));
         Ok(answer.is_some_and(|part| append_to_answer(part, &report)))
     }
 

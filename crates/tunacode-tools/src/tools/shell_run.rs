@@ -10,6 +10,16 @@ use super::process::{RunOptions, exit_code_in, run_captured, run_prepared, set_a
 use crate::tool::ToolContext;
 use crate::tool_error::ToolError;
 
+/// How long to keep reading after the command exits while something it started holds its output.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// `command` for `bash -c`, run from the workspace root.
+fn bash(command: &str, ctx: &ToolContext) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c").arg(command).current_dir(ctx.workspace.root());
+    cmd
+}
+
 /// How a command ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandRun {
@@ -33,12 +43,11 @@ pub async fn run_shell(
     (timeout_secs, confined_only): (u64, bool),
     ctx: &ToolContext,
 ) -> Result<CommandRun, ToolError> {
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c").arg(command).current_dir(ctx.workspace.root());
+    let cmd = bash(command, ctx);
     let run = RunOptions {
         label: "check",
         timeout_secs,
-        grace: Duration::from_secs(2),
+        grace: GRACE,
         outside_sandbox: false,
         input: None,
         env: Vec::new(),
@@ -75,12 +84,11 @@ pub async fn run_with_input(
     env: Vec<(String, String)>,
     ctx: &ToolContext,
 ) -> Result<InputRun, ToolError> {
-    let mut cmd = tokio::process::Command::new("bash");
-    cmd.arg("-c").arg(command).current_dir(ctx.workspace.root());
+    let cmd = bash(command, ctx);
     let run = RunOptions {
         label: "hook",
         timeout_secs,
-        grace: Duration::from_secs(2),
+        grace: GRACE,
         outside_sandbox: !confined,
         input: Some(input),
         env,
