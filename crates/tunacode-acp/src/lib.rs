@@ -17,6 +17,7 @@ mod questions;
 mod replay;
 mod server;
 mod session;
+mod session_tree;
 mod setup;
 mod shared;
 mod tool_calls;

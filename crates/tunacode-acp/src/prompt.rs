@@ -138,8 +138,12 @@ pub(crate) enum ReplyKind {
     Permissions,
     /// `RuntimeEvent::McpServers`.
     Mcp,
-    /// `RuntimeEvent::Undone`.
-    Undone,
+    /// `RuntimeEvent::Rewound`.
+    Rewound,
+    /// `RuntimeEvent::Turns`.
+    Turns,
+    /// `RuntimeEvent::Exported`.
+    Exported,
     /// `RuntimeEvent::Budget`.
     Budget,
     /// `RuntimeEvent::ProjectFiles`.
@@ -147,7 +151,7 @@ pub(crate) enum ReplyKind {
 }
 
 /// The built-in commands offered to editors: name, description, input hint.
-const BUILTIN: [(&str, &str, Option<&str>); 9] = [
+const BUILTIN: [(&str, &str, Option<&str>); 12] = [
     (
         "compact",
         "Summarize the older conversation to free context",
@@ -155,8 +159,23 @@ const BUILTIN: [(&str, &str, Option<&str>); 9] = [
     ),
     (
         "undo",
-        "Put the files back as they were before the last request (or the N-th last)",
-        Some("how many requests back"),
+        "Put the files back as they were before the last prompt (or the N-th last)",
+        Some("how many prompts back"),
+    ),
+    (
+        "rewind",
+        "Go back to before prompt N: all (conversation and files), conversation or code; no N lists the prompts",
+        Some("N [all|conversation|code]"),
+    ),
+    (
+        "redo",
+        "Return to where you were before the rewind (until the next prompt)",
+        None,
+    ),
+    (
+        "export",
+        "Write the session to a file: .md, .json (for tunacode import) or .html",
+        Some("path"),
     ),
     (
         "context",
@@ -201,7 +220,19 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
     };
     Some(Ok(match command {
         Builtin::Compact(focus) => SlashCommand::Request(Op::Compact { focus }),
-        Builtin::Undo(to) => SlashCommand::Reply(Op::Undo { to }, ReplyKind::Undone),
+        Builtin::Undo(to) => SlashCommand::Reply(Op::Undo { to }, ReplyKind::Rewound),
+        Builtin::Rewind(None) => SlashCommand::Reply(Op::ListTurns, ReplyKind::Turns),
+        Builtin::Rewind(Some((to, mode))) => {
+            SlashCommand::Reply(Op::Rewind { to, mode }, ReplyKind::Rewound)
+        }
+        Builtin::Redo => SlashCommand::Reply(Op::Redo, ReplyKind::Rewound),
+        Builtin::Export(path) => SlashCommand::Reply(
+            Op::Export {
+                format: tunacode_protocol::export_format_of(path.as_deref()),
+                path,
+            },
+            ReplyKind::Exported,
+        ),
         Builtin::Context => SlashCommand::Reply(Op::DescribeContext, ReplyKind::Context),
         Builtin::Permissions | Builtin::Sandbox(None) => {
             SlashCommand::Reply(Op::DescribePermissions, ReplyKind::Permissions)
@@ -275,7 +306,7 @@ mod tests {
             parse_command(" /undo 2"),
             Some(Ok(SlashCommand::Reply(
                 Op::Undo { to: Some(2) },
-                ReplyKind::Undone
+                ReplyKind::Rewound
             )))
         );
         assert!(matches!(parse_command("/undo zero"), Some(Err(_))));

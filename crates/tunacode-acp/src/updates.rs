@@ -41,7 +41,10 @@ impl Session {
             RuntimeEvent::ProjectFilePending(pending) => {
                 self.notice(NoticeSeverity::Warning, pending.notice())
             }
-            RuntimeEvent::Undone(undone) => self.on_reply(ReplyKind::Undone, undone.describe()),
+            RuntimeEvent::Rewound(_)
+            | RuntimeEvent::Turns(_)
+            | RuntimeEvent::Exported { .. }
+            | RuntimeEvent::Forked(_) => self.on_tree_event(event),
             // Shown when `/budget` asked; the one sent after each request is not news.
             RuntimeEvent::Budget(view) => self.on_budget(view),
             RuntimeEvent::McpServers(servers) => {

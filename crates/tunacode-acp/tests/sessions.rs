@@ -154,7 +154,7 @@ async fn built_in_commands_that_fail_say_why_and_end_the_turn() {
     let mut editor = Editor::connect(&env, flags(&fake)).await;
     let session = editor.new_session(&env.workspace()).await;
     for (command, says) in [
-        ("/undo", "no checkpoint"),
+        ("/undo", "nothing to undo"),
         ("/sandbox turbo", "turbo"),
         ("/undo zero", "/undo takes"),
     ] {

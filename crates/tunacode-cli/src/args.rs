@@ -51,8 +51,18 @@ pub enum Command {
     Models(ModelsArgs),
     /// MCP servers: list them (with their state and tools), add, remove, approve the project's.
     Mcp(McpArgs),
-    /// Put back the files the agent changed in the last request of a session (or the last N).
-    Undo(UndoArgs),
+    /// Put back the files the agent changed in the last prompt of a session (or the last N).
+    Undo(crate::tree_args::UndoArgs),
+    /// Go back to just before prompt N of a session: conversation and files, or one of them.
+    Rewind(crate::tree_args::RewindArgs),
+    /// Return a session to where it was before its rewinds (until its next prompt).
+    Redo(crate::tree_args::RedoArgs),
+    /// Copy a session's history up to prompt N into a new session; the original is unchanged.
+    Fork(crate::tree_args::ForkArgs),
+    /// Write a session's transcript (secrets redacted) as Markdown, JSON or HTML.
+    Export(crate::tree_args::ExportArgs),
+    /// Add a session from a JSON export to this project.
+    Import(crate::tree_args::ImportArgs),
     /// The checks that prove a change here; `approve` this project's .tunacode/checks.json.
     Checks(ProjectFileArgs),
     /// The lifecycle hooks in force here; `approve` this project's .tunacode/hooks.json.
@@ -90,23 +100,6 @@ pub struct ProjectFileArgs {
 pub enum ProjectFileAction {
     /// Approve the project's file.
     Approve,
-}
-
-/// Arguments of `tunacode undo`.
-#[derive(Debug, Args)]
-pub struct UndoArgs {
-    /// The session (default: this project's newest).
-    #[arg(long, value_name = "ID")]
-    pub session: Option<String>,
-    /// How many requests back (default 1: the last one that changed something).
-    #[arg(long, value_name = "N")]
-    pub to: Option<usize>,
-    /// Only list the session's checkpoints.
-    #[arg(long)]
-    pub list: bool,
-    /// The project directory (default: the current one).
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
 }
 
 /// Arguments of `tunacode mcp`.
@@ -286,4 +279,7 @@ pub struct SessionsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Show forks under the session they came from.
+    #[arg(long)]
+    pub tree: bool,
 }

@@ -14,8 +14,9 @@ mod output;
 mod project_files_cmd;
 mod run_cmd;
 mod sessions_cmd;
+mod tree_args;
+mod tree_cmd;
 mod tui_cmd;
-mod undo_cmd;
 
 use std::process::ExitCode;
 
@@ -54,7 +55,12 @@ fn main() -> ExitCode {
             Some(Command::Hooks(args)) => {
                 project_files_cmd::run(ProjectFileKind::Hooks, args).await
             }
-            Some(Command::Undo(args)) => undo_cmd::run(args).await,
+            Some(Command::Undo(args)) => tree_cmd::undo(args).await,
+            Some(Command::Rewind(args)) => tree_cmd::rewind(args).await,
+            Some(Command::Redo(args)) => tree_cmd::redo(args).await,
+            Some(Command::Fork(args)) => tree_cmd::fork(args).await,
+            Some(Command::Export(args)) => tree_cmd::export(args).await,
+            Some(Command::Import(args)) => tree_cmd::import(args).await,
             Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
             Some(Command::Completions { shell }) => docs_cmd::completions(shell),
             Some(Command::Man) => docs_cmd::man(),

@@ -92,7 +92,11 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
-                RuntimeEvent::Undone(undone) => self.note(&undone.describe()),
+                RuntimeEvent::Rewound(rewound) => self.note(&rewound.describe()),
+                RuntimeEvent::Forked(forked) => self.note(&format!(
+                    "forked session {} after prompt {} into {}",
+                    forked.parent, forked.prompt, forked.session_id
+                )),
                 RuntimeEvent::McpProjectPending { file, servers } => self.note(&format!(
                     "warning: {}",
                     tunacode_protocol::pending_mcp_notice(file, servers)
@@ -443,14 +447,14 @@ mod tests {
             .collect();
         assert_eq!(
             lines[0],
-            json!({"schema_version": 3, "type": "text_delta", "text": "a"})
+            json!({"schema_version": 4, "type": "text_delta", "text": "a"})
         );
         assert_eq!(lines[2]["type"], "result");
-        assert_eq!(lines[2]["schema_version"], 3);
+        assert_eq!(lines[2]["schema_version"], 4);
         assert_eq!(lines[2]["status"], "completed");
         assert_eq!(lines[2]["tool_calls"][0]["tool_name"], "grep");
         assert_eq!(lines[3]["status"], "iteration_limit");
         assert_eq!(lines[3]["tool_calls"], json!([]));
-        assert!(lines.iter().all(|l| l["schema_version"] == 3));
+        assert!(lines.iter().all(|l| l["schema_version"] == 4));
     }
 }

@@ -207,8 +207,8 @@ fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command
     );
     writeln!(stdin, "{}", json!({"type": "undo"})).unwrap();
     let line = reader
-        .wait_for(wait, |l| l.contains("\"type\":\"undone\""))
-        .expect("undone");
+        .wait_for(wait, |l| l.contains("\"type\":\"rewound\""))
+        .expect("rewound");
     drop(stdin);
     finish(child, Some(reader));
     let undone: serde_json::Value = serde_json::from_str(&line).unwrap();
@@ -239,7 +239,12 @@ fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command
     let edited = run(&env, &fake, &["--yes", "edit again"]);
     assert_eq!(edited.result()["status"], "answered");
     assert!(env.workspace().join("new.txt").exists());
-    let out = env.command(&bin()).args(["undo"]).output().unwrap();
+    let session = edited.result()["session_id"].as_str().unwrap().to_string();
+    let out = env
+        .command(&bin())
+        .args(["undo", "--session", &session[..8]])
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -253,12 +258,17 @@ fn undo_restores_a_write_an_update_and_a_sed_through_the_runtime_and_the_command
     assert_restored(&env);
     let listed = env
         .command(&bin())
-        .args(["undo", "--list"])
+        .args(["undo", "--list", "--session", &session])
         .output()
         .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        String::from_utf8_lossy(&listed.stdout).contains("1  before request"),
-        "{listed:?}"
+        listed.contains("  1  ") && listed.contains("edit again"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("changed: a.txt, b.txt, new.txt"),
+        "{listed}"
     );
 }
 

@@ -253,7 +253,7 @@ fn undo_in_the_ui_restores_a_write_an_update_and_a_sed() {
     tmux.type_text("/undo").unwrap();
     tmux.keys(&["Enter"]).unwrap();
     tmux.wait_for("the undo report", WAIT, |s| {
-        s.contains("Undo: the workspace is back") && s.contains("removed new.txt")
+        s.contains("Undo: files back to before prompt 1") && s.contains("removed new.txt")
     })
     .unwrap();
     assert_eq!(

@@ -78,15 +78,31 @@ pub(crate) struct Output {
 /// Runs `cmd` to its end in a process group of its own, killable through `stop`, dying with the
 /// agent. Blocking: the calling thread waits for the child, so the parent-death signal (which
 /// follows the spawning thread) only fires when the agent goes.
-pub(crate) fn run(mut cmd: Command, stop: &Stop) -> std::io::Result<Output> {
+pub(crate) fn run(
+    mut cmd: Command,
+    input: Option<Vec<u8>>,
+    stop: &Stop,
+) -> std::io::Result<Output> {
     cmd.process_group(0)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     tunacode_tools::process_guard::die_with_parent(&mut cmd);
     let mut child = cmd.spawn()?;
     let group = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
     stop.started(group);
+    let writer = match (input, child.stdin.take()) {
+        (Some(bytes), Some(mut pipe)) => Some(std::thread::spawn(move || {
+            use std::io::Write;
+            // A git that stops reading early ends the write with a broken pipe: its status says why.
+            let _ = pipe.write_all(&bytes);
+        })),
+        _ => None,
+    };
     let mut stderr_pipe = child.stderr.take();
     let stderr = std::thread::spawn(move || {
         let mut bytes = Vec::new();
@@ -100,6 +116,9 @@ pub(crate) fn run(mut cmd: Command, stop: &Stop) -> std::io::Result<Output> {
         let _ = pipe.read_to_end(&mut stdout);
     }
     let stderr = stderr.join().unwrap_or_default();
+    if let Some(writer) = writer {
+        let _ = writer.join();
+    }
     // Wait without reaping first, so the group's id cannot be reused while `stop` may signal it.
     let _ = waitid(Id::Pid(group), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT);
     stop.ended();

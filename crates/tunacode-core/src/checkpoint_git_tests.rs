@@ -25,7 +25,9 @@ fn blocking_store(root: &Path) -> (Checkpoints, std::path::PathBuf) {
     let (data, ws) = (root.join("data"), root.join("ws"));
     std::fs::create_dir_all(&ws).expect("ws");
     let store = Checkpoints::new(&data, &ws);
-    store.take("s", "first", &Stop::default()).expect("a store");
+    store
+        .take("s", "first", &[], &Stop::default())
+        .expect("a store");
     let ready = root.join("ready");
     nix::unistd::mkfifo(&ready, nix::sys::stat::Mode::from_bits_truncate(0o600)).expect("fifo");
     let script = root.join("block.sh");
@@ -121,7 +123,7 @@ fn a_stopped_checkpoint_kills_its_git_process_group() {
     {
         let stop = stop.clone();
         std::thread::spawn(move || {
-            let _ = tx.send(store.take("s", "held", &stop));
+            let _ = tx.send(store.take("s", "held", &[], &stop));
         });
     }
     let filter = filter_pid(&ready);
@@ -139,7 +141,7 @@ fn a_stopped_checkpoint_kills_its_git_process_group() {
     // A stopped checkpoint starts nothing more.
     let (again, _) = blocking_store(&root.path().join("again"));
     assert!(matches!(
-        again.take("s", "x", &stop),
+        again.take("s", "x", &[], &stop),
         Err(CheckpointError::Stopped)
     ));
 }
@@ -160,7 +162,7 @@ fn helper_takes_a_checkpoint_until_killed() {
             println!("git-pid {git}");
         }
     });
-    let _ = store.take("s", "held", &stop);
+    let _ = store.take("s", "held", &[], &stop);
 }
 
 #[test]

@@ -1,24 +1,28 @@
-//! Checkpoints for undo: before the agent's first change to the workspace in a request, the whole
-//! working tree is recorded in a shadow git store in the data dir (`checkpoints/<project>.git`, never
-//! in the user's repository; the user's `.gitignore` files are honoured, `.git` is never taken, and
-//! git keeps every file once by its hash, large and binary ones included). Undo compares a checkpoint
-//! with the tree as it is now and puts back what changed since, whether a file tool or a command
-//! changed it: changed and deleted files get their old content, new files are removed.
+//! The shadow store the workspace is recorded in for rewind: before a turn first changes the
+//! workspace and after it ends, the whole working tree is recorded in a shadow git store in the data
+//! dir (`checkpoints/<project>.git`, never in the user's repository; the user's `.gitignore` files
+//! are honoured, files the agent touched are recorded even when ignored, `.git` is never taken, and
+//! git keeps every file once by its hash). Snapshots are incremental (git's index remembers what it
+//! hashed) and bounded: files over the size cap and the folders the user excludes are recorded by
+//! their metadata only (`rewind/snapshot.rs`). Comparing and restoring files is in `rewind/`.
 //!
 //! The `git` program does the work: it is what every developer machine has, and no crate offers
-//! its index and ignore rules for a foreign work tree. All calls block: callers use a blocking thread.
-//! Each git process dies with the agent and can be stopped with its group (`checkpoint_git.rs`);
-//! automatic gc and maintenance are off, so nothing is left running in the background.
+//! its index and ignore rules for a foreign work tree. All calls block: callers use a blocking thread,
+//! and one snapshot or restore runs at a time (a lock: a background snapshot and the next turn's
+//! never share the index at once). Each git process dies with the agent and can be stopped with its
+//! group (`checkpoint_git.rs`); automatic gc and maintenance are off, so nothing is left running.
 //!
 //! The store holds copies of every file of the workspace (`.env` included), so it is the user's
 //! alone: its folders are 0700 and its files 0600 or 0400 (`core.sharedRepository=0600` for git's own
-//! files, umask 077 for the rest; not for `checkout`, which writes the user's files), and a store an
-//! older version left readable is tightened when it is opened.
+//! files, umask 077 for the rest), and a store an older version left readable is tightened when it
+//! is opened.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use crate::checkpoint_git::Stop;
+pub use tunacode_store::RewindConfig;
 
 /// Why a checkpoint could not be taken or restored.
 #[derive(Debug, thiserror::Error)]
@@ -34,35 +38,18 @@ pub enum CheckpointError {
     Stopped,
 }
 
-/// One checkpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Checkpoint {
-    /// Its commit in the shadow store.
-    pub id: String,
-    /// The request it was taken before.
-    pub request_id: String,
-    /// When (seconds since the epoch).
-    pub time: i64,
-}
-
-/// What undo did to one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Restored {
-    /// The path, relative to the working directory.
-    pub path: String,
-    /// `restored` (content put back), `recreated` (it had been deleted), `removed` (it was new).
-    pub how: &'static str,
-}
-
 /// The checkpoint store of one working directory.
 #[derive(Debug, Clone)]
 pub struct Checkpoints {
     pub(crate) git_dir: PathBuf,
-    work_tree: PathBuf,
+    pub(crate) work_tree: PathBuf,
+    /// The snapshots' bounds.
+    pub(crate) limits: RewindConfig,
+    /// Held by each snapshot or restore (they share git's index).
+    busy: Arc<Mutex<()>>,
+    /// Held while a turn's snapshots are recorded in its node (a rewind waits for it).
+    turns: Arc<tokio::sync::Mutex<()>>,
 }
-
-const SESSION_TRAILER: &str = "Session:";
-const REQUEST_TRAILER: &str = "Request:";
 
 impl Checkpoints {
     /// The store for `cwd` under `data_dir` (`<data>/tunacode`).
@@ -71,7 +58,32 @@ impl Checkpoints {
         Checkpoints {
             git_dir: data_dir.join("checkpoints").join(format!("{project}.git")),
             work_tree: cwd.to_path_buf(),
+            limits: RewindConfig::default(),
+            busy: Arc::default(),
+            turns: Arc::default(),
         }
+    }
+
+    /// The same store with the snapshots bounded by `limits`.
+    pub fn with_limits(mut self, limits: RewindConfig) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The working directory it records.
+    pub fn work_tree(&self) -> &Path {
+        &self.work_tree
+    }
+
+    /// The lock a turn holds while its snapshots are recorded in its node; a rewind takes it
+    /// first, so it always sees the last turn's snapshots.
+    pub fn turn_lock(&self) -> Arc<tokio::sync::Mutex<()>> {
+        self.turns.clone()
+    }
+
+    /// Waits until no other snapshot or restore runs; it runs until the guard is dropped.
+    pub(crate) fn exclusive(&self) -> MutexGuard<'_, ()> {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The git command for `args` on this store: hooks, gc and maintenance off, private files.
@@ -98,23 +110,73 @@ impl Checkpoints {
             .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
             .args(args)
             .current_dir(&self.work_tree)
-            .env_remove("GIT_INDEX_FILE");
-        if args.first() != Some(&"checkout") {
-            // `checkout` writes the user's files, which keep the user's umask.
-            tunacode_tools::process_guard::private_umask(&mut cmd);
-        }
+            .env_remove("GIT_INDEX_FILE")
+            // Paths are names, never patterns (a file called `*` is that file).
+            .env("GIT_LITERAL_PATHSPECS", "1");
+        // The user's files are only ever written by TunaCode itself (`rewind/apply.rs`).
+        tunacode_tools::process_guard::private_umask(&mut cmd);
         cmd
     }
 
-    fn git(&self, args: &[&str]) -> Result<String, CheckpointError> {
-        self.git_until(args, &Stop::default())
+    pub(crate) fn git(&self, args: &[&str]) -> Result<String, CheckpointError> {
+        self.git_until(args, None, &Stop::default())
     }
 
-    fn git_until(&self, args: &[&str], stop: &Stop) -> Result<String, CheckpointError> {
+    /// Runs git with `input` on its standard input.
+    pub(crate) fn git_with(
+        &self,
+        args: &[&str],
+        input: Vec<u8>,
+    ) -> Result<String, CheckpointError> {
+        self.git_until(args, Some(input), &Stop::default())
+    }
+
+    pub(crate) fn git_until(
+        &self,
+        args: &[&str],
+        input: Option<Vec<u8>>,
+        stop: &Stop,
+    ) -> Result<String, CheckpointError> {
+        let out = self.git_bytes(args, input, stop)?;
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Runs git on the index file `index` instead of the store's own.
+    pub(crate) fn git_on_index(
+        &self,
+        index: &Path,
+        args: &[&str],
+        input: Option<Vec<u8>>,
+    ) -> Result<String, CheckpointError> {
+        let mut cmd = self.command(args);
+        cmd.env("GIT_INDEX_FILE", index);
+        let out = crate::checkpoint_git::run(cmd, input, &Stop::default())
+            .map_err(|e| CheckpointError::Git(format!("cannot run git: {e}")))?;
+        if !out.status.success() {
+            return Err(CheckpointError::Git(format!(
+                "git {}: {}",
+                args.first().unwrap_or(&""),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Runs git; what it printed, as bytes.
+    pub(crate) fn git_raw(&self, args: &[&str]) -> Result<Vec<u8>, CheckpointError> {
+        self.git_bytes(args, None, &Stop::default())
+    }
+
+    fn git_bytes(
+        &self,
+        args: &[&str],
+        input: Option<Vec<u8>>,
+        stop: &Stop,
+    ) -> Result<Vec<u8>, CheckpointError> {
         if stop.is_stopped() {
             return Err(CheckpointError::Stopped);
         }
-        let out = crate::checkpoint_git::run(self.command(args), stop)
+        let out = crate::checkpoint_git::run(self.command(args), input, stop)
             .map_err(|e| CheckpointError::Git(format!("cannot run git: {e}")))?;
         if stop.is_stopped() {
             return Err(CheckpointError::Stopped);
@@ -126,12 +188,12 @@ impl Checkpoints {
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(out.stdout)
     }
 
     /// Creates the store, or makes an existing one private (tightening what an older version left
     /// readable).
-    fn ensure_store(&self) -> Result<(), CheckpointError> {
+    pub(crate) fn ensure_store(&self) -> Result<(), CheckpointError> {
         let io = |path: &Path, e: std::io::Error| {
             CheckpointError::Git(format!("{}: {e}", path.display()))
         };
@@ -144,125 +206,6 @@ impl Checkpoints {
         }
         self.git(&["init", "-q"])?;
         Ok(())
-    }
-
-    /// Records the working tree before a request of `session` changes it; the checkpoint's id.
-    /// `stop` kills it midway (then [`CheckpointError::Stopped`]).
-    pub fn take(
-        &self,
-        session_id: &str,
-        request_id: &str,
-        stop: &Stop,
-    ) -> Result<String, CheckpointError> {
-        self.ensure_store()?;
-        self.git_until(&["add", "-A", "--", "."], stop)?;
-        let message = format!(
-            "Before request {request_id}\n\n{SESSION_TRAILER} {session_id}\n{REQUEST_TRAILER} {request_id}"
-        );
-        let commit = [
-            "commit",
-            "-q",
-            "--allow-empty",
-            "--no-verify",
-            "-m",
-            &message,
-        ];
-        self.git_until(&commit, stop)?;
-        Ok(self
-            .git_until(&["rev-parse", "HEAD"], stop)?
-            .trim()
-            .to_string())
-    }
-
-    /// The checkpoints of `session`, newest first.
-    pub fn list(&self, session_id: &str) -> Result<Vec<Checkpoint>, CheckpointError> {
-        if !self.git_dir.join("HEAD").exists() {
-            return Ok(Vec::new());
-        }
-        let grep = format!("--grep=^{SESSION_TRAILER} {session_id}$");
-        let log = match self.git(&["log", "--format=%H%x00%ct%x00%B%x1e", &grep]) {
-            Ok(log) => log,
-            // A store without commits yet.
-            Err(_) => return Ok(Vec::new()),
-        };
-        Ok(log
-            .split('\u{1e}')
-            .filter_map(|entry| {
-                let mut fields = entry.trim().splitn(3, '\0');
-                let id = fields.next()?.to_string();
-                let time = fields.next()?.parse().ok()?;
-                let body = fields.next()?;
-                let request_id = body
-                    .lines()
-                    .find_map(|l| l.strip_prefix(REQUEST_TRAILER))?
-                    .trim()
-                    .to_string();
-                Some(Checkpoint {
-                    id,
-                    request_id,
-                    time,
-                })
-            })
-            .collect())
-    }
-
-    /// Puts the working tree back as it was at `checkpoint` for every file that changed since.
-    pub fn restore(&self, checkpoint: &str) -> Result<Vec<Restored>, CheckpointError> {
-        self.ensure_store()?;
-        self.git(&["add", "-A", "--", "."])?;
-        let now = self.git(&["write-tree"])?.trim().to_string();
-        let changes = self.git(&[
-            "diff-tree",
-            "-r",
-            "--no-renames",
-            "--name-status",
-            "-z",
-            checkpoint,
-            &now,
-        ])?;
-        let mut fields = changes.split('\0').filter(|f| !f.is_empty());
-        let mut restored = Vec::new();
-        while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
-            let how = match status {
-                "A" => {
-                    let file = self.work_tree.join(path);
-                    std::fs::remove_file(&file)
-                        .map_err(|e| CheckpointError::Git(format!("{}: {e}", file.display())))?;
-                    "removed"
-                }
-                "D" => "recreated",
-                _ => "restored",
-            };
-            if how != "removed" {
-                self.git(&["checkout", checkpoint, "--", path])?;
-            }
-            restored.push(Restored {
-                path: path.to_string(),
-                how,
-            });
-        }
-        // The index follows the tree again, so the next checkpoint starts from here.
-        self.git(&["add", "-A", "--", "."])?;
-        Ok(restored)
-    }
-
-    /// Undoes the changes made since the `to`-th newest checkpoint of `session` (1: the last request's).
-    pub fn undo(
-        &self,
-        session_id: &str,
-        to: usize,
-    ) -> Result<(Checkpoint, Vec<Restored>), CheckpointError> {
-        let list = self.list(session_id)?;
-        let Some(checkpoint) = list.get(to.saturating_sub(1)).cloned() else {
-            return Err(CheckpointError::Nothing(match list.len() {
-                0 => {
-                    format!("session {session_id} has no checkpoint: the agent changed nothing yet")
-                }
-                n => format!("session {session_id} has {n} checkpoint(s), not {to}"),
-            }));
-        };
-        let restored = self.restore(&checkpoint.id)?;
-        Ok((checkpoint, restored))
     }
 }
 

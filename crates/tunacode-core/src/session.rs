@@ -102,6 +102,8 @@ pub struct Session {
     /// The checkpoint (the session file as last saved or loaded) new journal lines follow; `None`
     /// while the session has no file.
     pub journal_base: Option<tunacode_store::JournalBase>,
+    /// Its prompts as a tree of turns (stored beside the session file, see `rewind/`).
+    pub tree: tunacode_store::SessionTree,
     /// Stored keys this version does not use, written back unchanged.
     pub extra: Map<String, Value>,
 }
@@ -126,6 +128,7 @@ impl Session {
             loop_detection_off: false,
             start_context: Vec::new(),
             journal_base: None,
+            tree: tunacode_store::SessionTree::default(),
             extra: Map::new(),
         }
     }
@@ -162,6 +165,7 @@ impl Session {
             loop_detection_off: false,
             start_context: Vec::new(),
             journal_base: None,
+            tree: tunacode_store::SessionTree::default(),
             extra,
         }
     }

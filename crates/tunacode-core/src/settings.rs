@@ -99,6 +99,8 @@ pub struct RuntimeSettings {
     pub project_hooks: Option<crate::project_file_state::ProjectFileState>,
     /// The language servers whose diagnostics follow each edit.
     pub lsp: tunacode_store::LspConfig,
+    /// How the workspace is recorded for rewind.
+    pub rewind: tunacode_store::RewindConfig,
 }
 
 impl RuntimeSettings {
@@ -153,6 +155,7 @@ impl RuntimeSettings {
             project_checks,
             project_hooks,
             lsp: config.settings.lsp.clone(),
+            rewind: config.settings.rewind.clone(),
         })
     }
 

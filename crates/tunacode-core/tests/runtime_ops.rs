@@ -143,7 +143,7 @@ async fn undo_restores_a_requests_change_refuses_while_busy_and_says_when_nothin
 
     rt.submit(Op::Undo { to: None });
     let undone = next(&mut rx, |e| match e {
-        RuntimeEvent::Undone(u) => Some(u),
+        RuntimeEvent::Rewound(u) => Some(u),
         _ => None,
     })
     .await;
@@ -156,7 +156,7 @@ async fn undo_restores_a_requests_change_refuses_while_busy_and_says_when_nothin
     rt.submit(Op::Undo { to: Some(2) });
     let nothing = next(&mut rx, failed).await;
     assert!(
-        matches!(&nothing, OpFailure::Invalid(m) if m.contains("checkpoint")),
+        matches!(&nothing, OpFailure::Invalid(m) if m.contains("nothing to undo")),
         "{nothing:?}"
     );
 }

@@ -42,6 +42,16 @@ pub enum SlashCommand {
     Context,
     /// `/undo [N]`.
     Undo(Option<usize>),
+    /// `/rewind [N] [all|conversation|code]`: without a number, the picker of this session's
+    /// prompts.
+    Rewind(Option<(usize, crate::runtime::RewindMode)>),
+    /// `/redo`.
+    Redo,
+    /// `/fork [N]`: a new session whose history ends after prompt N (default: the last).
+    Fork(Option<usize>),
+    /// `/export [path]`: the session to a file, in the format its extension names (`.json`,
+    /// `.html`; Markdown otherwise).
+    Export(Option<String>),
     /// `/permissions`.
     Permissions,
     /// `/sandbox [mode]`.
@@ -85,6 +95,17 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
             Ok(to) => SlashCommand::Undo(to),
             Err(e) => return Some(Err(e)),
         },
+        "rewind" => match rewind_target(arg.as_deref()) {
+            Ok(target) => SlashCommand::Rewind(target),
+            Err(e) => return Some(Err(e)),
+        },
+        "redo" => SlashCommand::Redo,
+        "fork" => match arg.as_deref().map(str::parse::<usize>) {
+            None => SlashCommand::Fork(None),
+            Some(Ok(n)) if n > 0 => SlashCommand::Fork(Some(n)),
+            Some(_) => return Some(Err("/fork takes a prompt's number, e.g. /fork 2".into())),
+        },
+        "export" => SlashCommand::Export(arg),
         "permissions" => SlashCommand::Permissions,
         "sandbox" => SlashCommand::Sandbox(arg),
         "exit" | "quit" | "q" => SlashCommand::Exit,
@@ -146,18 +167,85 @@ fn token_count(text: &str) -> Option<u64> {
     (n.is_finite() && n > 0.0).then(|| (n * scale).round() as u64)
 }
 
-/// `/undo`'s argument: how many requests back, a positive count.
+/// `/undo`'s argument: how many prompts back, a positive count.
 fn undo_count(arg: Option<&str>) -> Result<Option<usize>, String> {
     match arg.map(str::parse::<usize>) {
         None => Ok(None),
         Some(Ok(n)) if n > 0 => Ok(Some(n)),
-        Some(_) => Err("/undo takes how many requests back, e.g. /undo 2".into()),
+        Some(_) => Err("/undo takes how many prompts back, e.g. /undo 2".into()),
+    }
+}
+
+/// `/rewind`'s arguments: a prompt's number and, optionally, what goes back.
+fn rewind_target(arg: Option<&str>) -> Result<Option<(usize, crate::runtime::RewindMode)>, String> {
+    const USAGE: &str = "/rewind takes a prompt's number and what goes back, e.g. /rewind 2 or /rewind 2 code \
+         (all, conversation or code); /rewind alone lists the prompts";
+    let Some(arg) = arg else {
+        return Ok(None);
+    };
+    let words: Vec<&str> = arg.split_whitespace().collect();
+    let to = match words.first().map(|w| w.parse::<usize>()) {
+        Some(Ok(n)) if n > 0 => n,
+        _ => return Err(USAGE.into()),
+    };
+    let mode = match words.get(1) {
+        None => crate::runtime::RewindMode::All,
+        Some(word) => crate::runtime::RewindMode::parse(word).ok_or(USAGE)?,
+    };
+    if words.len() > 2 {
+        return Err(USAGE.into());
+    }
+    Ok(Some((to, mode)))
+}
+
+/// The format `/export`'s path names by its extension (Markdown when it names none).
+pub fn export_format_of(path: Option<&str>) -> crate::runtime::ExportFormat {
+    match path
+        .and_then(|p| std::path::Path::new(p).extension())
+        .and_then(|e| e.to_str())
+    {
+        Some("json") => crate::runtime::ExportFormat::Json,
+        Some("html" | "htm") => crate::runtime::ExportFormat::Html,
+        _ => crate::runtime::ExportFormat::Md,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rewind_fork_and_export_parse_their_arguments() {
+        use crate::runtime::{ExportFormat, RewindMode};
+        assert_eq!(parse_slash("/rewind"), Some(Ok(SlashCommand::Rewind(None))));
+        assert_eq!(
+            parse_slash("/rewind 2 code"),
+            Some(Ok(SlashCommand::Rewind(Some((2, RewindMode::Code)))))
+        );
+        assert_eq!(
+            parse_slash("/rewind 3"),
+            Some(Ok(SlashCommand::Rewind(Some((3, RewindMode::All)))))
+        );
+        for bad in [
+            "/rewind 0",
+            "/rewind two",
+            "/rewind 2 files",
+            "/rewind 2 code x",
+        ] {
+            assert!(parse_slash(bad).unwrap().is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_slash("/fork 4"),
+            Some(Ok(SlashCommand::Fork(Some(4))))
+        );
+        assert!(parse_slash("/fork x").unwrap().is_err());
+        assert_eq!(
+            export_format_of(Some("a/t.JSON".to_lowercase().as_str())),
+            ExportFormat::Json
+        );
+        assert_eq!(export_format_of(Some("t.html")), ExportFormat::Html);
+        assert_eq!(export_format_of(None), ExportFormat::Md);
+    }
 
     #[test]
     fn commands_parse_with_their_arguments_and_aliases() {

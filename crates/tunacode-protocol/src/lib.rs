@@ -15,7 +15,7 @@ mod tool_kind;
 mod usage;
 mod verification;
 
-pub use commands::{BudgetChange, SlashCommand, parse_slash};
+pub use commands::{BudgetChange, SlashCommand, export_format_of, parse_slash};
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };

@@ -26,6 +26,10 @@ const RELEASED: &[(u32, &str)] = &[
         3,
         "582d1ea1caed2287ad804931d1e72d0b1d152e621ae4be3b31abe6788ea6e21b",
     ),
+    (
+        4,
+        "c33fbae24b592c10fef52dc7bf9fd040dad19d628ddd07c7fedbeab6ffc15926",
+    ),
 ];
 
 fn repo_file(name: &str) -> PathBuf {

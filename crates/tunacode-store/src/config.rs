@@ -63,6 +63,8 @@ pub struct Settings {
     pub checks: crate::checks_config::ChecksConfig,
     /// The language servers whose diagnostics follow each edit.
     pub lsp: crate::lsp_config::LspConfig,
+    /// How the workspace is recorded for rewind.
+    pub rewind: crate::rewind_config::RewindConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -188,6 +190,7 @@ impl Default for Settings {
             loop_detection: crate::loop_config::LoopDetectionConfig::default(),
             checks: crate::checks_config::ChecksConfig::default(),
             lsp: crate::lsp_config::LspConfig::default(),
+            rewind: crate::rewind_config::RewindConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

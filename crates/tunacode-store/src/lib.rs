@@ -16,9 +16,11 @@ mod lsp_config;
 mod mcp_approvals;
 mod paths;
 mod private;
+mod rewind_config;
 mod session_file;
 mod session_list;
 mod session_store;
+mod session_tree;
 mod spend_ledger;
 
 pub use budget_config::{BudgetConfig, Cap};
@@ -42,9 +44,14 @@ pub use lsp_config::{LspConfig, LspServerConfig};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
 pub use private::{private_dir, private_tree};
+pub use rewind_config::RewindConfig;
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile, now_rfc3339};
 pub use session_list::INDEX_FILE;
 pub use session_store::{
     KeptAside, LoadedSession, SessionStore, SessionSummary, is_session_id, parse_session,
+};
+pub use session_tree::{
+    ForkOrigin, LoadedTree, RedoPoint, SessionTree, SkippedFile, Snapshot, TREE_FORMAT_VERSION,
+    TreeEvent, TurnNode,
 };
 pub use spend_ledger::{Spend, SpendLedger};

@@ -102,8 +102,10 @@ impl SessionStore {
         };
         let ours = entries.into_iter().filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let listed =
-                name.ends_with(".json") && !name.starts_with(".tmp-") && name != INDEX_FILE;
+            let listed = name.ends_with(".json")
+                && !name.starts_with(".tmp-")
+                && !name.ends_with(".tree.json")
+                && name != INDEX_FILE;
             listed.then(|| (name, entry.path()))
         });
         let mut seen = std::collections::HashSet::new();
@@ -209,8 +211,18 @@ pub(crate) fn summarize(file: &SessionFile, path: PathBuf) -> SessionSummary {
         message_count: file.messages.len(),
         title: first_line(&title, 60),
         preview: preview_of(&file.messages),
+        parent: fork_origin(&path),
         path,
     }
+}
+
+/// The session and prompt a session was forked from, from its tree file beside it.
+fn fork_origin(session_file: &Path) -> Option<crate::session_tree::ForkOrigin> {
+    let name = session_file.file_stem()?.to_str()?;
+    let bytes = std::fs::read(session_file.with_file_name(format!("{name}.tree.json"))).ok()?;
+    serde_json::from_slice::<crate::session_tree::SessionTree>(&bytes)
+        .ok()?
+        .parent
 }
 
 fn first_line(text: &str, max: usize) -> String {

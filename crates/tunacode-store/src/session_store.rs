@@ -79,19 +79,7 @@ impl SessionStore {
                 std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             )
         })?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".tmp-")
-            .suffix(".json")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-            .tempfile_in(&dir)
-            .map_err(|e| StoreError::io(&dir, e))?;
-        tmp.write_all(&json)
-            .map_err(|e| StoreError::io(tmp.path(), e))?;
-        tmp.as_file()
-            .sync_all()
-            .map_err(|e| StoreError::io(tmp.path(), e))?;
-        tmp.persist(&path)
-            .map_err(|e| StoreError::io(&path, e.error))?;
+        write_private_atomically(&dir, &path, &json)?;
         // The file now holds everything the journal had.
         self.journal(&session.project_id, &session.session_id)
             .reset()?;
@@ -185,6 +173,30 @@ impl SessionStore {
     pub(crate) fn root(&self) -> &Path {
         &self.root
     }
+}
+
+/// Writes `bytes` to `path` (in `dir`) atomically with mode 0600: a temporary file, synced, then
+/// renamed over it (a crash leaves the old file or the new one; a failure leaves no temporary file).
+pub(crate) fn write_private_atomically(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), StoreError> {
+    crate::private::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .suffix(".json")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)
+        .map_err(|e| StoreError::io(dir, e))?;
+    tmp.write_all(bytes)
+        .map_err(|e| StoreError::io(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| StoreError::io(tmp.path(), e))?;
+    tmp.persist(path)
+        .map_err(|e| StoreError::io(path, e.error))?;
+    Ok(())
 }
 
 /// Replays a journal's text onto `messages`; what cannot be replayed is first kept aside (written

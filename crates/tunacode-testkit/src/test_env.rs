@@ -89,7 +89,9 @@ impl TestEnv {
                         entries
                             .flatten()
                             .map(|e| e.path())
-                            .filter(|p| p.extension().is_some_and(|x| x == "json")),
+                            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                            // A session's rewind tree lives beside it.
+                            .filter(|p| !p.to_string_lossy().ends_with(".tree.json")),
                     );
                 }
             }

@@ -14,6 +14,7 @@ mod live;
 pub mod process_guard;
 mod protected;
 mod resolve;
+mod restore;
 mod sandbox;
 mod schema;
 mod secrets;
@@ -31,6 +32,7 @@ pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
 pub use live::ToolOutputSink;
 pub use protected::ProtectedPaths;
+pub use restore::restore_workspace_file;
 pub use sandbox::{
     Guard, PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport,
     landlock_available, sandbox_support,

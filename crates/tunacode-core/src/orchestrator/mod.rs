@@ -7,7 +7,8 @@
 //!   (`Stream`, `streaming.rs`);
 //! - process the node (`node.rs`): measure and record it (`record.rs`), then an empty response, an
 //!   answer, or tool calls;
-//! - dispatch tools ([`ToolRound`], `tool_round.rs`), with the request's [`UndoPoint`];
+//! - dispatch tools ([`ToolRound`], `tool_round.rs`), recording the workspace for rewind in the
+//!   prompt's node ([`TurnPoint`], `turn_point.rs`);
 //! - guide ([`Guide`], `guide.rs`, `limit.rs`): iterations against their limit, the self-evaluation
 //!   nudge, empty-response recovery and the no-progress alert;
 //! - prove the work ([`Proof`], `proof.rs`, `done_checks.rs`): the project's checks after edits
@@ -48,7 +49,7 @@ mod spend;
 mod supervise;
 mod tool_round;
 mod transcript;
-mod undo_point;
+mod turn_point;
 
 use std::sync::{Arc, Mutex};
 
@@ -69,8 +70,7 @@ pub(crate) use request::StopCause;
 use request::{Interrupt, Request};
 use tool_round::ToolRound;
 use transcript::{Transcript, save_session};
-#[cfg(doc)]
-use undo_point::UndoPoint;
+use turn_point::TurnPoint;
 
 /// One request in flight: the steps and what passes between them.
 pub(crate) struct RequestRun<'a> {
@@ -92,28 +92,31 @@ pub(crate) struct RequestRun<'a> {
     verification: Option<tunacode_protocol::Verification>,
     /// `Stop` hooks that sent the model back in a row.
     stop_blocks: u32,
+    /// The prompt's node in the session's tree.
+    turn: TurnPoint,
 }
 
 impl<'a> RequestRun<'a> {
     pub(crate) fn new(
         agent: &'a Agent,
-        message: &str,
+        (typed, message): (&str, &str),
         cancel: CancellationToken,
         cause: Arc<Mutex<Option<StopCause>>>,
     ) -> Self {
         RequestRun {
-            request: Request::new(agent, message, cancel, cause),
+            request: Request::new(agent, (typed, message), cancel, cause),
             transcript: Transcript::default(),
             state: ResponseState::new(),
             response: String::new(),
             context: ContextKeeper::default(),
             call: ModelCall::default(),
-            tools: ToolRound::default(),
+            tools: ToolRound,
             guide: Guide::new(agent.options.max_iterations),
             loops: LoopGuard::new(agent.options.guidance.loop_detection),
             proof: Proof::default(),
             verification: None,
             stop_blocks: 0,
+            turn: TurnPoint::default(),
         }
     }
 
@@ -125,7 +128,9 @@ impl<'a> RequestRun<'a> {
             });
             return Err(e);
         }
-        match self.iterate().await {
+        let iterated = self.iterate().await;
+        self.turn.end(self.request.agent).await;
+        match iterated {
             Ok(reason) => {
                 let verification = match self.verification.take() {
                     Some(v) => v,
@@ -183,7 +188,15 @@ impl<'a> RequestRun<'a> {
     /// `UserPromptSubmit` hooks run first: one may block the prompt, or add context after it.
     async fn prepare(&mut self) -> Result<(), RequestError> {
         let context = prompt_hooks::submitted(&self.request).await?;
-        let prepared = prepare::prepare(&self.request);
+        let marker = match self.request.message.is_empty() {
+            true => None,
+            false => Some(
+                self.turn
+                    .begin(self.request.agent, &self.request.typed)
+                    .await,
+            ),
+        };
+        let prepared = prepare::prepare(&self.request, marker.as_deref());
         self.transcript = prepared.transcript;
         for text in context {
             self.transcript.add_user_prompt(text);

@@ -133,7 +133,12 @@ impl RequestRun<'_> {
         self.transition(AgentState::ToolExecution);
         let ran = self
             .tools
-            .run(&self.request, &mut self.transcript, calls, &mut self.proof)
+            .run(
+                &self.request,
+                &mut self.transcript,
+                calls,
+                (&mut self.proof, &mut self.turn),
+            )
             .await;
         self.transition(AgentState::Response);
         if let Some(plan) = ran? {

@@ -19,8 +19,8 @@ pub(super) struct Prepared {
     pub(super) checkpoint_needed: bool,
 }
 
-/// Prepares `req`, and says it started.
-pub(super) fn prepare(req: &Request) -> Prepared {
+/// Prepares `req` (its prompt's part marked with `marker`, its node's), and says it started.
+pub(super) fn prepare(req: &Request, marker: Option<&str>) -> Prepared {
     let agent = req.agent;
     agent.budget.start_request();
     let mut session = agent.session.lock();
@@ -50,8 +50,12 @@ pub(super) fn prepare(req: &Request) -> Prepared {
     let session_id = session.id.clone();
     drop(session);
     let mut transcript = Transcript::new(history, recorder);
-    if !req.message.is_empty() {
-        transcript.add_user_prompt(req.message.clone());
+    match marker {
+        Some(marker) => {
+            transcript.add_prompt_part(crate::rewind::marked_prompt(req.message.clone(), marker))
+        }
+        None if !req.message.is_empty() => transcript.add_user_prompt(req.message.clone()),
+        None => {}
     }
     tracing::info!(request_id = %req.id, "request started");
     req.emit(AgentEvent::RequestStarted {

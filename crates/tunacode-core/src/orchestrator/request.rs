@@ -35,6 +35,8 @@ pub(super) struct Request<'a> {
     pub(super) agent: &'a Agent,
     /// The user's message (empty for `/compact`).
     pub(super) message: String,
+    /// What the user typed (before mentions and commands were expanded).
+    pub(super) typed: String,
     /// The request's id.
     pub(super) id: String,
     /// Cancelled by the user or the global timeout.
@@ -46,13 +48,14 @@ impl<'a> Request<'a> {
     /// A new request with a fresh id.
     pub(super) fn new(
         agent: &'a Agent,
-        message: &str,
+        (typed, message): (&str, &str),
         cancel: CancellationToken,
         cause: Arc<Mutex<Option<StopCause>>>,
     ) -> Self {
         Request {
             agent,
             message: message.to_string(),
+            typed: typed.to_string(),
             id: new_request_id(),
             cancel,
             cause,

@@ -59,19 +59,19 @@ impl RunHistory {
         self.cache.invalidate_from(index);
     }
 
-    /// Adds the user's `text`: to the last request when it is one still in the conversation (the
+    /// Adds the user's `prompt` part: to the last request when it is one still in the conversation (the
     /// index changed in place is returned), else as a new message.
-    pub(super) fn add_user_prompt(&mut self, text: String) -> Option<usize> {
+    pub(super) fn add_user_prompt(&mut self, prompt: Part) -> Option<usize> {
         let history = self.edit();
         match history.last_mut() {
             Some(last) if last.is_request() && last.in_conversation() => {
-                last.parts.push(Part::user_prompt(text));
+                last.parts.push(prompt);
                 let last = history.len() - 1;
                 self.checked = self.checked.min(last);
                 Some(last)
             }
             _ => {
-                history.push(Message::user(text));
+                history.push(Message::request(vec![prompt]));
                 None
             }
         }

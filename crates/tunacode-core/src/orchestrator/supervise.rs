@@ -18,8 +18,19 @@ impl Agent {
         message: &str,
         cancel: CancellationToken,
     ) -> Result<RunOutcome, RequestError> {
+        self.process_prompt(message, message, cancel).await
+    }
+
+    /// [`Agent::process_request`] for a prompt the user typed as `typed` (what its node in the
+    /// session's tree shows) and that expanded to `message` (mentions, custom commands).
+    pub async fn process_prompt(
+        &self,
+        typed: &str,
+        message: &str,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome, RequestError> {
         self.supervised(cancel, |token, cause| {
-            RequestRun::new(self, message, token, cause).run()
+            RequestRun::new(self, (typed, message), token, cause).run()
         })
         .await
     }
@@ -33,7 +44,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> Result<RunOutcome, RequestError> {
         self.supervised(cancel, |token, cause| {
-            RequestRun::new(self, "", token, cause).run_compaction(focus)
+            RequestRun::new(self, ("", ""), token, cause).run_compaction(focus)
         })
         .await
     }

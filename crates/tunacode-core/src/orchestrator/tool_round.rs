@@ -1,7 +1,7 @@
 //! [`ToolRound`]: the dispatch step. Runs one response's tool calls through the dispatcher (the
 //! policy asks, the registry tracks, results are journaled as they finish), records their answers,
 //! and says what changed: the todo list, a plan presented for approval. The workspace is recorded for
-//! undo before the request's first change ([`UndoPoint`]); the project's checks run around the batch
+//! rewind before the request's first change ([`TurnPoint`]); the project's checks run around the batch
 //! ([`Proof`]).
 
 use tunacode_protocol::{AgentEvent, ToolCallPart};
@@ -11,14 +11,12 @@ use super::offer::callable_tools;
 use super::proof::Proof;
 use super::request::{Interrupt, Request};
 use super::transcript::Transcript;
-use super::undo_point::UndoPoint;
+use super::turn_point::TurnPoint;
 use crate::dispatch::ToolDispatcher;
 
-/// The tool step of a request, and whether it recorded the workspace for undo yet.
+/// The tool step of a request.
 #[derive(Debug, Default)]
-pub(super) struct ToolRound {
-    undo_point: UndoPoint,
-}
+pub(super) struct ToolRound;
 
 impl ToolRound {
     /// Runs `calls` and appends their answers; the plan presented, when one ends the request.
@@ -27,13 +25,12 @@ impl ToolRound {
         req: &Request<'_>,
         t: &mut Transcript,
         calls: &[ToolCallPart],
-        proof: &mut Proof,
+        (proof, turn): (&mut Proof, &mut TurnPoint),
     ) -> Result<Option<String>, Interrupt> {
         t.flush(req.agent).await;
         let todos_before = req.agent.session.lock().todos.items();
         let dispatcher = dispatcher(req, t);
-        self.undo_point
-            .take(req.agent, &req.id, &req.cancel, (&dispatcher.tools, calls))
+        turn.before_batch(req.agent, &req.cancel, (&dispatcher.tools, calls))
             .await;
         proof.before_batch(req, &dispatcher.tools, calls).await?;
         let mut answers = dispatcher.dispatch(calls).await;

@@ -43,7 +43,12 @@ impl Transcript {
 
     /// Adds a user prompt, joining a trailing request so requests never follow each other.
     pub(super) fn add_user_prompt(&mut self, text: String) {
-        if let Some(changed) = self.history.add_user_prompt(text) {
+        self.add_prompt_part(Part::user_prompt(text));
+    }
+
+    /// Adds a prompt part (a marked one: the user's prompt), as [`Transcript::add_user_prompt`].
+    pub(super) fn add_prompt_part(&mut self, prompt: Part) {
+        if let Some(changed) = self.history.add_user_prompt(prompt) {
             self.changed_from(changed);
         }
     }

@@ -27,12 +27,12 @@ use crate::runtime::parts::Parts;
 use crate::runtime::policy::Policy;
 use crate::runtime::questions::Questions;
 use crate::runtime::requests::{Joined, Message, Requests, Running, Work};
+use crate::runtime::rewind_ops::RewindOps;
 use crate::runtime::sandbox::SandboxOps;
 use crate::runtime::sandbox_setup;
 use crate::runtime::session_ops::SessionOps;
 use crate::runtime::sessions::{self, Opened};
 use crate::runtime::shell_op::UserShell;
-use crate::runtime::undo_op::UndoOps;
 use crate::settings::RuntimeSettings;
 use tunacode_protocol::runtime::ProjectFileKind;
 
@@ -52,8 +52,8 @@ pub(crate) struct Actor {
     pub(super) mcp: McpOps,
     /// The sandbox commands run in.
     pub(super) sandbox: SandboxOps,
-    /// Undo of a request's changes.
-    pub(super) undo: UndoOps,
+    /// Undo, rewind, redo and fork.
+    pub(super) rewind: RewindOps,
 }
 
 /// What woke the loop.
@@ -84,7 +84,7 @@ impl Actor {
         policy.set_sandbox(sandbox.state);
         let (fallbacks, mut notices) = fallbacks_of(&settings).await?;
         notices.extend(sandbox.notice);
-        let checkpoints = Arc::new(Checkpoints::new(&settings.paths.data_dir(), &settings.cwd));
+        let checkpoints = checkpoints_for(&settings);
         let exec = Arc::new(sandbox.exec);
         let lsp = crate::lsp::LspManager::new(
             settings.cwd.clone(),
@@ -110,10 +110,10 @@ impl Actor {
         };
         let actor = Actor {
             agent: Arc::new(parts.engine(opened.session)),
-            sessions: SessionOps::new(store, parts.settings.cwd.clone()),
+            sessions: SessionOps::new(store.clone(), parts.settings.cwd.clone()),
             mcp: McpOps::new(mcp),
             sandbox: SandboxOps::new(sandbox.proxy),
-            undo: UndoOps::new(checkpoints),
+            rewind: RewindOps::new(checkpoints, store.clone()),
             parts,
             requests: Requests::default(),
             shell: UserShell::default(),
@@ -184,10 +184,21 @@ impl Actor {
                 }
             }
         }
+        self.settle_snapshots(end_reason == "other").await;
         self.session_ending(end_reason).await;
         self.parts.lsp.stop().await;
         self.mcp.shutdown().await;
         self.parts.events.send(RuntimeEvent::Stopped);
+    }
+
+    /// Waits (a bounded time: shorter when stopped) for the last turn's snapshots to be recorded,
+    /// so a run that ends right after its answer still leaves its prompt rewindable.
+    async fn settle_snapshots(&self, stopped: bool) {
+        let bound = Duration::from_secs(if stopped { 2 } else { 60 });
+        let lock = self.parts.checkpoints.turn_lock();
+        if tokio::time::timeout(bound, lock.lock()).await.is_err() {
+            tracing::warn!("the last turn's rewind snapshot did not finish before the end");
+        }
     }
 
     /// Starts the next waiting work; one that cannot start (a custom command whose model is not
@@ -239,7 +250,10 @@ impl Actor {
             Op::DescribePermissions => self.on_describe_permissions(),
             Op::DescribeBudget | Op::SetBudget { .. } => self.on_budget_op(op).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
-            Op::Undo { to } => self.on_undo(to).await,
+            Op::Undo { .. } | Op::Rewind { .. } | Op::Redo | Op::ListTurns | Op::Fork { .. } => {
+                self.on_rewind_op(op).await
+            }
+            Op::Export { format, path } => self.on_export(format, path).await,
             Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
             Op::SetYolo { on } => {
                 self.parts.policy.set_yolo(on);
@@ -330,10 +344,10 @@ impl Actor {
                     .map_err(|e| RequestError::Internal(e.to_string()))?;
             attach(&mut expanded, &attachments);
             events.send(RuntimeEvent::UserMessage {
-                text,
+                text: text.clone(),
                 attached: expanded.attached,
             });
-            agent.process_request(&expanded.text, token).await
+            agent.process_prompt(&text, &expanded.text, token).await
         });
         self.requests.started(Running { cancel, task });
     }
@@ -403,6 +417,14 @@ fn panic_text(err: JoinError) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// The shadow store of the working directory, bounded as configured.
+fn checkpoints_for(settings: &RuntimeSettings) -> Arc<Checkpoints> {
+    Arc::new(
+        Checkpoints::new(&settings.paths.data_dir(), &settings.cwd)
+            .with_limits(settings.rewind.clone()),
+    )
 }
 
 /// The approval policy of a runtime over `settings`.

@@ -3,8 +3,7 @@
 
 pub use tunacode_protocol::runtime::{
     ApprovalQuestion, CommandView, JournalRecovery, ListedSession, ModelView, OpFailure, Question,
-    QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, Undone,
-    UndoneFile,
+    QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, UndoneFile,
 };
 use tunacode_store::StoreError;
 

@@ -130,17 +130,13 @@ impl Actor {
         self.report(view.map(|v| Some(RuntimeEvent::Budget(v))));
     }
 
-    pub(super) async fn on_undo(&mut self, to: Option<usize>) {
-        if self.busy("undo") {
-            return;
-        }
-        let session = self.agent.session().lock().id.clone();
-        let undone = self.undo.undo(session, to).await;
-        self.report(undone.map(|u| Some(RuntimeEvent::Undone(u))));
-    }
-
     /// Makes `session` the current one (a fresh engine over it) and announces it.
-    fn install_session(&mut self, session: Session, resumed: bool, notice: Option<SessionNotice>) {
+    pub(super) fn install_session(
+        &mut self,
+        session: Session,
+        resumed: bool,
+        notice: Option<SessionNotice>,
+    ) {
         self.agent = Arc::new(self.parts.engine(session));
         self.parts.policy.reset_session();
         self.announce_session(resumed, notice);

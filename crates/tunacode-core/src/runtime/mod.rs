@@ -23,20 +23,21 @@ mod project_file_ops;
 mod protected;
 mod questions;
 mod requests;
+mod rewind_ops;
+mod rewind_routes;
 mod sandbox;
 mod sandbox_setup;
 pub mod scope;
 mod session_hooks;
 mod session_ops;
-mod sessions;
+pub(crate) mod sessions;
 mod setup_phase;
 mod shell_op;
-mod undo_op;
 
 pub use events::{
     ApprovalQuestion, CommandView, JournalRecovery, ListedSession, ModelView, OpFailure, Question,
-    QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, Undone,
-    UndoneFile, request_failure, settings_failure, store_failure,
+    QuestionKind, RequestEnd, RequestFailure, RuntimeEvent, SessionNotice, SessionView, UndoneFile,
+    request_failure, settings_failure, store_failure,
 };
 pub use launch::LaunchError;
 pub use launch_options::{LaunchOptions, SetupMode};

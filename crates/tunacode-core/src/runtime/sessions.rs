@@ -57,7 +57,19 @@ pub(crate) fn open(
 /// replayed was kept aside, and the notice says where.
 fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, StoreError> {
     let mut loaded = store.load(project, id)?;
-    let notice = recovery_notice(&loaded);
+    let tree = store.load_tree(project, id)?;
+    let notice = match &tree.kept_aside {
+        Some((path, problem)) => Some(SessionNotice {
+            level: NoticeLevel::Warning,
+            message: format!(
+                "The rewind tree of session {id} could not be read ({problem}); it was kept in {} \
+                 and rewind starts afresh from here.",
+                path.display()
+            ),
+            recovery: None,
+        }),
+        None => recovery_notice(&loaded),
+    };
     if let Some(kept) = &loaded.kept_aside {
         tracing::warn!(session = id, file = %kept.path.display(), lines = kept.lines,
             reason = %kept.reason, "journal lines kept aside");
@@ -72,6 +84,7 @@ fn resume(store: &SessionStore, project: &str, id: &str) -> Result<Opened, Store
     }
     let mut session = Session::from_file(loaded.file);
     session.journal_base = (!loaded.from_python).then_some(loaded.base);
+    session.tree = tree.tree;
     Ok(Opened {
         session,
         resumed: true,

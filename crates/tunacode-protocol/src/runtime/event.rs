@@ -9,7 +9,8 @@ use crate::event::{AgentEvent, FinishReason};
 use crate::mcp::ServerStatus;
 use crate::runtime::failure::{OpFailure, RequestFailure};
 use crate::runtime::question::Question;
-use crate::runtime::session::{CommandView, ListedSession, ModelView, SessionView, Undone};
+use crate::runtime::rewind::{Forked, Rewound, TurnView};
+use crate::runtime::session::{CommandView, ListedSession, ModelView, SessionView};
 use crate::runtime::setup::SetupInfo;
 use crate::usage::Usage;
 
@@ -99,8 +100,19 @@ pub enum RuntimeEvent {
     /// What reaches the model besides the conversation: instruction files and skills, with their
     /// cost (the answer to `DescribeContext`).
     Context(String),
-    /// The workspace was put back as it was before a request (`Op::Undo`).
-    Undone(Undone),
+    /// The conversation, the files or both went back to before a prompt, or forward again
+    /// (`Op::Rewind`, `Op::Undo`, `Op::Redo`). A rewound conversation is sent again first as
+    /// `SessionOpened`.
+    Rewound(Rewound),
+    /// This session's prompts, oldest first (the answer to `ListTurns`).
+    Turns(Vec<TurnView>),
+    /// A session was forked (`Op::Fork`); `SessionOpened` follows with the new session.
+    Forked(Forked),
+    /// The session was written to a file (`Op::Export`).
+    Exported {
+        /// The file.
+        path: std::path::PathBuf,
+    },
     /// What the agent may do: the sandbox, the environment filter and the permission rules, as text.
     Permissions(String),
     /// The spend caps and what was spent against them (when the runtime opens with caps, after

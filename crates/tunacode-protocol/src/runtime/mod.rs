@@ -8,6 +8,7 @@ mod failure;
 mod op;
 mod project_file;
 mod question;
+mod rewind;
 mod session;
 mod setup;
 
@@ -20,8 +21,9 @@ pub use question::{
     Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, LoopDecision, LoopQuestion,
     PlanDecision, ProgressReport, Question, QuestionKind, SessionScope,
 };
+pub use rewind::{ExportFormat, Forked, RewindMode, Rewound, SkippedRestore, TurnView};
 pub use session::{
-    CommandView, JournalRecovery, ListedSession, ModelView, SessionNotice, SessionSummary,
-    SessionView, Undone, UndoneFile,
+    CommandView, ForkOrigin, JournalRecovery, ListedSession, ModelView, SessionNotice,
+    SessionSummary, SessionView, UndoneFile,
 };
 pub use setup::{CatalogueModel, ModelCatalogue, ProviderInfo, SetupChoice, SetupInfo};

@@ -62,12 +62,40 @@ pub enum Op {
     DescribeContext,
     /// Reports every MCP server's status (answered with an `McpServers` event).
     ListMcp,
-    /// Puts the workspace back as it was before the last request of this session that changed it
-    /// (`to`: the `to`-th last), files changed by tools and by commands alike (between requests).
-    /// Answered with an `Undone` event.
+    /// Puts the files back as they were before the last prompt of this session that changed them
+    /// (`to`: the `to`-th last, counted from where an earlier undo or rewind left them), files
+    /// changed by tools and by commands alike (between requests). Answered with `Rewound`.
     Undo {
-        /// How many requests back (default 1).
+        /// How many prompts back (default 1).
         to: Option<usize>,
+    },
+    /// Goes back to just before prompt `to` (1-based) of this session: the conversation, the
+    /// files, or both. A file the user changed since the agent left it is kept and named. Answered
+    /// with `Rewound` (its `text` is the prompt, to edit and send again).
+    Rewind {
+        /// The prompt's number.
+        to: usize,
+        /// What goes back.
+        mode: super::rewind::RewindMode,
+    },
+    /// Returns to where the user was before the rewinds since the last prompt. Answered with
+    /// `Rewound`.
+    Redo,
+    /// Lists this session's prompts (answered with `Turns`).
+    ListTurns,
+    /// Forks this session into a new one whose history ends after prompt `at` (default: the
+    /// last), and switches to it; the original is left as it is. Answered with `Forked`.
+    Fork {
+        /// The prompt's number.
+        at: Option<usize>,
+    },
+    /// Writes this session to a file (secrets redacted): `path`, or `<session>.<format>` in the
+    /// working directory. Answered with `Exported`.
+    Export {
+        /// The format.
+        format: super::rewind::ExportFormat,
+        /// Where.
+        path: Option<String>,
     },
     /// Describes what the agent may do: the sandbox and the permission rules (answered with a
     /// `Permissions` event).

@@ -24,8 +24,20 @@ pub struct SessionSummary {
     /// The first lines of the conversation, for a picker's preview.
     #[serde(default)]
     pub preview: String,
+    /// The session and prompt it was forked from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ForkOrigin>,
     /// The file.
     pub path: PathBuf,
+}
+
+/// Where a forked session came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    /// The original session.
+    pub session_id: String,
+    /// Its prompt (1-based) the fork's history ends after.
+    pub prompt: usize,
 }
 
 /// A saved session in a listing, with a short preview.
@@ -103,16 +115,7 @@ pub struct ModelView {
     pub context_window: Option<u64>,
 }
 
-/// What an undo restored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Undone {
-    /// The request whose changes (and everything after) were undone.
-    pub request_id: String,
-    /// Each file and what was done to it.
-    pub files: Vec<UndoneFile>,
-}
-
-/// One file an undo put back.
+/// One file a rewind put back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UndoneFile {
     /// The file, relative to the workspace.
@@ -128,24 +131,4 @@ pub struct CommandView {
     pub name: String,
     /// What it does.
     pub description: String,
-}
-
-impl Undone {
-    /// What the undo did, in words, one file a line.
-    pub fn describe(&self) -> String {
-        if self.files.is_empty() {
-            return format!(
-                "Undo: nothing had changed since before request {}.",
-                self.request_id
-            );
-        }
-        let mut text = format!(
-            "Undo: the workspace is back as it was before request {}:",
-            self.request_id
-        );
-        for file in &self.files {
-            text.push_str(&format!("\n  {} {}", file.action, file.path));
-        }
-        text
-    }
 }

@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::runtime::{Answer, ApprovalAnswer, LimitDecision, LoopDecision, Op, PlanDecision};
+use crate::runtime::{
+    Answer, ApprovalAnswer, LimitDecision, LoopDecision, Op, PlanDecision, RewindMode,
+};
 
 /// One input line.
 #[derive(Debug, Deserialize, PartialEq, JsonSchema)]
@@ -71,11 +73,30 @@ pub enum InputLine {
         #[serde(default)]
         focus: Option<String>,
     },
-    /// Puts the workspace back as it was before the last request that changed it (`to`: further).
+    /// Puts the files back as they were before the last prompt that changed them (`to`: further).
     Undo {
-        /// How many requests back (default 1).
+        /// How many prompts back (default 1).
         #[serde(default)]
         to: Option<usize>,
+    },
+    /// Goes back to just before prompt `to` (1-based) of the session: `all` (conversation and
+    /// files, the default), `conversation` or `code`. A file the user changed since the agent left
+    /// it is kept and named in the `rewound` line.
+    Rewind {
+        /// The prompt's number.
+        to: usize,
+        /// What goes back.
+        #[serde(default)]
+        mode: RewindMode,
+    },
+    /// Returns to where the session was before the rewinds since the last prompt.
+    Redo,
+    /// Forks the session into a new one whose history ends after prompt `at` (default: the last)
+    /// and continues in it; the original is left as it is (a `forked` line, then `session_opened`).
+    Fork {
+        /// The prompt's number.
+        #[serde(default)]
+        at: Option<usize>,
     },
     /// Switches the model between requests.
     SetModel {
@@ -200,6 +221,9 @@ impl InputLine {
             InputLine::SetModel { model } => Op::SetModel { model },
             InputLine::Compact { focus } => Op::Compact { focus },
             InputLine::Undo { to } => Op::Undo { to },
+            InputLine::Rewind { to, mode } => Op::Rewind { to, mode },
+            InputLine::Redo => Op::Redo,
+            InputLine::Fork { at } => Op::Fork { at },
             InputLine::Permissions => Op::DescribePermissions,
         })
     }

@@ -3,7 +3,7 @@
 
 use crate::event::{AgentEvent, ToolStatus};
 use crate::mcp::{ServerState, ServerStatus};
-use crate::runtime::{Question, QuestionKind, RuntimeEvent, Undone};
+use crate::runtime::{Question, QuestionKind, Rewound, RuntimeEvent};
 use crate::stream::notice::level_name;
 use crate::stream::output::OutputEvent;
 use crate::stream::values::{CheckOut, TodoOut, ToolUseOut, UndoneFile, finish_reason};
@@ -53,11 +53,14 @@ fn question(q: &Question) -> OutputEvent {
     }
 }
 
-/// The public line for an undo's report.
-fn undone_line(undone: &Undone) -> OutputEvent {
-    OutputEvent::Undone {
-        request_id: undone.request_id.clone(),
-        files: undone
+/// The public line for a rewind's report.
+fn rewound_line(rewound: &Rewound) -> OutputEvent {
+    OutputEvent::Rewound {
+        kind: rewound.kind.clone(),
+        prompt: rewound.prompt,
+        mode: rewound.mode,
+        text: rewound.text.clone(),
+        files: rewound
             .files
             .iter()
             .map(|file| UndoneFile {
@@ -65,6 +68,19 @@ fn undone_line(undone: &Undone) -> OutputEvent {
                 how: file.action.clone(),
             })
             .collect(),
+        kept: rewound.kept.clone(),
+        skipped: rewound.skipped.clone(),
+        messages_dropped: rewound.messages_dropped,
+        notes: rewound.notes.clone(),
+    }
+}
+
+/// The public line for a fork.
+fn forked_line(forked: &crate::runtime::Forked) -> OutputEvent {
+    OutputEvent::Forked {
+        session_id: forked.session_id.clone(),
+        parent: forked.parent.clone(),
+        prompt: forked.prompt,
     }
 }
 
@@ -111,10 +127,13 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         | RuntimeEvent::Budget(_)
         | RuntimeEvent::ShellOutput { .. }
         | RuntimeEvent::Context(_)
+        | RuntimeEvent::Turns(_)
+        | RuntimeEvent::Exported { .. }
         | RuntimeEvent::CustomCommands(_) => {
             return None;
         }
-        RuntimeEvent::Undone(undone) => undone_line(undone),
+        RuntimeEvent::Rewound(rewound) => rewound_line(rewound),
+        RuntimeEvent::Forked(forked) => forked_line(forked),
         // `run` launches without a setup phase: a missing model or key is an error before any line.
         RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }

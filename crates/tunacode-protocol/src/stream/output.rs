@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::runtime::{RewindMode, SkippedRestore};
 use crate::stream::values::{CheckOut, NoticeDetail, TodoOut, ToolUseOut, UndoneFile, UsageOut};
 
 /// Every event type a script can see (the `result` line is [`crate::output::RunResult`]).
@@ -167,9 +168,21 @@ pub enum OutputEvent {
     Permissions {
         text: String,
     },
-    Undone {
-        request_id: String,
+    Rewound {
+        kind: String,
+        prompt: usize,
+        mode: RewindMode,
+        text: String,
         files: Vec<UndoneFile>,
+        kept: Vec<String>,
+        skipped: Vec<SkippedRestore>,
+        messages_dropped: usize,
+        notes: Vec<String>,
+    },
+    Forked {
+        session_id: String,
+        parent: String,
+        prompt: usize,
     },
     McpServer {
         name: String,

@@ -88,6 +88,14 @@ impl App {
             Command::Init => self.send_message("/init".to_string()),
             Command::Compact(focus) => self.compact(focus),
             Command::Undo(to) => self.submit_op(Op::Undo { to }),
+            Command::Rewind(None) => self.ask_turns(),
+            Command::Rewind(Some((to, mode))) => self.submit_op(Op::Rewind { to, mode }),
+            Command::Redo => self.submit_op(Op::Redo),
+            Command::Fork(at) => self.submit_op(Op::Fork { at }),
+            Command::Export(path) => self.submit_op(Op::Export {
+                format: tunacode_protocol::export_format_of(path.as_deref()),
+                path,
+            }),
             Command::Clear => self.submit_op(Op::NewSession),
             Command::Resume => self.submit_op(Op::ListSessions),
             // The runtime's settings.

@@ -63,7 +63,23 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo::builtin(
         "undo",
         "[N]",
-        "Put back the files the last request (or the last N) changed",
+        "Put back the files the last prompt (or the last N) changed",
+    ),
+    CommandInfo::builtin(
+        "rewind",
+        "[N] [all|conversation|code]",
+        "Go back to before a prompt (no N: pick one; Esc Esc too)",
+    ),
+    CommandInfo::builtin("redo", "", "Return to where you were before the rewind"),
+    CommandInfo::builtin(
+        "fork",
+        "[N]",
+        "Continue in a new session cut after prompt N",
+    ),
+    CommandInfo::builtin(
+        "export",
+        "[path]",
+        "Write the session to a file (.md, .json or .html)",
     ),
     CommandInfo::builtin(
         "permissions",

@@ -55,10 +55,13 @@ impl App {
             RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
                 self.view.transcript.push(CellKind::Info(text))
             }
-            RuntimeEvent::Undone(undone) => self
-                .view
-                .transcript
-                .push(CellKind::Notice(NoticeLevel::Info, undone.describe())),
+            RuntimeEvent::Rewound(rewound) => self.on_rewound(rewound),
+            RuntimeEvent::Turns(turns) => self.on_turns(turns),
+            RuntimeEvent::Forked(forked) => self.on_forked(forked),
+            RuntimeEvent::Exported { path } => self.view.transcript.push(CellKind::Notice(
+                NoticeLevel::Info,
+                format!("Exported the session to {}", path.display()),
+            )),
             RuntimeEvent::Budget(view) => self.on_budget(view),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             // MCP servers.
@@ -257,8 +260,19 @@ impl App {
                     s.summary.title.clone()
                 },
                 detail: format!(
-                    "  {}  {} msgs  {}",
-                    s.summary.last_modified, s.summary.message_count, s.summary.current_model
+                    "  {}  {} msgs  {}{}",
+                    s.summary.last_modified,
+                    s.summary.message_count,
+                    s.summary.current_model,
+                    s.summary
+                        .parent
+                        .as_ref()
+                        .map(|p| format!(
+                            "  ↳ fork of {} at prompt {}",
+                            &p.session_id[..p.session_id.len().min(8)],
+                            p.prompt
+                        ))
+                        .unwrap_or_default()
                 ),
                 preview: Some(s.preview),
             })

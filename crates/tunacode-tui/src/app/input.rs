@@ -135,6 +135,8 @@ impl App {
                     PickerKind::Model => self.switch_model(&id),
                     PickerKind::Resume => self.submit_op(Op::ResumeSession { id }),
                     PickerKind::Theme => self.set_theme(&id),
+                    PickerKind::Rewind => self.on_rewind_prompt_picked(&id),
+                    PickerKind::RewindMode => self.on_rewind_mode_picked(&id),
                 }
             }
         }
@@ -161,6 +163,8 @@ impl App {
                 if self.busy() || self.view.transcript.shell_running() {
                     self.interrupt();
                     self.input.hint = Some("stopping…".into());
+                } else {
+                    self.on_idle_esc();
                 }
             }
             KeyCode::Char('o') if ctrl => {

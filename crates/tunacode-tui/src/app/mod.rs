@@ -14,6 +14,7 @@ pub mod input_state;
 mod mcp;
 pub mod overlays;
 pub mod picker;
+mod rewind;
 pub mod runtime_mirror;
 mod sessions;
 pub mod state;

@@ -1,5 +1,5 @@
 //! A fuzzy-filtered list picker: `/model` (the model registry), `/resume` (this project's sessions, with
-//! a preview) and `/theme`.
+//! a preview), `/theme`, and `/rewind` (this session's prompts, then what goes back).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -20,6 +20,10 @@ pub enum PickerKind {
     Resume,
     /// A theme.
     Theme,
+    /// A prompt of this session to rewind to.
+    Rewind,
+    /// What a rewind puts back.
+    RewindMode,
 }
 
 /// What a key did to a picker.
@@ -165,7 +169,8 @@ impl Picker {
             .title(Span::styled(format!(" {} ", self.title), theme.accent));
         let inner = block.inner(popup);
         frame.render_widget(block, popup);
-        let with_preview = self.kind == PickerKind::Resume && inner.width >= 70;
+        let with_preview =
+            matches!(self.kind, PickerKind::Resume | PickerKind::Rewind) && inner.width >= 70;
         let columns = if with_preview {
             Layout::default()
                 .direction(Direction::Horizontal)

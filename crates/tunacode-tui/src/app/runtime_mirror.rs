@@ -32,6 +32,10 @@ pub struct RuntimeMirror {
     pub catalogue: ModelCatalogue,
     /// `/budget` asked: the next budget event is shown in the transcript.
     pub budget_asked: bool,
+    /// `/rewind` or Esc Esc asked: the next prompt list opens the rewind picker.
+    pub rewind_asked: bool,
+    /// When Esc was last pressed with nothing running (a second one soon after opens rewind).
+    pub last_esc: Option<std::time::Instant>,
 }
 
 impl RuntimeMirror {
@@ -44,6 +48,8 @@ impl RuntimeMirror {
             session_shown: false,
             pending_model: None,
             mcp_servers: BTreeMap::new(),
+            rewind_asked: false,
+            last_esc: None,
             custom_commands: Vec::new(),
             budget_asked: false,
             catalogue,

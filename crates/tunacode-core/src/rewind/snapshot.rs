@@ -1,0 +1,181 @@
+//! Taking a snapshot: the working tree into the shadow store, bounded. A walk that honours the
+//! user's ignore files finds the files over the size cap; they and the folders the user excluded go
+//! into the store's own exclude file (and out of its index), so git never reads them, and the
+//! snapshot names the big ones with their size and time. Files the agent touched are added even
+//! when ignored (`.env`, generated config). A [`Stop`] ends it between files and kills its git.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use tunacode_store::{SkippedFile, Snapshot};
+
+use crate::checkpoints::{CheckpointError, Checkpoints, Stop};
+
+impl Checkpoints {
+    /// Records the working tree now, with `forced` (workspace-relative files the agent touches)
+    /// added even when ignored; `label` says why (`before prompt 3`). Runs alone (see
+    /// [`Checkpoints::exclusive`]).
+    pub fn take(
+        &self,
+        session_id: &str,
+        label: &str,
+        forced: &[String],
+        stop: &Stop,
+    ) -> Result<Snapshot, CheckpointError> {
+        let _alone = self.exclusive();
+        self.ensure_store()?;
+        let skipped = self.big_files(stop)?;
+        self.exclude(&skipped)?;
+        self.git_until(&["add", "-A", "--", "."], None, stop)?;
+        let forced = self.small_files(forced);
+        if !forced.is_empty() {
+            let mut args = vec!["add", "-f", "--"];
+            args.extend(forced.iter().map(String::as_str));
+            self.git_until(&args, None, stop)?;
+        }
+        let message = format!("{label}\n\nSession: {session_id}");
+        let commit = [
+            "commit",
+            "-q",
+            "--allow-empty",
+            "--no-verify",
+            "-m",
+            &message,
+        ];
+        self.git_until(&commit, None, stop)?;
+        let commit = self.git_until(&["rev-parse", "HEAD"], None, stop)?;
+        Ok(Snapshot {
+            commit: commit.trim().to_string(),
+            skipped,
+            late: false,
+        })
+    }
+
+    /// The files over the size cap that git would take (ignored and excluded ones are not walked).
+    fn big_files(&self, stop: &Stop) -> Result<Vec<SkippedFile>, CheckpointError> {
+        let cap = self.limits.max_file_mb.saturating_mul(1 << 20);
+        let mut overrides = ignore::overrides::OverrideBuilder::new(&self.work_tree);
+        for pattern in &self.limits.exclude {
+            overrides
+                .add(&format!("!{pattern}"))
+                .map_err(|e| CheckpointError::Git(format!("settings.rewind.exclude: {e}")))?;
+        }
+        let overrides = overrides
+            .build()
+            .map_err(|e| CheckpointError::Git(format!("settings.rewind.exclude: {e}")))?;
+        let walk = ignore::WalkBuilder::new(&self.work_tree)
+            .hidden(false)
+            .parents(false)
+            .require_git(false)
+            .overrides(overrides)
+            .filter_entry(|entry| entry.file_name() != ".git")
+            .build();
+        let mut big = Vec::new();
+        for (seen, entry) in walk.flatten().enumerate() {
+            if seen % 1024 == 0 && stop.is_stopped() {
+                return Err(CheckpointError::Stopped);
+            }
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_file() || meta.len() <= cap {
+                continue;
+            }
+            let Ok(rel) = entry.path().strip_prefix(&self.work_tree) else {
+                continue;
+            };
+            big.push(SkippedFile {
+                path: rel.to_string_lossy().into_owned(),
+                size: meta.len(),
+                modified: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            });
+        }
+        big.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(big)
+    }
+
+    /// Keeps the big files and the user's exclusions out of the store: its exclude file names
+    /// them, and those already in its index leave it.
+    fn exclude(&self, big: &[SkippedFile]) -> Result<(), CheckpointError> {
+        let mut lines: Vec<String> = self.limits.exclude.clone();
+        lines.extend(big.iter().map(|f| format!("/{}", escape_pattern(&f.path))));
+        let mut text = lines.join("\n");
+        text.push('\n');
+        let info = self.git_dir.join("info");
+        let file = info.join("exclude");
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(text.as_str()) {
+            let io = |e: std::io::Error| CheckpointError::Git(format!("{}: {e}", file.display()));
+            tunacode_store::private_dir(&info).map_err(io)?;
+            std::fs::write(&file, &text).map_err(io)?;
+        }
+        let mut gone: Vec<String> = big.iter().map(|f| f.path.clone()).collect();
+        gone.extend(
+            self.limits
+                .exclude
+                .iter()
+                .filter(|p| !p.contains(['*', '?', '[', '!']))
+                .map(|p| p.trim_matches('/').to_string())
+                .filter(|p| !p.is_empty()),
+        );
+        if gone.is_empty() {
+            return Ok(());
+        }
+        let mut args = vec!["rm", "-q", "-r", "--cached", "--ignore-unmatch", "--"];
+        args.extend(gone.iter().map(String::as_str));
+        self.git(&args).map(|_| ())
+    }
+
+    /// Of `paths`, the regular files under the size cap (what `git add -f` may take).
+    fn small_files(&self, paths: &[String]) -> Vec<String> {
+        let cap = self.limits.max_file_mb.saturating_mul(1 << 20);
+        let mut small: Vec<String> = paths
+            .iter()
+            .filter(|p| is_plain(p) && no_link_above(&self.work_tree, p))
+            .filter(|p| {
+                self.work_tree
+                    .join(p)
+                    .symlink_metadata()
+                    .is_ok_and(|m| m.is_file() && m.len() <= cap)
+            })
+            .cloned()
+            .collect();
+        small.sort();
+        small.dedup();
+        small
+    }
+}
+
+/// Whether `path` is a plain workspace-relative path (no `..`, not absolute).
+pub(crate) fn is_plain(path: &str) -> bool {
+    let path = Path::new(path);
+    !path.as_os_str().is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// Whether no folder on the way from `root` to `rel` is a symbolic link (git never records a
+/// file beyond one, and neither is a pre-image taken through one).
+pub(crate) fn no_link_above(root: &Path, rel: &str) -> bool {
+    let mut at = root.to_path_buf();
+    let parents: Vec<_> = Path::new(rel).components().collect();
+    let Some((_, dirs)) = parents.split_last() else {
+        return false;
+    };
+    dirs.iter().all(|dir| {
+        at.push(dir);
+        at.symlink_metadata().is_ok_and(|m| m.is_dir())
+    })
+}
+
+/// A gitignore pattern matching exactly `path`.
+fn escape_pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '#' | ' ') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,164 @@
+//! Rewind in the terminal: Esc Esc on an empty input (or `/rewind`) lists this session's prompts
+//! with their time and the files each changed; picking one asks what goes back (conversation and
+//! files, the conversation only, the files only). The runtime rewinds; its report is shown and the
+//! rewound prompt's text comes back into the input, to edit and send again.
+
+use std::time::{Duration, Instant};
+
+use tunacode_core::Op;
+use tunacode_protocol::NoticeLevel;
+use tunacode_protocol::runtime::{Forked, RewindMode, Rewound, TurnView};
+
+use crate::app::picker::{Picker, PickerItem, PickerKind};
+use crate::app::state::App;
+use crate::app::transcript::CellKind;
+
+/// How soon a second Esc must follow the first to open the picker.
+const DOUBLE_ESC: Duration = Duration::from_millis(800);
+
+impl App {
+    /// Esc with nothing running: the second within [`DOUBLE_ESC`] on an empty input opens the
+    /// rewind picker.
+    pub(crate) fn on_idle_esc(&mut self) {
+        if !self.input.editor.is_empty() {
+            self.mirror.last_esc = None;
+            return;
+        }
+        let now = Instant::now();
+        match self.mirror.last_esc.take() {
+            Some(first) if now.duration_since(first) <= DOUBLE_ESC => self.ask_turns(),
+            _ => {
+                self.mirror.last_esc = Some(now);
+                self.input.hint = Some("Esc again: rewind to an earlier prompt".into());
+            }
+        }
+    }
+
+    /// Asks the runtime for the prompts; the picker opens when they come.
+    pub(crate) fn ask_turns(&mut self) {
+        self.input.hint = None;
+        self.mirror.rewind_asked = true;
+        self.submit_op(Op::ListTurns);
+    }
+
+    /// The prompts came: the picker, newest first.
+    pub(crate) fn on_turns(&mut self, turns: Vec<TurnView>) {
+        if !std::mem::take(&mut self.mirror.rewind_asked) {
+            return;
+        }
+        if turns.is_empty() {
+            self.view.transcript.push(CellKind::Info(
+                "No prompt to rewind to yet in this session.".into(),
+            ));
+            return;
+        }
+        let items = turns.into_iter().rev().map(turn_item).collect();
+        self.overlays.picker = Some(Picker::new(
+            PickerKind::Rewind,
+            "Rewind to before a prompt",
+            items,
+        ));
+    }
+
+    /// A prompt was picked: what goes back.
+    pub(crate) fn on_rewind_prompt_picked(&mut self, number: &str) {
+        let items = [
+            (
+                "all",
+                "Conversation and files",
+                "both go back to before the prompt",
+            ),
+            (
+                "conversation",
+                "Conversation only",
+                "the files stay as they are",
+            ),
+            ("code", "Files only", "the conversation stays as it is"),
+        ]
+        .into_iter()
+        .map(|(mode, label, detail)| PickerItem {
+            id: format!("{number} {mode}"),
+            label: label.to_string(),
+            detail: format!("  {detail}"),
+            preview: None,
+        })
+        .collect();
+        let title = format!("Rewind to before prompt {number}");
+        self.overlays.picker = Some(Picker::new(PickerKind::RewindMode, &title, items));
+    }
+
+    /// What goes back was picked (`"<number> <mode>"`).
+    pub(crate) fn on_rewind_mode_picked(&mut self, choice: &str) {
+        let mut words = choice.split(' ');
+        let to = words.next().and_then(|n| n.parse().ok());
+        let mode = words.next().and_then(RewindMode::parse);
+        if let (Some(to), Some(mode)) = (to, mode) {
+            self.submit_op(Op::Rewind { to, mode });
+        }
+    }
+
+    /// A rewind, undo or redo was done: its report, and the prompt back in the input.
+    pub(crate) fn on_rewound(&mut self, rewound: Rewound) {
+        self.view
+            .transcript
+            .push(CellKind::Notice(NoticeLevel::Info, rewound.describe()));
+        if !rewound.text.is_empty() && self.input.editor.is_empty() {
+            self.input.set_text(&rewound.text, &self.view.theme);
+        }
+    }
+
+    /// The session was forked (the new one opens next).
+    pub(crate) fn on_forked(&mut self, forked: Forked) {
+        self.view.transcript.push(CellKind::Notice(
+            NoticeLevel::Info,
+            format!(
+                "Forked session {} after prompt {} into {}; the original is unchanged (/resume \
+                 opens it).",
+                short_id(&forked.parent),
+                forked.prompt,
+                short_id(&forked.session_id)
+            ),
+        ));
+    }
+}
+
+/// A prompt as a picker row: its number and first line, when, and the files it changed.
+fn turn_item(turn: TurnView) -> PickerItem {
+    let first = turn.text.lines().next().unwrap_or("").to_string();
+    let files = match turn.files.len() {
+        0 => "no file changed".to_string(),
+        n => format!("{n} file(s) changed"),
+    };
+    let place = if turn.in_conversation {
+        ""
+    } else {
+        "  (compacted: files only)"
+    };
+    let mut preview = format!("{}\n\n", turn.text);
+    if turn.files.is_empty() {
+        preview.push_str("Changed no file.");
+    } else {
+        preview.push_str("Changed:\n");
+        for file in &turn.files {
+            preview.push_str(&format!("  {file}\n"));
+        }
+    }
+    PickerItem {
+        id: turn.number.to_string(),
+        label: format!("{:>3}. {first}", turn.number),
+        detail: format!("  {}  {files}{place}", short_time(&turn.time)),
+        preview: Some(preview),
+    }
+}
+
+/// `2026-11-26T10:04:05Z` as `11-26 10:04`.
+fn short_time(time: &str) -> String {
+    match (time.get(5..10), time.get(11..16)) {
+        (Some(day), Some(clock)) => format!("{day} {clock}"),
+        _ => time.to_string(),
+    }
+}
+
+fn short_id(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
