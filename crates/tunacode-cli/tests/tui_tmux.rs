@@ -248,7 +248,11 @@ fn undo_in_the_ui_restores_a_write_an_update_and_a_sed() {
     tmux.wait_for_text("YOLO on", WAIT).unwrap();
     tmux.type_text("edit the files").unwrap();
     tmux.keys(&["Enter"]).unwrap();
-    tmux.wait_for_text("Edited three files.", WAIT).unwrap();
+    // The request has ended (the status line says so) before an undo can run.
+    tmux.wait_for("the request's end", WAIT, |s| {
+        s.contains("Edited three files.") && s.trim_end().ends_with("ready")
+    })
+    .unwrap();
     assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "BETA\n");
     tmux.type_text("/undo").unwrap();
     tmux.keys(&["Enter"]).unwrap();

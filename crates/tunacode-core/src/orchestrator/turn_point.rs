@@ -108,8 +108,9 @@ impl TurnPoint {
         }
     }
 
-    /// The request ended: completes the node in the background (a rewind, and the runtime's end,
-    /// wait for it), so the request's end never waits for a snapshot.
+    /// The request ended: completes the node, waiting at most the snapshot bound (so the files the
+    /// user edits once the request has ended are not taken for the turn's); past it the snapshot
+    /// finishes in the background, and a rewind, and the runtime's end, wait for it.
     pub(super) async fn end(&mut self, agent: &Agent) {
         let (Some(store), Some(marker)) = (agent.checkpoints.clone(), self.marker.take()) else {
             return;
@@ -129,7 +130,7 @@ impl TurnPoint {
             touched: std::mem::take(&mut self.touched).into_iter().collect(),
         };
         let events = agent.events.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let _held = guard;
             if let Err(failure) = work.run(before).await {
                 events.emit(AgentEvent::Notice {
@@ -138,6 +139,8 @@ impl TurnPoint {
                 });
             }
         });
+        let wait = Duration::from_millis(store.limits.snapshot_wait_ms);
+        let _ = tokio::time::timeout(wait, task).await;
     }
 }
 
