@@ -299,3 +299,80 @@ fn a_custom_command_is_completed_listed_and_expanded_in_the_ui() {
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }
+
+#[test]
+fn esc_esc_opens_the_rewind_picker_and_a_rewind_puts_the_prompt_back_in_the_input() {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace();
+    std::fs::write(ws.join("a.txt"), "alpha\n").unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[(
+            "u",
+            "update_file",
+            r#"{"file_path": "a.txt", "target": "alpha", "replacement": "ALPHA"}"#,
+        )]),
+        Turn::text("Did one."),
+        Turn::tool_calls(&[(
+            "w",
+            "write_file",
+            r#"{"file_path": "new.txt", "content": "fresh\n"}"#,
+        )]),
+        Turn::text("Did two."),
+    ]);
+    common::write_local_config(&env, &fake, serde_json::json!({}));
+    let tmux = start(&env);
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    tmux.type_text("/yolo").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("YOLO on", WAIT).unwrap();
+    for (prompt, answer) in [
+        ("change the first", "Did one."),
+        ("add the second", "Did two."),
+    ] {
+        tmux.type_text(prompt).unwrap();
+        tmux.keys(&["Enter"]).unwrap();
+        tmux.wait_for("the request's end", WAIT, |s| {
+            s.contains(answer) && s.trim_end().ends_with("ready")
+        })
+        .unwrap();
+    }
+    tmux.keys(&["Escape"]).unwrap();
+    tmux.keys(&["Escape"]).unwrap();
+    let picker = tmux
+        .wait_for("the rewind picker", WAIT, |s| {
+            s.contains("Rewind to before a prompt") && s.contains("1. change the first")
+        })
+        .unwrap();
+    assert!(picker.contains("2. add the second"), "{picker}");
+    assert!(
+        picker.contains("Changed:") && picker.contains("new.txt"),
+        "{picker}"
+    );
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("Files only", WAIT).unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    let screen = tmux
+        .wait_for("the rewind report", WAIT, |s| {
+            s.contains("Rewind: conversation and files back to before prompt 2")
+        })
+        .unwrap();
+    assert!(screen.contains("removed new.txt"), "{screen}");
+    assert!(!ws.join("new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "ALPHA\n"
+    );
+    let input_line = screen
+        .lines()
+        .find(|l| l.starts_with("›") && l.contains("add the second"));
+    assert!(
+        input_line.is_some(),
+        "the prompt is back in the input: {screen}"
+    );
+    assert!(
+        !screen.contains("Did two."),
+        "the later conversation is gone: {screen}"
+    );
+    tmux.keys(&["C-c", "C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}

@@ -126,8 +126,9 @@ impl App {
 fn turn_item(turn: TurnView) -> PickerItem {
     let first = turn.text.lines().next().unwrap_or("").to_string();
     let files = match turn.files.len() {
-        0 => "no file changed".to_string(),
-        n => format!("{n} file(s) changed"),
+        0 => "no files".to_string(),
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
     };
     let place = if turn.in_conversation {
         ""
