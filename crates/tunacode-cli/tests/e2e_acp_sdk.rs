@@ -189,3 +189,46 @@ fn the_reference_client_edits_cancels_and_reloads_a_session() {
             .all(|c| c["kind"] == "edit" && c["title"] == "Edit a.txt")
     );
 }
+
+#[test]
+fn the_reference_client_lists_the_prompts_and_rewinds_through_a_command() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        edit("c1", "one", "two"),
+        Turn::text("edited once"),
+        edit("c2", "two", "three"),
+        Turn::text("edited twice"),
+    ]);
+    std::fs::write(env.workspace().join("a.txt"), "one\n").unwrap();
+    let cwd = env.workspace();
+    let events = drive(
+        &env,
+        &fake,
+        &json!([
+            {"do": "initialize", "protocolVersion": 1},
+            {"do": "new_session", "cwd": cwd},
+            {"do": "prompt", "prompt": "edit a", "permissions": ["allow_always"]},
+            {"do": "prompt", "prompt": "edit again", "permissions": []},
+            {"do": "prompt", "prompt": "/rewind", "permissions": []},
+            {"do": "prompt", "prompt": "/rewind 2", "permissions": []},
+        ]),
+    );
+    for step in 2..=5 {
+        assert_eq!(response(&events, step)["result"]["stopReason"], "end_turn");
+    }
+    let said: String = updates(&events, "agent_message_chunk")
+        .iter()
+        .filter_map(|u| u["content"]["text"].as_str())
+        .collect();
+    assert!(said.contains("1. edit a") && said.contains("2. edit again"), "{said}");
+    assert!(
+        said.contains("Rewind: conversation and files back to before prompt 2"),
+        "{said}"
+    );
+    assert!(said.contains("restored a.txt"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace().join("a.txt")).unwrap(),
+        "two\n"
+    );
+    assert_eq!(fake.requests().len(), 4, "commands never reach the model");
+}
