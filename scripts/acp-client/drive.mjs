@@ -181,6 +181,10 @@ async function main() {
         sessionId = s.sessionId;
         await call(i, methods.agent.session.load, { sessionId: s.sessionId, cwd: s.cwd, mcpServers: s.mcpServers ?? [] });
         break;
+      case "fork_session":
+        // The stable method table does not list `session/fork` (unstable in the spec).
+        await call(i, "session/fork", { sessionId: s.sessionId ?? sessionId, cwd: s.cwd, mcpServers: [] }, (r) => { sessionId = r.sessionId; });
+        break;
       case "list_sessions":
         await call(i, methods.agent.session.list, { ...(s.cwd && { cwd: s.cwd }), ...(s.cursor && { cursor: s.cursor }) });
         break;

@@ -9,6 +9,7 @@ mod checks;
 mod client_fs;
 mod command;
 mod diffs;
+mod fork;
 mod in_flight;
 mod modes;
 mod open_sessions;

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, CancelNotification, CloseSessionRequest, CloseSessionResponse,
-    Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest, LoadSessionRequest,
-    McpCapabilities, NewSessionRequest, PromptCapabilities, PromptRequest, SessionCapabilities,
-    SessionCloseCapabilities, SessionListCapabilities, SetSessionConfigOptionRequest,
-    SetSessionModeRequest,
+    ForkSessionRequest, Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    LoadSessionRequest, McpCapabilities, NewSessionRequest, PromptCapabilities, PromptRequest,
+    SessionCapabilities, SessionCloseCapabilities, SessionForkCapabilities,
+    SessionListCapabilities, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
@@ -19,8 +19,8 @@ use agent_client_protocol::{
 
 use crate::command::Command;
 use crate::open_sessions::OpenSessions;
-use crate::setup;
 use crate::shared::{AcpOptions, ClientOffers, Server};
+use crate::{fork, setup};
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +64,7 @@ fn session_handlers<H: HandleDispatchFrom<Client>>(
     builder: AgentBuilder<H>,
     server: &Arc<Server>,
 ) -> AgentBuilder<impl HandleDispatchFrom<Client>> {
-    let [s1, s2, s3, s4, s5] = clones(server);
+    let [s1, s2, s3, s4, s5, s6] = clones(server);
     builder
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
@@ -81,6 +81,13 @@ fn session_handlers<H: HandleDispatchFrom<Client>>(
         .on_receive_request(
             async move |request: LoadSessionRequest, responder, cx| {
                 spawn_open(&s3, cx, setup::Opening::Load(request, responder))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ForkSessionRequest, responder, cx| {
+                let (server, connection) = (s6.clone(), cx.clone());
+                cx.spawn(async move { fork::fork(server, connection, request, responder).await })
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -188,7 +195,8 @@ fn initialize(server: &Server, request: &InitializeRequest) -> InitializeRespons
         .session_capabilities(
             SessionCapabilities::new()
                 .list(SessionListCapabilities::new())
-                .close(SessionCloseCapabilities::new()),
+                .close(SessionCloseCapabilities::new())
+                .fork(SessionForkCapabilities::new()),
         );
     InitializeResponse::new(ProtocolVersion::V1)
         .agent_capabilities(capabilities)

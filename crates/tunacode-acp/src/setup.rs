@@ -84,7 +84,7 @@ pub(crate) async fn open(
 /// Registers the session (requests for it are routed from now on, waiting in its queue), answers the
 /// request that opened it with `respond`, then runs it until it closes or its runtime stops: its
 /// updates never precede that answer.
-fn run(
+pub(crate) fn run(
     server: &Arc<Server>,
     session: Session,
     respond: impl FnOnce(&str) -> Result<(), Error>,
@@ -99,7 +99,7 @@ fn run(
 }
 
 /// Resolves the settings for `cwd`, starts the runtime and waits for its session to open.
-async fn start(
+pub(crate) async fn start(
     server: &Server,
     cx: &ConnectionTo<Client>,
     cwd: &Path,
@@ -216,7 +216,7 @@ pub(crate) async fn list_sessions(
 
 impl Session {
     /// Hands the editor's MCP servers to the runtime.
-    fn add_mcp_servers(&mut self, servers: &[McpServer]) {
+    pub(crate) fn add_mcp_servers(&mut self, servers: &[McpServer]) {
         if !servers.is_empty() {
             self.submit(Op::AddMcpServers {
                 servers: mcp_specs(servers),

@@ -220,7 +220,10 @@ fn the_reference_client_lists_the_prompts_and_rewinds_through_a_command() {
         .iter()
         .filter_map(|u| u["content"]["text"].as_str())
         .collect();
-    assert!(said.contains("1. edit a") && said.contains("2. edit again"), "{said}");
+    assert!(
+        said.contains("1. edit a") && said.contains("2. edit again"),
+        "{said}"
+    );
     assert!(
         said.contains("Rewind: conversation and files back to before prompt 2"),
         "{said}"
@@ -231,4 +234,69 @@ fn the_reference_client_lists_the_prompts_and_rewinds_through_a_command() {
         "two\n"
     );
     assert_eq!(fake.requests().len(), 4, "commands never reach the model");
+}
+
+#[test]
+fn the_reference_client_forks_a_session_and_the_original_stays_as_it_was() {
+    let env = TestEnv::new().unwrap();
+    let fake = FakeProvider::start(vec![
+        edit("c1", "one", "two"),
+        Turn::text("edited once"),
+        Turn::text("answered in the fork"),
+    ]);
+    std::fs::write(env.workspace().join("a.txt"), "one\n").unwrap();
+    let cwd = env.workspace();
+    let events = drive(
+        &env,
+        &fake,
+        &json!([
+            {"do": "initialize", "protocolVersion": 1},
+            {"do": "new_session", "cwd": cwd},
+            {"do": "prompt", "prompt": "edit a", "permissions": ["allow_always"]},
+            {"do": "fork_session", "cwd": cwd},
+            {"do": "prompt", "prompt": "go on in the fork", "permissions": []},
+        ]),
+    );
+    let caps = &response(&events, 0)["result"]["agentCapabilities"]["sessionCapabilities"];
+    assert!(caps["fork"].is_object(), "fork is offered: {caps}");
+    let original = response(&events, 1)["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let forked = response(&events, 3)["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(forked, original);
+    assert_eq!(response(&events, 4)["result"]["stopReason"], "end_turn");
+    let last = &fake.requests()[2].body;
+    assert!(
+        last.to_string().contains("edit a"),
+        "the fork has the history: {last}"
+    );
+    let files = env.session_files();
+    let text = |id: &str| {
+        let file = files
+            .iter()
+            .find(|f| f.to_string_lossy().contains(id))
+            .unwrap();
+        std::fs::read_to_string(file).unwrap()
+    };
+    assert!(text(&forked).contains("go on in the fork"));
+    assert!(
+        !text(&original).contains("go on in the fork"),
+        "the original is unchanged"
+    );
+    let tree = std::fs::read_to_string(
+        files
+            .iter()
+            .find(|f| f.to_string_lossy().contains(&forked))
+            .unwrap()
+            .with_extension("tree.json"),
+    )
+    .unwrap();
+    assert!(
+        tree.contains(&original),
+        "the fork names its parent: {tree}"
+    );
 }

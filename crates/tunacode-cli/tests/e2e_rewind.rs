@@ -3,6 +3,8 @@
 //! in between; a script rewinds and forks over stream-json, then `tunacode rewind`, `redo`, `fork`,
 //! `export` and `import` do it again from the command line on the saved session.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::io::Write;

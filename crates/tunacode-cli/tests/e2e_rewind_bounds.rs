@@ -4,6 +4,8 @@
 //! the background and, completed by the edit's pre-image, rewinds it exactly. The big files are
 //! never read (over the size cap) and the one the agent changed is named as not restorable.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::io::Write;
