@@ -122,24 +122,18 @@ impl App {
     }
 }
 
-/// A prompt as a picker row: its number and first line, when, and the files it changed.
+/// A prompt as a picker row (its number, first line and time; the preview beside it has the whole
+/// prompt and the files it changed).
 fn turn_item(turn: TurnView) -> PickerItem {
     let first = turn.text.lines().next().unwrap_or("").to_string();
-    let files = match turn.files.len() {
-        0 => "no files".to_string(),
-        1 => "1 file".to_string(),
-        n => format!("{n} files"),
-    };
-    let place = if turn.in_conversation {
-        ""
-    } else {
-        "  (compacted: files only)"
-    };
-    let mut preview = format!("{}\n\n", turn.text);
+    let mut preview = format!("{}\n\n{}\n", turn.text, turn.time);
+    if !turn.in_conversation {
+        preview.push_str("Compacted into a summary: only its files can be rewound.\n");
+    }
     if turn.files.is_empty() {
         preview.push_str("Changed no file.");
     } else {
-        preview.push_str("Changed:\n");
+        preview.push_str(&format!("Changed {} file(s):\n", turn.files.len()));
         for file in &turn.files {
             preview.push_str(&format!("  {file}\n"));
         }
@@ -147,7 +141,7 @@ fn turn_item(turn: TurnView) -> PickerItem {
     PickerItem {
         id: turn.number.to_string(),
         label: format!("{:>3}. {first}", turn.number),
-        detail: format!("  {}  {files}{place}", short_time(&turn.time)),
+        detail: format!("  {}", short_time(&turn.time)),
         preview: Some(preview),
     }
 }
@@ -162,4 +156,69 @@ fn short_time(time: &str) -> String {
 
 fn short_id(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use insta::assert_snapshot;
+    use tunacode_protocol::runtime::{RewindMode, Rewound, TurnView, UndoneFile};
+
+    use crate::app::view_tests::{draw, test_app};
+
+    fn turn(number: usize, text: &str, files: &[&str], in_conversation: bool) -> TurnView {
+        TurnView {
+            number,
+            text: text.into(),
+            time: format!("2026-11-26T10:0{number}:00Z"),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            in_conversation,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_picker_lists_prompts_newest_first_then_asks_what_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut app, _channels) = test_app(dir.path()).await;
+        app.on_turns(vec![turn(1, "add a parser", &["src/parse.rs"], true)]);
+        assert!(
+            app.overlays.picker.is_none(),
+            "only a list asked for opens it"
+        );
+        app.mirror.rewind_asked = true;
+        app.on_turns(vec![
+            turn(1, "add a parser", &["src/parse.rs", "src/lib.rs"], false),
+            turn(2, "explain the lexer", &[], true),
+            turn(
+                3,
+                "fix the failing test\nit is in tests/",
+                &["tests/lex.rs"],
+                true,
+            ),
+        ]);
+        assert_snapshot!("rewind_picker_100x20", draw(&mut app, 100, 20));
+        app.overlays.picker = None;
+        app.on_rewind_prompt_picked("3");
+        assert_snapshot!("rewind_mode_picker_100x14", draw(&mut app, 100, 14));
+    }
+
+    #[tokio::test]
+    async fn a_rewind_puts_the_prompt_back_in_the_input_and_says_what_it_did() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut app, _channels) = test_app(dir.path()).await;
+        app.on_rewound(Rewound {
+            kind: "rewind".into(),
+            prompt: 3,
+            mode: RewindMode::All,
+            text: "fix the failing test".into(),
+            files: vec![UndoneFile {
+                path: "tests/lex.rs".into(),
+                action: "restored".into(),
+            }],
+            kept: vec!["src/lib.rs".into()],
+            messages_dropped: 6,
+            ..Rewound::default()
+        });
+        assert_eq!(app.input.text(), "fix the failing test");
+        assert_snapshot!("rewound_report_100x16", draw(&mut app, 100, 16));
+    }
 }

@@ -94,7 +94,7 @@ pub async fn pump_until(app: &mut App, ch: &mut Channels, done: impl Fn(&App) ->
         .expect("the app did not get there in time");
 }
 
-fn draw(app: &mut App, w: u16, h: u16) -> String {
+pub(crate) fn draw(app: &mut App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| app.draw(f)).unwrap();
     format!("{}", terminal.backend())
