@@ -345,7 +345,7 @@ fn esc_esc_opens_the_rewind_picker_and_a_rewind_puts_the_prompt_back_in_the_inpu
         .unwrap();
     assert!(picker.contains("2. add the second"), "{picker}");
     assert!(
-        picker.contains("Changed:") && picker.contains("new.txt"),
+        picker.contains("Changed 1 file(s):") && picker.contains("new.txt"),
         "{picker}"
     );
     tmux.keys(&["Enter"]).unwrap();
