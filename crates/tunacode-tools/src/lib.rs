@@ -32,7 +32,7 @@ pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
 pub use live::ToolOutputSink;
 pub use protected::ProtectedPaths;
-pub use restore::restore_workspace_file;
+pub use restore::{read_workspace_file, restore_workspace_file};
 pub use sandbox::{
     Guard, PreparedSandbox, SandboxError, SandboxMode, SandboxPolicy, SandboxSupport,
     landlock_available, sandbox_support,

@@ -1,4 +1,5 @@
-//! Putting a file of the workspace back as a snapshot had it (rewind, redo): written or removed
+//! Putting a file of the workspace back as a snapshot had it (rewind, redo), and reading one for a
+//! snapshot: written, removed or read
 //! beneath the workspace root and never through a symbolic link (the same descriptor walk as the
 //! file tools, `beneath.rs`), so a link planted where a directory was cannot redirect a restore
 //! outside the workspace.
@@ -44,6 +45,13 @@ pub fn restore_workspace_file(
     Ok(())
 }
 
+/// The bytes of the regular file `rel` (relative to `root`, plain names only), read beneath the root
+/// with no symbolic link followed anywhere on the way: what a snapshot records of a file the agent
+/// is about to write, so a link swapped in cannot make it record a file outside the workspace.
+pub fn read_workspace_file(root: &Path, rel: &Path) -> io::Result<Vec<u8>> {
+    Beneath::new(root)?.read_regular(rel)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +92,10 @@ mod tests {
             "keep"
         );
         assert!(restore_workspace_file(root, Path::new("../x"), Some(b"x"), false).is_err());
+        assert!(
+            read_workspace_file(root, Path::new("f")).is_err(),
+            "a link is not read"
+        );
+        assert!(read_workspace_file(root, Path::new("src/victim")).is_err());
     }
 }

@@ -6,6 +6,7 @@
 //! edit as the state before it.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use tunacode_store::Snapshot;
 
@@ -48,15 +49,15 @@ impl Checkpoints {
                 _ => {}
             }
         }
-        if regular.is_empty() {
-            return Ok(images);
-        }
-        let input: Vec<&str> = regular.iter().map(|(p, _)| p.as_str()).collect();
-        let blobs = self.git_with(
-            &["hash-object", "-w", "--stdin-paths"],
-            input.join("\n").into_bytes(),
-        )?;
-        for ((path, mode), blob) in regular.into_iter().zip(blobs.lines()) {
+        for (path, mode) in regular {
+            // Read with no link followed (one swapped in since the check records nothing), then
+            // stored as what git would hold for it.
+            let Ok(bytes) = tunacode_tools::read_workspace_file(&self.work_tree, Path::new(&path))
+            else {
+                continue;
+            };
+            let at = format!("--path={path}");
+            let blob = self.git_with(&["hash-object", "-w", "--stdin", &at], bytes)?;
             images.insert(path, Some((mode.to_string(), blob.trim().to_string())));
         }
         Ok(images)

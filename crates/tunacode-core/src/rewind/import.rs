@@ -29,6 +29,14 @@ pub fn import(path: &Path, store: &SessionStore, cwd: &Path) -> Result<String, E
         )));
     }
     let id = uuid::Uuid::new_v4().to_string();
+    // Snapshots exist only in this machine's shadow store: an export names none (a file that does
+    // could point a rewind at another session's files).
+    let mut tree = exported.tree;
+    tree.redo = None;
+    for node in &mut tree.nodes {
+        node.before = None;
+        node.after = None;
+    }
     let mut session = exported.session;
     session.insert("session_id".into(), Value::String(id.clone()));
     session.insert("project_id".into(), Value::String(project_id(cwd)));
@@ -41,7 +49,7 @@ pub fn import(path: &Path, store: &SessionStore, cwd: &Path) -> Result<String, E
     let store_error = |e: tunacode_store::StoreError| ExportError::NotAnExport(e.to_string());
     store.save(&file).map_err(store_error)?;
     store
-        .save_tree(&file.project_id, &id, &exported.tree)
+        .save_tree(&file.project_id, &id, &tree)
         .map_err(store_error)?;
     Ok(id)
 }

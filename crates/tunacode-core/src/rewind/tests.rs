@@ -299,6 +299,17 @@ fn a_json_export_imports_as_a_new_session_and_exports_the_same_bytes_redacted() 
     assert_eq!(export(&loaded, &tree, ExportFormat::Json), json);
     let md = export(&loaded, &tree, ExportFormat::Md);
     assert!(md.contains("## Prompt 3\n\n> three"), "{md}");
+    // A crafted export that names snapshots gets none: they would point a rewind at other files.
+    let mut crafted: serde_json::Value = serde_json::from_str(&json).unwrap();
+    crafted["tree"]["nodes"][0]["before"] = serde_json::json!({"commit": "0123456789abcdef"});
+    std::fs::write(&path, crafted.to_string()).unwrap();
+    let id = import(&path, &store, w.ws.path()).expect("import");
+    let tree = store.load_tree(&project, &id).unwrap().tree;
+    assert!(
+        tree.nodes
+            .iter()
+            .all(|n| n.before.is_none() && n.after.is_none())
+    );
     let bad = sessions.path().join("bad.json");
     std::fs::write(
         &bad,
