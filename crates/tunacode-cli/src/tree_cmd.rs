@@ -100,7 +100,7 @@ pub async fn export(args: ExportArgs) -> anyhow::Result<u8> {
         let id = saved.resolve(args.session.as_deref())?;
         let text = saved.export(&id, format)?;
         if let Some(path) = &args.output {
-            write_private(path, text.as_bytes())?;
+            tunacode_core::rewind::write_private_file(path, text.as_bytes())?;
             return Ok(String::new());
         }
         Ok(text)
@@ -115,19 +115,6 @@ pub async fn export(args: ExportArgs) -> anyhow::Result<u8> {
 pub async fn import(args: ImportArgs) -> anyhow::Result<u8> {
     let saved = saved(args.cwd)?;
     blocking(move || Ok(saved.import(&args.file)?)).await
-}
-
-fn write_private(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    file.write_all(bytes)?;
-    Ok(())
 }
 
 /// The prompts of a session, one a line, with the files each changed.

@@ -19,38 +19,33 @@ const LIMIT: Duration = Duration::from_secs(30);
 const HELPER: &str = "checkpoint_git::tests::helper_takes_a_checkpoint_until_killed";
 const HELPER_DIR: &str = "TUNACODE_TEST_CHECKPOINT_DIR";
 
-/// A workspace whose next checkpoint blocks in `git add`: the store's clean filter for `*.blk`
-/// writes its pid to the fifo `ready` and then never ends. The store, its data folder and the fifo.
+/// A store whose next checkpoint blocks in `git add`: its git (a script in front of the real one)
+/// starts a child for `add` that writes its pid to the fifo `ready` and then never ends, as a clean
+/// filter would (the store itself turns every filter off). The store and the fifo.
 fn blocking_store(root: &Path) -> (Checkpoints, std::path::PathBuf) {
     let (data, ws) = (root.join("data"), root.join("ws"));
     std::fs::create_dir_all(&ws).expect("ws");
-    let store = Checkpoints::new(&data, &ws);
+    let (ready, armed, script) = (root.join("ready"), root.join("armed"), root.join("git"));
+    let body = format!(
+        "#!/bin/sh\n\
+         for a in \"$@\"; do [ \"$a\" = add ] && add=1; done\n\
+         if [ -n \"$add\" ] && [ -e '{armed}' ]; then\n\
+         sh -c \"echo \\$\\$ > '{ready}'; exec sleep 100000\"\n\
+         fi\n\
+         exec git \"$@\"\n",
+        armed = armed.display(),
+        ready = ready.display(),
+    );
+    std::fs::write(&script, body).expect("script");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .expect("chmod");
+    let store = Checkpoints::new(&data, &ws).with_git_program(&script);
     store
         .take("s", "first", &[], &Stop::default())
         .expect("a store");
-    let ready = root.join("ready");
     nix::unistd::mkfifo(&ready, nix::sys::stat::Mode::from_bits_truncate(0o600)).expect("fifo");
-    let script = root.join("block.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho $$ > '{}'\nexec sleep 100000\n",
-            ready.display()
-        ),
-    )
-    .expect("script");
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .expect("chmod");
-    let status = Command::new("git")
-        .arg("--git-dir")
-        .arg(&store.git_dir)
-        .args(["config", "filter.block.clean"])
-        .arg(&script)
-        .status()
-        .expect("git config");
-    assert!(status.success());
-    std::fs::write(ws.join(".gitattributes"), "*.blk filter=block\n").expect("attributes");
-    std::fs::write(ws.join("x.blk"), "held\n").expect("file");
+    std::fs::write(&armed, "").expect("armed");
+    std::fs::write(ws.join("x.txt"), "held\n").expect("file");
     (store, ready)
 }
 

@@ -19,7 +19,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 pub use crate::checkpoint_git::Stop;
 pub use tunacode_store::RewindConfig;
@@ -49,6 +49,8 @@ pub struct Checkpoints {
     busy: Arc<Mutex<()>>,
     /// Held while a turn's snapshots are recorded in its node (a rewind waits for it).
     turns: Arc<tokio::sync::Mutex<()>>,
+    /// The git program (another only in tests).
+    program: PathBuf,
 }
 
 impl Checkpoints {
@@ -61,7 +63,15 @@ impl Checkpoints {
             limits: RewindConfig::default(),
             busy: Arc::default(),
             turns: Arc::default(),
+            program: PathBuf::from("git"),
         }
+    }
+
+    /// The same store run by another git program (tests hold git inside a command with one).
+    #[cfg(test)]
+    pub(crate) fn with_git_program(mut self, program: &Path) -> Self {
+        self.program = program.to_path_buf();
+        self
     }
 
     /// The same store with the snapshots bounded by `limits`.
@@ -81,14 +91,17 @@ impl Checkpoints {
         self.turns.clone()
     }
 
-    /// Waits until no other snapshot or restore runs; it runs until the guard is dropped.
-    pub(crate) fn exclusive(&self) -> MutexGuard<'_, ()> {
-        self.busy.lock().unwrap_or_else(|p| p.into_inner())
+    /// Waits until no other snapshot or restore runs, in this process or another TunaCode's on the
+    /// same store; it runs until the guard is dropped. Lock files a killed git left are removed
+    /// then (nothing else can be using the store).
+    pub(crate) fn exclusive(&self) -> crate::checkpoint_lock::Exclusive<'_> {
+        let inner = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        crate::checkpoint_lock::Exclusive::take(inner, &self.git_dir)
     }
 
     /// The git command for `args` on this store: hooks, gc and maintenance off, private files.
     fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new("git");
+        let mut cmd = Command::new(&self.program);
         cmd.arg("--git-dir")
             .arg(&self.git_dir)
             .arg("--work-tree")
@@ -108,9 +121,28 @@ impl Checkpoints {
             .args(["-c", "commit.gpgsign=false", "-c", "core.quotepath=false"])
             .args(["-c", "core.sharedRepository=0600"])
             .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
+            // Nothing of the workspace's own runs: no fsmonitor, no submodule's git.
+            .args([
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "core.untrackedCache=false",
+            ])
+            .args([
+                "-c",
+                "submodule.recurse=false",
+                "-c",
+                "diff.ignoreSubmodules=all",
+            ])
             .args(args)
             .current_dir(&self.work_tree)
             .env_remove("GIT_INDEX_FILE")
+            .env_remove("GIT_OBJECT_DIRECTORY")
+            .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+            .env_remove("GIT_CONFIG_PARAMETERS")
+            .env_remove("GIT_CONFIG_COUNT")
+            .env_remove("GIT_COMMON_DIR")
+            .env_remove("GIT_NAMESPACE")
             // Paths are names, never patterns (a file called `*` is that file).
             .env("GIT_LITERAL_PATHSPECS", "1");
         // The user's files are only ever written by TunaCode itself (`rewind/apply.rs`).
@@ -201,11 +233,11 @@ impl Checkpoints {
             tunacode_store::private_dir(parent).map_err(|e| io(parent, e))?;
         }
         tunacode_store::private_tree(&self.git_dir).map_err(|e| io(&self.git_dir, e))?;
-        if self.git_dir.join("HEAD").exists() {
-            return Ok(());
+        if !self.git_dir.join("HEAD").exists() {
+            self.git(&["init", "-q"])?;
         }
-        self.git(&["init", "-q"])?;
-        Ok(())
+        crate::checkpoint_lock::plain_attributes(&self.git_dir)
+            .map_err(|e| io(&self.git_dir.join("info/attributes"), e))
     }
 }
 

@@ -10,6 +10,7 @@ pub mod budget;
 mod budget_plan;
 mod budget_settings;
 mod checkpoint_git;
+mod checkpoint_lock;
 pub mod checkpoints;
 pub mod checks;
 mod client_cache;

@@ -80,6 +80,9 @@ pub struct Snapshot {
     /// Files recorded by metadata only (over the size cap): they cannot be restored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedFile>,
+    /// Folders inside the workspace that are repositories of their own: never recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nested: Vec<String>,
     /// It finished after the turn's first change had started (taken in the background).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub late: bool,
@@ -213,6 +216,7 @@ mod tests {
                     size: 1 << 30,
                     modified: 5,
                 }],
+                nested: vec!["vendor/lib".into()],
                 late: true,
             }),
             after: None,

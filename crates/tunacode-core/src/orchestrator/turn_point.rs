@@ -2,12 +2,13 @@
 //! request starts (the redo point goes: a new prompt ends it). Before the first call that may
 //! change the workspace, the workspace is recorded (waiting at most `settings.rewind.
 //! snapshot_wait_ms`, then the snapshot finishes in the background while the turn goes on), and
-//! before each call that writes files, their pre-images are. When the request ends, the
+//! before each batch, the pre-images of the files it names that the snapshot may lack (ignored
+//! ones, and all of them while the snapshot is still being taken). When the request ends, the
 //! before-snapshot is completed with the pre-images and the workspace is recorded again as the turn
 //! left it; both go into the node with the files the turn changed. Cancelling the request kills a
 //! snapshot still running before the first change.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -47,6 +48,10 @@ pub(super) struct TurnPoint {
     images: HashMap<String, PreImage>,
     /// Every file the turn's calls named (recorded after the turn even when ignored).
     touched: BTreeSet<String>,
+    /// The pre-images taken before the turn's first batch ran (nothing had changed yet).
+    early: HashSet<String>,
+    /// Batches that were about to run so far.
+    batches: u32,
 }
 
 impl TurnPoint {
@@ -86,25 +91,44 @@ impl TurnPoint {
             return;
         }
         let paths = touched_paths(agent, tools, calls);
-        let new: Vec<String> = paths
-            .iter()
-            .filter(|p| !self.images.contains_key(*p))
-            .cloned()
-            .collect();
         self.touched.extend(paths.iter().cloned());
-        if !new.is_empty() {
-            let images = {
-                let store = store.clone();
-                tokio::task::spawn_blocking(move || store.pre_images(&new)).await
-            };
-            match images {
-                Ok(Ok(images)) => self.images.extend(images),
-                Ok(Err(e)) => warn(agent, &e.to_string()),
-                Err(e) => warn(agent, &e.to_string()),
-            }
-        }
+        let first = self.batches == 0;
+        self.batches += 1;
         if matches!(self.before, Before::NotYet) {
-            self.before = take_before(agent, store, paths, cancel).await;
+            self.before = take_before(agent, store.clone(), paths.clone(), cancel).await;
+        }
+        let late = match self.before {
+            Before::Taken(_) => false,
+            Before::Taking(_) => true,
+            Before::NotYet | Before::Failed => return,
+        };
+        let new: Vec<String> = paths
+            .into_iter()
+            .filter(|p| !self.images.contains_key(p))
+            .collect();
+        if new.is_empty() {
+            return;
+        }
+        // The snapshot holds every file it did not ignore; the rest (and all of them while it is
+        // still being taken) get a pre-image, before the batch writes them.
+        let images = tokio::task::spawn_blocking(move || {
+            let (root, exclude) = (store.work_tree(), &store.limits.exclude);
+            let needed: Vec<String> = new
+                .into_iter()
+                .filter(|p| late || crate::rewind::possibly_ignored(root, p, exclude))
+                .collect();
+            store.pre_images(&needed)
+        })
+        .await;
+        match images {
+            Ok(Ok(images)) => {
+                if first {
+                    self.early.extend(images.keys().cloned());
+                }
+                self.images.extend(images);
+            }
+            Ok(Err(e)) => warn(agent, &e.to_string()),
+            Err(e) => warn(agent, &e.to_string()),
         }
     }
 
@@ -127,6 +151,7 @@ impl TurnPoint {
             sessions: agent.store.clone(),
             marker,
             images: std::mem::take(&mut self.images),
+            early: std::mem::take(&mut self.early),
             touched: std::mem::take(&mut self.touched).into_iter().collect(),
         };
         let events = agent.events.clone();
@@ -195,6 +220,7 @@ struct Completion {
     sessions: Option<tunacode_store::SessionStore>,
     marker: String,
     images: HashMap<String, PreImage>,
+    early: HashSet<String>,
     touched: Vec<String>,
 }
 
@@ -212,18 +238,23 @@ impl Completion {
             },
         };
         let session_id = self.session.lock().id.clone();
-        let (store, images, touched) = (self.store.clone(), self.images, self.touched);
+        let (store, images, early, touched) =
+            (self.store.clone(), self.images, self.early, self.touched);
         let recorded = tokio::task::spawn_blocking(move || {
-            let commit = store.amend(&before, &images)?;
+            let commit = store.amend(&before, &images, &early)?;
             let before = Snapshot { commit, ..before };
-            let after = store.take(&session_id, "After a prompt", &touched, &Stop::default())?;
-            let files = store.changes(&before.commit, &after.commit)?;
-            Ok::<_, CheckpointError>((before, after, files))
+            // The before-snapshot is kept even when the after one fails (a rewind then counts up to
+            // the workspace as it is).
+            let after = store
+                .take(&session_id, "After a prompt", &touched, &Stop::default())
+                .and_then(|after| Ok((store.changes(&before.commit, &after.commit)?, after)));
+            Ok::<_, CheckpointError>((before, after))
         })
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-        let (before, after, files) = recorded;
+        let (before, after) = recorded;
+        let failure = after.as_ref().err().map(|e| e.to_string());
         {
             let mut session = self.session.lock();
             let Some(node) = session
@@ -235,11 +266,13 @@ impl Completion {
                 return Ok(());
             };
             node.before = Some(before);
-            node.after = Some(after);
-            node.files = files.into_iter().map(|c| c.path).collect();
+            if let Ok((files, after)) = after {
+                node.after = Some(after);
+                node.files = files.into_iter().map(|c| c.path).collect();
+            }
         }
         crate::rewind::save_tree(self.sessions.as_ref(), &self.session).await;
-        Ok(())
+        failure.map_or(Ok(()), Err)
     }
 }
 

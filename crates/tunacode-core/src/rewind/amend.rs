@@ -63,12 +63,15 @@ impl Checkpoints {
         Ok(images)
     }
 
-    /// `snapshot` completed with `images`: the files it lacks get their pre-image, and all of them
-    /// do when it finished late. The snapshot's commit, or a new one built on it.
+    /// `snapshot` completed with `images`: the files it lacks get their pre-image, and when it
+    /// finished late, so do the `early` ones (taken before the turn's first batch ran: a later
+    /// pre-image may already hold the turn's own change). The snapshot's commit, or a new one built
+    /// on it.
     pub(crate) fn amend(
         &self,
         snapshot: &Snapshot,
         images: &HashMap<String, PreImage>,
+        early: &std::collections::HashSet<String>,
     ) -> Result<String, CheckpointError> {
         let paths: Vec<String> = images.keys().cloned().collect();
         let _alone = self.exclusive();
@@ -77,7 +80,7 @@ impl Checkpoints {
             .iter()
             .filter(|(path, image)| {
                 let entry = recorded.get(*path);
-                match (snapshot.late, entry, image) {
+                match (snapshot.late && early.contains(*path), entry, image) {
                     (true, _, _) => {
                         entry.map(|e| (&e.mode, &e.blob)) != image.as_ref().map(|(m, b)| (m, b))
                     }
@@ -108,18 +111,18 @@ impl Checkpoints {
         let _ = std::fs::remove_file(&index);
         let mut input = String::new();
         for (path, image) in updates {
-            // `--index-info` lines: "<mode> <blob>\t<path>".
+            // `-z --index-info` records: "<mode> <blob>\t<path>\0" (paths taken as they are).
             let (mode, blob) = match image {
                 Some((mode, blob)) => (mode.as_str(), blob.as_str()),
                 None => ("0", "0000000000000000000000000000000000000000"),
             };
-            input.push_str(&format!("{mode} {blob}\t{path}\n"));
+            input.push_str(&format!("{mode} {blob}\t{path}\0"));
         }
         let committed = (|| {
             self.git_on_index(&index, &["read-tree", base], None)?;
             self.git_on_index(
                 &index,
-                &["update-index", "--index-info"],
+                &["update-index", "-z", "--index-info"],
                 Some(input.into_bytes()),
             )?;
             let tree = self.git_on_index(&index, &["write-tree"], None)?;

@@ -2,7 +2,8 @@
 //! on each changed files between their snapshot before and after (a turn without an after
 //! snapshot, cut short by a crash, counts up to now). A file is put back as the first of those
 //! before-snapshots had it, but only while it still holds what the last turn that changed it left
-//! (the user's later edits are never overwritten). Files over the size cap are named, since only
+//! and the user did not change it between two of the turns (the user's edits are never
+//! overwritten). Files over the size cap are named, since only
 //! their size and time were recorded.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,8 +12,12 @@ use std::os::unix::fs::MetadataExt;
 use tunacode_protocol::runtime::SkippedRestore;
 use tunacode_store::{SkippedFile, Snapshot, TurnNode};
 
+use super::ignored::possibly_ignored;
 use super::restore::FileTarget;
 use crate::checkpoints::{CheckpointError, Checkpoints};
+
+/// What the turns left each file they changed as (a blob; `None`: removed).
+type Left = BTreeMap<String, Option<String>>;
 
 /// What a code rewind will do.
 #[derive(Debug, Default)]
@@ -21,6 +26,8 @@ pub(crate) struct CodePlan {
     pub(crate) targets: Vec<FileTarget>,
     /// Files that cannot be put back.
     pub(crate) skipped: Vec<SkippedRestore>,
+    /// Files the user changed between two of the turns: kept, whatever they hold now.
+    pub(crate) user_changed: BTreeSet<String>,
     /// Anything else worth saying.
     pub(crate) notes: Vec<String>,
 }
@@ -38,25 +45,7 @@ pub(crate) fn code_plan(
         return Ok(plan);
     };
     let base = nodes[first].before.as_ref().expect("found with a snapshot");
-    let mut expected: BTreeMap<String, Option<String>> = BTreeMap::new();
-    let mut big: BTreeSet<String> = BTreeSet::new();
-    for node in &nodes[first..] {
-        let Some(before) = &node.before else {
-            continue;
-        };
-        let after = node.after.as_ref().unwrap_or(now);
-        for change in store.changes(&before.commit, &after.commit)? {
-            expected.insert(change.path, change.new);
-        }
-        big.extend(after.skipped.iter().map(|f| f.path.clone()));
-        if before.late {
-            plan.notes.push(format!(
-                "the snapshot before \"{}\" finished after the turn's first change began: a file a \
-                 command changed in that moment is restored as the snapshot found it",
-                short(&node.text)
-            ));
-        }
-    }
+    let (expected, mut big) = turn_changes(store, &nodes[first..], now, &mut plan)?;
     let paths: Vec<String> = expected.keys().cloned().collect();
     let mut entries = store.entries_at(&base.commit, &paths)?;
     plan.targets = expected
@@ -69,13 +58,77 @@ pub(crate) fn code_plan(
         .collect();
     big.extend(base.skipped.iter().map(|f| f.path.clone()));
     plan.skipped = unrestorable(store, &base.skipped, big);
+    unrecorded_notes(store, &nodes[first..], &mut plan.notes);
+    Ok(plan)
+}
+
+/// What the turns of `nodes` left each file they changed as (`None`: removed), and the big files
+/// their snapshots name; the user's changes between two turns and late snapshots go into `plan`.
+fn turn_changes(
+    store: &Checkpoints,
+    nodes: &[TurnNode],
+    now: &Snapshot,
+    plan: &mut CodePlan,
+) -> Result<(Left, BTreeSet<String>), CheckpointError> {
+    let mut expected = BTreeMap::new();
+    let mut big = BTreeSet::new();
+    let mut previous: Option<&Snapshot> = None;
+    for node in nodes {
+        let Some(before) = &node.before else {
+            continue;
+        };
+        if let Some(previous) = previous {
+            // What changed between the last turn's end and this one's start was the user's doing.
+            // (An ignored file that appears was not the user's: a turn named it, so it is recorded
+            // from then on.)
+            let root = store.work_tree();
+            let between = store.changes(&previous.commit, &before.commit)?;
+            plan.user_changed.extend(
+                between
+                    .into_iter()
+                    .filter(|c| {
+                        c.old.is_some() || !possibly_ignored(root, &c.path, &store.limits.exclude)
+                    })
+                    .map(|c| c.path),
+            );
+        }
+        let after = node.after.as_ref().unwrap_or(now);
+        previous = Some(after);
+        for change in store.changes(&before.commit, &after.commit)? {
+            expected.insert(change.path, change.new);
+        }
+        big.extend(after.skipped.iter().map(|f| f.path.clone()));
+        if before.late {
+            plan.notes.push(format!(
+                "the snapshot before \"{}\" finished after the turn's first change began: a file a \
+                 command changed in that moment is restored as the snapshot found it",
+                short(&node.text)
+            ));
+        }
+    }
+    Ok((expected, big))
+}
+
+/// Notes on what the snapshots never held: repositories of their own, the user's exclusions.
+fn unrecorded_notes(store: &Checkpoints, nodes: &[TurnNode], notes: &mut Vec<String>) {
+    let nested: BTreeSet<&String> = nodes
+        .iter()
+        .flat_map(|n| n.before.iter().chain(n.after.iter()))
+        .flat_map(|s| s.nested.iter())
+        .collect();
+    if !nested.is_empty() {
+        let list: Vec<&str> = nested.iter().map(|s| s.as_str()).collect();
+        notes.push(format!(
+            "not recorded, so not restored: {} (a repository of its own)",
+            list.join(", ")
+        ));
+    }
     if !store.limits.exclude.is_empty() {
-        plan.notes.push(format!(
+        notes.push(format!(
             "not recorded, so not restored: {} (settings.rewind.exclude)",
             store.limits.exclude.join(", ")
         ));
     }
-    Ok(plan)
 }
 
 /// The big files that differ now from how the base snapshot found them (or were not there).

@@ -55,30 +55,49 @@ pub fn export(file: &SessionFile, tree: &SessionTree, format: ExportFormat) -> S
     }
 }
 
-/// The current session written to `path` (relative to `cwd`; default `<session>.<ext>` there),
-/// privately (mode 0600; a link at the path is replaced, never followed). Where it went.
+/// The current session written to `path` (relative to `cwd`), or, without one, to
+/// `<exports>/tunacode-<session>.<ext>` (the data dir: not the workspace, where the model reads and
+/// `git add .` would take it). Where it went.
 pub fn export_to_file(
     session: &Session,
     format: ExportFormat,
     path: Option<&str>,
-    cwd: &Path,
+    (cwd, exports): (&Path, &Path),
 ) -> Result<PathBuf, ExportError> {
-    let name = format!("tunacode-{}.{}", session.id, format.extension());
-    let path = cwd.join(path.filter(|p| !p.trim().is_empty()).unwrap_or(&name));
+    let path = match path.filter(|p| !p.trim().is_empty()) {
+        Some(path) => cwd.join(path),
+        None => {
+            tunacode_store::private_dir(exports).map_err(|source| ExportError::Io {
+                path: exports.to_path_buf(),
+                source,
+            })?;
+            exports.join(format!("tunacode-{}.{}", session.id, format.extension()))
+        }
+    };
     let text = export(&session.to_file(), &session.tree, format);
+    write_private_file(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+/// Writes `bytes` to `path` privately (mode 0600) and atomically: a temporary file beside it,
+/// renamed over it, so a symbolic link at `path` is replaced, never written through.
+pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     let io = |path: &Path, source| ExportError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path.parent().unwrap_or(cwd);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
     let mut tmp = tempfile::Builder::new()
         .prefix(".tunacode-export-")
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
         .tempfile_in(dir)
         .map_err(|e| io(dir, e))?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(|e| io(&path, e))?;
-    tmp.persist(&path).map_err(|e| io(&path, e.error))?;
-    Ok(path)
+    std::io::Write::write_all(&mut tmp, bytes).map_err(|e| io(path, e))?;
+    tmp.persist(path).map_err(|e| io(path, e.error))?;
+    Ok(())
 }
 
 fn export_json(file: &SessionFile, tree: &SessionTree) -> String {

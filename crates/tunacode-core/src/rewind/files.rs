@@ -92,7 +92,16 @@ impl Checkpoints {
         let mut regular = Vec::new();
         for path in paths {
             match self.work_tree.join(path).symlink_metadata() {
-                Ok(meta) if meta.is_file() && !path.contains('\n') => regular.push(path.clone()),
+                // Git's line input would unquote or cut such a name: its bytes are hashed instead.
+                Ok(meta) if meta.is_file() && !super::snapshot::is_plain(path) => {
+                    let read = tunacode_tools::read_workspace_file(&self.work_tree, path.as_ref());
+                    let blob = match read {
+                        Ok(bytes) => self.git_with(&["hash-object", "--stdin"], bytes)?,
+                        Err(_) => "other".to_string(),
+                    };
+                    now.insert(path.clone(), blob.trim().to_string());
+                }
+                Ok(meta) if meta.is_file() => regular.push(path.clone()),
                 Ok(_) => {
                     now.insert(path.clone(), "other".to_string());
                 }

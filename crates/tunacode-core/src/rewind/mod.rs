@@ -14,6 +14,7 @@ mod export;
 mod export_html;
 mod files;
 mod fork;
+mod ignored;
 mod import;
 mod persist;
 mod redact;
@@ -23,6 +24,7 @@ mod snapshot;
 
 pub(crate) use amend::PreImage;
 pub(crate) use conversation::{marked_prompt, new_marker};
+pub(crate) use ignored::possibly_ignored;
 
 /// The prompts of `session`, oldest first, as front ends list them.
 pub fn turns(session: &crate::session::Session) -> Vec<tunacode_protocol::runtime::TurnView> {
@@ -40,7 +42,7 @@ pub fn turns(session: &crate::session::Session) -> Vec<tunacode_protocol::runtim
         })
         .collect()
 }
-pub use export::{EXPORT_VERSION, ExportError, export, export_to_file};
+pub use export::{EXPORT_VERSION, ExportError, export, export_to_file, write_private_file};
 pub use fork::{fork, record_fork};
 pub use import::import;
 pub(crate) use persist::save_tree;
@@ -48,6 +50,8 @@ pub use persist::save_tree_now;
 pub use session_rewind::{RewindError, redo, rewind, undo};
 pub(crate) use snapshot::is_plain;
 
+#[cfg(test)]
+mod attack_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

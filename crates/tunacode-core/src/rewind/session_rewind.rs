@@ -128,7 +128,13 @@ fn rewind_code(
             target.expected = written.clone();
         }
     }
-    let mut restored = store.restore_files(plan.targets)?;
+    let (kept, targets): (Vec<_>, Vec<_>) = plan
+        .targets
+        .into_iter()
+        .partition(|t| plan.user_changed.contains(&t.path));
+    let mut restored = store.restore_files(targets)?;
+    restored.kept.extend(kept.into_iter().map(|t| t.path));
+    restored.kept.sort();
     restored.skipped.extend(plan.skipped);
     redo.written.append(&mut restored.written.clone());
     Ok((restored, plan.notes))
@@ -140,7 +146,14 @@ fn snapshot_now(
     session: &Session,
     redo: &RedoPoint,
 ) -> Result<Snapshot, RewindError> {
-    let mut forced: Vec<String> = redo.nodes.iter().flat_map(|n| n.files.clone()).collect();
+    // Only the files of turns this machine recorded (an imported session names files it never
+    // touched here).
+    let mut forced: Vec<String> = redo
+        .nodes
+        .iter()
+        .filter(|n| n.before.is_some())
+        .flat_map(|n| n.files.clone())
+        .collect();
     forced.extend(redo.written.keys().cloned());
     Ok(store.take(&session.id, "before a rewind", &forced, &Stop::default())?)
 }

@@ -24,9 +24,12 @@ impl Checkpoints {
     ) -> Result<Snapshot, CheckpointError> {
         let _alone = self.exclusive();
         self.ensure_store()?;
-        let skipped = self.big_files(stop)?;
-        self.exclude(&skipped)?;
-        self.git_until(&["add", "-A", "--", "."], None, stop)?;
+        let Walked {
+            big: skipped,
+            nested,
+        } = self.walk(stop)?;
+        self.exclude(&skipped, &nested)?;
+        self.add_all(stop)?;
         let forced = self.small_files(forced);
         if !forced.is_empty() {
             let mut args = vec!["add", "-f", "--"];
@@ -47,12 +50,26 @@ impl Checkpoints {
         Ok(Snapshot {
             commit: commit.trim().to_string(),
             skipped,
+            nested,
             late: false,
         })
     }
 
-    /// The files over the size cap that git would take (ignored and excluded ones are not walked).
-    fn big_files(&self, stop: &Stop) -> Result<Vec<SkippedFile>, CheckpointError> {
+    /// `git add -A`: a file git cannot read (no permission) is left out, not the whole snapshot.
+    fn add_all(&self, stop: &Stop) -> Result<(), CheckpointError> {
+        match self.git_until(&["add", "-A", "--ignore-errors", "--", "."], None, stop) {
+            Err(CheckpointError::Git(message)) if !message.contains("fatal:") => {
+                tracing::warn!(%message, "files left out of a rewind snapshot");
+                Ok(())
+            }
+            other => other.map(|_| ()),
+        }
+    }
+
+    /// The files over the size cap that git would take (ignored and excluded ones are not walked),
+    /// and the folders that are repositories of their own (never recorded: git would run their own
+    /// configuration to look into them).
+    fn walk(&self, stop: &Stop) -> Result<Walked, CheckpointError> {
         let cap = self.limits.max_file_mb.saturating_mul(1 << 20);
         let mut overrides = ignore::overrides::OverrideBuilder::new(&self.work_tree);
         for pattern in &self.limits.exclude {
@@ -63,14 +80,22 @@ impl Checkpoints {
         let overrides = overrides
             .build()
             .map_err(|e| CheckpointError::Git(format!("settings.rewind.exclude: {e}")))?;
+        // What the store's git reads: the `.gitignore` files and the user's global excludes (not
+        // `.ignore` files, not the repository's own `info/exclude`).
+        let root = self.work_tree.clone();
         let walk = ignore::WalkBuilder::new(&self.work_tree)
             .hidden(false)
             .parents(false)
+            .ignore(false)
+            .git_exclude(false)
             .require_git(false)
             .overrides(overrides)
-            .filter_entry(|entry| entry.file_name() != ".git")
+            .filter_entry(move |entry| {
+                entry.file_name() != ".git"
+                    && (entry.path() == root || !entry.path().join(".git").exists())
+            })
             .build();
-        let mut big = Vec::new();
+        let mut walked = Walked::default();
         for (seen, entry) in walk.flatten().enumerate() {
             if seen % 1024 == 0 && stop.is_stopped() {
                 return Err(CheckpointError::Stopped);
@@ -78,27 +103,50 @@ impl Checkpoints {
             let Ok(meta) = entry.path().symlink_metadata() else {
                 continue;
             };
+            if meta.is_dir() {
+                walked.nested.extend(self.nested_below(entry.path()));
+                continue;
+            }
             if !meta.is_file() || meta.len() <= cap {
                 continue;
             }
             let Ok(rel) = entry.path().strip_prefix(&self.work_tree) else {
                 continue;
             };
-            big.push(SkippedFile {
+            walked.big.push(SkippedFile {
                 path: rel.to_string_lossy().into_owned(),
                 size: meta.len(),
                 modified: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
             });
         }
-        big.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(big)
+        walked.big.sort_by(|a, b| a.path.cmp(&b.path));
+        walked.nested.sort();
+        Ok(walked)
+    }
+
+    /// The folders right below `dir` that are repositories of their own.
+    fn nested_below(&self, dir: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && !p.is_symlink() && p.join(".git").exists())
+            .filter_map(|p| {
+                p.strip_prefix(&self.work_tree)
+                    .ok()
+                    .map(|r| r.to_string_lossy().into_owned())
+            })
+            .collect()
     }
 
     /// Keeps the big files and the user's exclusions out of the store: its exclude file names
     /// them, and those already in its index leave it.
-    fn exclude(&self, big: &[SkippedFile]) -> Result<(), CheckpointError> {
+    fn exclude(&self, big: &[SkippedFile], nested: &[String]) -> Result<(), CheckpointError> {
         let mut lines: Vec<String> = self.limits.exclude.clone();
         lines.extend(big.iter().map(|f| format!("/{}", escape_pattern(&f.path))));
+        lines.extend(nested.iter().map(|d| format!("/{}/", escape_pattern(d))));
         let mut text = lines.join("\n");
         text.push('\n');
         let info = self.git_dir.join("info");
@@ -109,6 +157,7 @@ impl Checkpoints {
             std::fs::write(&file, &text).map_err(io)?;
         }
         let mut gone: Vec<String> = big.iter().map(|f| f.path.clone()).collect();
+        gone.extend(nested.iter().cloned());
         gone.extend(
             self.limits
                 .exclude
@@ -145,11 +194,15 @@ impl Checkpoints {
     }
 }
 
-/// Whether `path` is a plain workspace-relative path (no `..`, not absolute).
+/// Whether `path` is a plain workspace-relative path: no `..`, not absolute, and none of the
+/// characters git quotes in its line-based input (`"`, `\\`, control characters).
 pub(crate) fn is_plain(path: &str) -> bool {
-    let path = Path::new(path);
-    !path.as_os_str().is_empty()
-        && path
+    let as_path = Path::new(path);
+    !path.is_empty()
+        && !path
+            .chars()
+            .any(|c| c == '"' || c == '\\' || c.is_control())
+        && as_path
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
@@ -168,10 +221,24 @@ pub(crate) fn no_link_above(root: &Path, rel: &str) -> bool {
     })
 }
 
+/// What a walk of the workspace found.
+#[derive(Default)]
+struct Walked {
+    /// Files over the size cap.
+    big: Vec<SkippedFile>,
+    /// Folders that are repositories of their own.
+    nested: Vec<String>,
+}
+
 /// A gitignore pattern matching exactly `path`.
 fn escape_pattern(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for c in path.chars() {
+        // A line break cannot be written in a pattern: any one character stands for it.
+        if c.is_control() {
+            out.push('?');
+            continue;
+        }
         if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '#' | ' ') {
             out.push('\\');
         }

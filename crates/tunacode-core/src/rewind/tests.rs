@@ -56,7 +56,8 @@ fn turn(w: &mut World, text: &str, touched: &[&str], change: impl FnOnce(&Path))
     w.session
         .messages
         .push(Message::response(vec![Part::text(format!("did {text}"))]));
-    let commit = w.store.amend(&before, &images).expect("amend");
+    let early: std::collections::HashSet<String> = images.keys().cloned().collect();
+    let commit = w.store.amend(&before, &images, &early).expect("amend");
     let before = tunacode_store::Snapshot { commit, ..before };
     let after = w
         .store
@@ -212,7 +213,8 @@ fn a_file_over_the_cap_is_named_and_a_late_snapshot_is_completed_by_pre_images()
     write(&ws, "a.txt", "edited before the snapshot finished\n");
     let mut late = w.store.take("s", "late", &[], &Stop::default()).unwrap();
     late.late = true;
-    let commit = w.store.amend(&late, &images).unwrap();
+    let early = images.keys().cloned().collect();
+    let commit = w.store.amend(&late, &images, &early).unwrap();
     let held = w.store.entries_at(&commit, &["a.txt".to_string()]).unwrap();
     assert_eq!(w.store.blob(&held["a.txt"].blob).unwrap(), b"a0\n");
 

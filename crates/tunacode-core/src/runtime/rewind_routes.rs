@@ -59,8 +59,9 @@ impl Actor {
     pub(super) async fn on_export(&mut self, format: ExportFormat, path: Option<String>) {
         let session = self.agent.session().lock().clone();
         let cwd = self.parts.settings.cwd.clone();
+        let exports = self.parts.settings.paths.data_dir().join("exports");
         let written = crate::runtime::blocking::off_thread("export", move || {
-            crate::rewind::export_to_file(&session, format, path.as_deref(), &cwd)
+            crate::rewind::export_to_file(&session, format, path.as_deref(), (&cwd, &exports))
                 .map_err(|e| crate::runtime::events::OpFailure::Invalid(e.to_string()))
         })
         .await;

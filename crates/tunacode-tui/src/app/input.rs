@@ -164,7 +164,7 @@ impl App {
                     self.interrupt();
                     self.input.hint = Some("stopping…".into());
                 } else {
-                    self.on_idle_esc();
+                    self.on_idle_esc(alt);
                 }
             }
             KeyCode::Char('o') if ctrl => {

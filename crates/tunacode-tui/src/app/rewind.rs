@@ -18,14 +18,15 @@ const DOUBLE_ESC: Duration = Duration::from_millis(800);
 
 impl App {
     /// Esc with nothing running: the second within [`DOUBLE_ESC`] on an empty input opens the
-    /// rewind picker.
-    pub(crate) fn on_idle_esc(&mut self) {
+    /// rewind picker (`both`: the terminal sent the two at once, read as Alt+Esc).
+    pub(crate) fn on_idle_esc(&mut self, both: bool) {
         if !self.input.editor.is_empty() {
             self.mirror.last_esc = None;
             return;
         }
         let now = Instant::now();
         match self.mirror.last_esc.take() {
+            _ if both => self.ask_turns(),
             Some(first) if now.duration_since(first) <= DOUBLE_ESC => self.ask_turns(),
             _ => {
                 self.mirror.last_esc = Some(now);
