@@ -30,7 +30,14 @@ impl Checkpoints {
         } = self.walk(stop)?;
         self.exclude(&skipped, &nested)?;
         self.add_all(stop)?;
-        let forced = self.small_files(forced);
+        // `add -A` took every file it does not ignore; the ignored ones the agent touched are added
+        // by name.
+        let root = &self.work_tree;
+        let forced: Vec<String> = self
+            .small_files(forced)
+            .into_iter()
+            .filter(|p| super::ignored::possibly_ignored(root, p, &self.limits.exclude))
+            .collect();
         if !forced.is_empty() {
             let mut args = vec!["add", "-f", "--"];
             args.extend(forced.iter().map(String::as_str));
@@ -46,13 +53,30 @@ impl Checkpoints {
             &message,
         ];
         self.git_until(&commit, None, stop)?;
-        let commit = self.git_until(&["rev-parse", "HEAD"], None, stop)?;
+        let commit = match self.head_commit() {
+            Some(commit) => commit,
+            None => self.git_until(&["rev-parse", "HEAD"], None, stop)?,
+        };
         Ok(Snapshot {
             commit: commit.trim().to_string(),
             skipped,
             nested,
             late: false,
         })
+    }
+
+    /// The commit HEAD names, read from the store's files (a loose ref: gc never packs them);
+    /// `None` when it is not there so plainly.
+    fn head_commit(&self) -> Option<String> {
+        let head = std::fs::read_to_string(self.git_dir.join("HEAD")).ok()?;
+        let name = head.trim().strip_prefix("ref: ")?;
+        if !name.starts_with("refs/heads/") || name.contains("..") {
+            return None;
+        }
+        let commit = std::fs::read_to_string(self.git_dir.join(name)).ok()?;
+        let commit = commit.trim();
+        (commit.len() >= 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| commit.to_string())
     }
 
     /// `git add -A`: a file git cannot read (no permission) is left out, not the whole snapshot.

@@ -6,7 +6,7 @@ use tunacode_protocol::runtime::ExportFormat;
 
 use crate::rewind::turns;
 use crate::runtime::actor::Actor;
-use crate::runtime::events::RuntimeEvent;
+use crate::runtime::events::{RuntimeEvent, SessionNotice};
 use crate::runtime::ops::Op;
 use crate::runtime::rewind_ops::Step;
 
@@ -48,8 +48,14 @@ impl Actor {
         match self.rewind.fork(&session, at).await {
             Ok((forked, done)) => {
                 self.session_ending("resume").await;
+                let notice = SessionNotice::info(format!(
+                    "Forked from session {} after prompt {}; the original is unchanged (/resume \
+                     opens it).",
+                    &done.parent[..done.parent.len().min(8)],
+                    done.prompt
+                ));
                 self.parts.events.send(RuntimeEvent::Forked(done));
-                self.install_session(forked, true, None);
+                self.install_session(forked, true, Some(notice));
                 self.session_started("resume").await;
             }
             Err(failure) => self.fail(failure),

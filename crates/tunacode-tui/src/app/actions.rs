@@ -89,9 +89,9 @@ impl App {
             Command::Compact(focus) => self.compact(focus),
             Command::Undo(to) => self.submit_op(Op::Undo { to }),
             Command::Rewind(None) => self.ask_turns(),
-            Command::Rewind(Some((to, mode))) => self.submit_op(Op::Rewind { to, mode }),
-            Command::Redo => self.submit_op(Op::Redo),
-            Command::Fork(at) => self.submit_op(Op::Fork { at }),
+            Command::Rewind(Some((to, mode))) => self.submit_rewind(Op::Rewind { to, mode }),
+            Command::Redo => self.submit_rewind(Op::Redo),
+            Command::Fork(at) => self.submit_rewind(Op::Fork { at }),
             Command::Export(path) => self.submit_op(Op::Export {
                 format: tunacode_protocol::export_format_of(path.as_deref()),
                 path,

@@ -57,7 +57,8 @@ impl App {
             }
             RuntimeEvent::Rewound(rewound) => self.on_rewound(rewound),
             RuntimeEvent::Turns(turns) => self.on_turns(turns),
-            RuntimeEvent::Forked(forked) => self.on_forked(forked),
+            // The fork opens next, with a notice naming where it came from.
+            RuntimeEvent::Forked(_) => {}
             RuntimeEvent::Exported { path } => self.view.transcript.push(CellKind::Notice(
                 NoticeLevel::Info,
                 format!("Exported the session to {}", path.display()),
@@ -213,7 +214,8 @@ impl App {
                 .transcript
                 .push(CellKind::Notice(notice.level, notice.message));
         }
-        if announced {
+        // A rewind or fork says what it did itself.
+        if announced && !std::mem::take(&mut self.mirror.quiet_reopen) {
             let text = if view.resumed {
                 format!("Resumed session {}.", view.session_id)
             } else {
@@ -224,6 +226,7 @@ impl App {
     }
 
     fn on_op_failed(&mut self, failure: OpFailure) {
+        self.mirror.quiet_reopen = false;
         match failure {
             OpFailure::MissingKey { provider, var, .. } => {
                 let model = self.mirror.pending_model.take().unwrap_or_default();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tunacode_core::Op;
 use tunacode_protocol::NoticeLevel;
-use tunacode_protocol::runtime::{Forked, RewindMode, Rewound, TurnView};
+use tunacode_protocol::runtime::{RewindMode, Rewound, TurnView};
 
 use crate::app::picker::{Picker, PickerItem, PickerKind};
 use crate::app::state::App;
@@ -94,32 +94,25 @@ impl App {
         let to = words.next().and_then(|n| n.parse().ok());
         let mode = words.next().and_then(RewindMode::parse);
         if let (Some(to), Some(mode)) = (to, mode) {
-            self.submit_op(Op::Rewind { to, mode });
+            self.submit_rewind(Op::Rewind { to, mode });
         }
+    }
+
+    /// Sends a rewind, redo, undo or fork; the session it opens again is not announced as resumed.
+    pub(crate) fn submit_rewind(&mut self, op: Op) {
+        self.mirror.quiet_reopen = true;
+        self.submit_op(op);
     }
 
     /// A rewind, undo or redo was done: its report, and the prompt back in the input.
     pub(crate) fn on_rewound(&mut self, rewound: Rewound) {
+        self.mirror.quiet_reopen = false;
         self.view
             .transcript
             .push(CellKind::Notice(NoticeLevel::Info, rewound.describe()));
         if !rewound.text.is_empty() && self.input.editor.is_empty() {
             self.input.set_text(&rewound.text, &self.view.theme);
         }
-    }
-
-    /// The session was forked (the new one opens next).
-    pub(crate) fn on_forked(&mut self, forked: Forked) {
-        self.view.transcript.push(CellKind::Notice(
-            NoticeLevel::Info,
-            format!(
-                "Forked session {} after prompt {} into {}; the original is unchanged (/resume \
-                 opens it).",
-                short_id(&forked.parent),
-                forked.prompt,
-                short_id(&forked.session_id)
-            ),
-        ));
     }
 }
 
@@ -153,10 +146,6 @@ fn short_time(time: &str) -> String {
         (Some(day), Some(clock)) => format!("{day} {clock}"),
         _ => time.to_string(),
     }
-}
-
-fn short_id(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
 }
 
 #[cfg(test)]

@@ -36,6 +36,8 @@ pub struct RuntimeMirror {
     pub rewind_asked: bool,
     /// When Esc was last pressed with nothing running (a second one soon after opens rewind).
     pub last_esc: Option<std::time::Instant>,
+    /// A rewind or fork was asked for: the session it opens again is not announced as resumed.
+    pub quiet_reopen: bool,
 }
 
 impl RuntimeMirror {
@@ -50,6 +52,7 @@ impl RuntimeMirror {
             mcp_servers: BTreeMap::new(),
             rewind_asked: false,
             last_esc: None,
+            quiet_reopen: false,
             custom_commands: Vec::new(),
             budget_asked: false,
             catalogue,
