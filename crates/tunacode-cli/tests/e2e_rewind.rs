@@ -1,5 +1,6 @@
 //! Rewind, redo, fork, export and import end to end: three prompts change files through
-//! `write_file` and `update_file` (of a file the project's `.gitignore` ignores), `apply_patch` and a `bash` `sed -i`; the user edits a file
+//! `write_file` and `update_file`, `apply_patch` and a `bash` `sed -i` (the first and the last also
+//! change a file the project's `.gitignore` ignores); the user edits a file
 //! in between; a script rewinds and forks over stream-json, then `tunacode rewind`, `redo`, `fork`,
 //! `export` and `import` do it again from the command line on the saved session.
 
@@ -39,7 +40,11 @@ fn three_prompts() -> Vec<Turn> {
         Turn::text("done one"),
         Turn::tool_calls(&[("p", "apply_patch", &json!({"input": patch}).to_string())]),
         Turn::text("done two"),
-        Turn::tool_calls(&[("s", "bash", r#"{"command": "sed -i s/beta/BETA/ b.txt"}"#)]),
+        Turn::tool_calls(&[(
+            "s",
+            "bash",
+            r#"{"command": "sed -i s/beta/BETA/ b.txt && sed -i s/KEY=1/KEY=3/ gen/config.ini"}"#,
+        )]),
         Turn::text("done three"),
     ]
 }
@@ -118,7 +123,7 @@ fn rewind_redo_and_fork_over_stream_json_and_the_command_line() {
         );
     }
     assert_eq!(read(&ws, "b.txt").as_deref(), Some("BETA\n"));
-    assert_eq!(read(&ws, "gen/config.ini").as_deref(), Some("KEY=1\n"));
+    assert_eq!(read(&ws, "gen/config.ini").as_deref(), Some("KEY=3\n"));
     std::fs::write(ws.join("a.txt"), "the user's alpha\n").unwrap();
 
     let rewound = ask(
@@ -150,7 +155,11 @@ fn rewind_redo_and_fork_over_stream_json_and_the_command_line() {
     assert_eq!(back["kind"], "redo");
     assert_eq!(read(&ws, "b.txt").as_deref(), Some("BETA\n"));
     assert_eq!(read(&ws, "c.txt").as_deref(), Some("c2\n"));
-    assert_eq!(read(&ws, "gen/config.ini").as_deref(), Some("KEY=1\n"));
+    assert_eq!(
+        read(&ws, "gen/config.ini").as_deref(),
+        Some("KEY=3\n"),
+        "redo"
+    );
     assert_eq!(read(&ws, "a.txt").as_deref(), Some("the user's alpha\n"));
     let forked = ask(
         &mut stdin,
