@@ -51,6 +51,9 @@ pub struct Checkpoints {
     turns: Arc<tokio::sync::Mutex<()>>,
     /// The git program (another only in tests).
     program: PathBuf,
+    /// Held while the store is created or checked (a pre-image may come while a snapshot in the
+    /// background is still creating it).
+    init: Arc<Mutex<()>>,
 }
 
 impl Checkpoints {
@@ -64,6 +67,7 @@ impl Checkpoints {
             busy: Arc::default(),
             turns: Arc::default(),
             program: PathBuf::from("git"),
+            init: Arc::default(),
         }
     }
 
@@ -226,6 +230,7 @@ impl Checkpoints {
     /// Creates the store, or makes an existing one private (tightening what an older version left
     /// readable).
     pub(crate) fn ensure_store(&self) -> Result<(), CheckpointError> {
+        let _alone = self.init.lock().unwrap_or_else(|p| p.into_inner());
         let io = |path: &Path, e: std::io::Error| {
             CheckpointError::Git(format!("{}: {e}", path.display()))
         };
