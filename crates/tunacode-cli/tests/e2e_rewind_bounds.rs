@@ -51,14 +51,6 @@ fn wait_until(what: &str, check: impl Fn() -> bool) {
     }
 }
 
-fn line_of(reader: &mut LineReader, kind: &str) -> Value {
-    let wanted = format!("\"type\":\"{kind}\"");
-    let line = reader
-        .wait_for(WAIT, |l| l.contains(&wanted))
-        .unwrap_or_else(|| panic!("no {kind} line"));
-    serde_json::from_str(&line).unwrap()
-}
-
 #[test]
 fn the_first_edit_waits_only_the_bound_and_a_big_file_is_named_not_restorable() {
     let env = TestEnv::new().unwrap();
@@ -102,6 +94,7 @@ fn the_first_edit_waits_only_the_bound_and_a_big_file_is_named_not_restorable() 
             "--yes",
         ])
         .env("PATH", path)
+        .env("TUNACODE_LOG", "info")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -124,21 +117,38 @@ fn the_first_edit_waits_only_the_bound_and_a_big_file_is_named_not_restorable() 
         "the edit landed while the snapshot was held"
     );
     std::fs::write(&release, "").unwrap();
-    assert_eq!(line_of(&mut reader, "result")["status"], "answered");
-
+    // Every line is kept, so a failure shows the notices that came with the request.
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut until = |kind: &str| -> Value {
+        let wanted = format!("\"type\":\"{kind}\"");
+        let line = reader
+            .wait_for(WAIT, |l| {
+                seen.borrow_mut().push(l.to_string());
+                l.contains(&wanted)
+            })
+            .unwrap_or_else(|| panic!("no {kind} line"));
+        serde_json::from_str(&line).unwrap()
+    };
+    assert_eq!(until("result")["status"], "answered");
     writeln!(
         stdin,
         "{}",
         json!({"type": "rewind", "to": 1, "mode": "code"})
     )
     .unwrap();
-    let rewound = line_of(&mut reader, "rewound");
+    let rewound = until("rewound");
     drop(stdin);
     finish(child, Some(reader));
+    let notices: Vec<String> = seen
+        .borrow()
+        .iter()
+        .filter(|l| l.contains("\"type\":\"notice\""))
+        .cloned()
+        .collect();
     assert_eq!(
         std::fs::read_to_string(ws.join("a.txt")).unwrap(),
         "alpha\n",
-        "{rewound}"
+        "{rewound} {notices:?}"
     );
     let skipped = rewound["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{rewound}");

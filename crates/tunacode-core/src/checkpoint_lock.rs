@@ -54,7 +54,12 @@ fn lock_file(git_dir: &Path) -> Option<PathBuf> {
     Some(parent.join(format!("{name}.lock")))
 }
 
-/// Removes the lock files a git killed midway left (the index's, HEAD's, the refs').
+/// How old a lock file must be to be taken for one a killed git left (a git at work keeps its
+/// lock for moments; one of another TunaCode that does not take this lock, an older version, may
+/// still be writing).
+const STALE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the lock files a killed git left (the index's, HEAD's, the refs').
 fn clear_stale_locks(git_dir: &Path) {
     let dirs = [
         git_dir.to_path_buf(),
@@ -66,7 +71,13 @@ fn clear_stale_locks(git_dir: &Path) {
             continue;
         };
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().ends_with(".lock") {
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > STALE);
+            if stale && entry.file_name().to_string_lossy().ends_with(".lock") {
                 let _ = std::fs::remove_file(entry.path());
             }
         }

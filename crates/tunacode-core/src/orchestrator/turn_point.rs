@@ -58,6 +58,11 @@ impl TurnPoint {
     /// Adds the prompt's node (`typed`: what the user typed) and ends the redo point; the marker to
     /// write on the prompt's part.
     pub(super) async fn begin(&mut self, agent: &Agent, typed: &str) -> String {
+        // The last turn's snapshot, still finishing in the background, ends before this turn's
+        // commands can run (a command's sandbox takes what changes in the data dir for its own).
+        if let Some(store) = &agent.checkpoints {
+            drop(store.turn_lock().lock().await);
+        }
         let marker = crate::rewind::new_marker();
         {
             let mut session = agent.session.lock();
@@ -102,6 +107,9 @@ impl TurnPoint {
             Before::Taking(_) => true,
             Before::NotYet | Before::Failed => return,
         };
+        if late && runs_commands(tools, calls) {
+            self.finish_before(agent).await;
+        }
         let new: Vec<String> = paths
             .into_iter()
             .filter(|p| !self.images.contains_key(p))
@@ -130,6 +138,28 @@ impl TurnPoint {
             Ok(Err(e)) => warn(agent, &e.to_string()),
             Err(e) => warn(agent, &e.to_string()),
         }
+    }
+
+    /// Waits for the snapshot still being taken: a command must not run beside it (the sandbox
+    /// would take the store's changes in the data dir for the command's). It stays late.
+    async fn finish_before(&mut self, agent: &Agent) {
+        let Before::Taking(handle) = std::mem::take(&mut self.before) else {
+            return;
+        };
+        self.before = match handle.await {
+            Ok(Ok(snapshot)) => Before::Taken(Snapshot {
+                late: true,
+                ..snapshot
+            }),
+            Ok(Err(e)) => {
+                warn(agent, &e.to_string());
+                Before::Failed
+            }
+            Err(e) => {
+                warn(agent, &e.to_string());
+                Before::Failed
+            }
+        };
     }
 
     /// The request ended: completes the node, waiting at most the snapshot bound (so the files the
@@ -282,6 +312,17 @@ fn warn(agent: &Agent, failure: &str) {
         level: NoticeLevel::Warning,
         message: format!("No rewind snapshot for this prompt: {failure}"),
     });
+}
+
+/// Whether a call of the batch runs a program (in the sandbox, which checks the data dir after).
+fn runs_commands(tools: &ToolSet, calls: &[ToolCallPart]) -> bool {
+    calls.iter().any(|call| match tools.get(&call.tool_name) {
+        Some(tool) => match call.args_object() {
+            Ok(args) => tool.classify(&args) == ToolKind::Execute,
+            Err(_) => tool.kind() == ToolKind::Execute,
+        },
+        None => false,
+    })
 }
 
 fn may_change(tools: &ToolSet, call: &ToolCallPart) -> bool {
