@@ -32,7 +32,13 @@ impl UserShell {
         }
         let ctx = self.context(&command, agent.workspace(), events);
         let events = events.clone();
+        let snapshots = agent.checkpoints.as_ref().map(|store| store.turn_lock());
         tokio::spawn(async move {
+            // The last turn's snapshot, if it still finishes in the background, ends first: the
+            // sandbox's after-check would take the store's changes for the command's.
+            if let Some(lock) = snapshots {
+                drop(lock.lock().await);
+            }
             let args = json!({"command": command, "timeout": 600});
             let output = match args.as_object() {
                 Some(map) => match Bash::default().call(map.clone(), &ctx).await {
