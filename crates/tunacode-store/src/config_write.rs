@@ -2,7 +2,6 @@
 //! provider are merged into the file as raw JSON, so every other key (and the order of keys) survives.
 //! A file that cannot be read is an error and is never touched; the write is atomic and mode 0600.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -131,23 +130,7 @@ pub(crate) fn write_atomic(path: &Path, value: &Value) -> Result<(), StoreError>
         )
     })?;
     text.push(b'\n');
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tunacode-config-")
-        .suffix(".tmp")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-        .tempfile_in(&dir)
-        .map_err(|e| StoreError::io(&dir, e))?;
-    tmp.write_all(&text)
-        .map_err(|e| StoreError::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| StoreError::io(tmp.path(), e))?;
-    tmp.persist(path)
-        .map_err(|e| StoreError::io(path, e.error))?;
-    // Make the rename itself durable; a failure here does not undo the write.
-    if let Ok(d) = std::fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
+    crate::private::write_file_atomically(path, &text).map_err(|(at, e)| StoreError::io(at, e))?;
     Ok(())
 }
 

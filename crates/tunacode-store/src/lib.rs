@@ -43,7 +43,7 @@ pub use loop_config::LoopDetectionConfig;
 pub use lsp_config::{LspConfig, LspServerConfig};
 pub use mcp_approvals::{approve_project_mcp, content_digest, is_project_mcp_approved};
 pub use paths::{Paths, project_id};
-pub use private::{private_dir, private_tree};
+pub use private::{private_dir, private_tree, write_file_atomically};
 pub use rewind_config::RewindConfig;
 pub use session_file::{SESSION_FORMAT_VERSION, SessionFile, now_rfc3339};
 pub use session_list::INDEX_FILE;

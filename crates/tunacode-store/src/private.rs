@@ -7,6 +7,37 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::Path;
 
+/// Writes `bytes` to `path` atomically with mode 0600: a temporary file beside it, synced, renamed
+/// over it, and the rename synced (a crash leaves the old file or the new one; a failure leaves no
+/// temporary file; a symbolic link at `path` is replaced, never written through). The folder must
+/// exist. On failure, the error and the file it concerns.
+pub fn write_file_atomically(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), (std::path::PathBuf, io::Error)> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tunacode-")
+        .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(0o600))
+        .tempfile_in(dir)
+        .map_err(|e| (dir.to_path_buf(), e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| (path.to_path_buf(), e))?;
+    tmp.persist(path)
+        .map_err(|e| (path.to_path_buf(), e.error))?;
+    // The rename itself made durable; a failure here does not undo the write.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
 /// Group and other permission bits.
 const SHARED_BITS: u32 = 0o077;
 

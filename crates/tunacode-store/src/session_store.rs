@@ -2,7 +2,6 @@
 //! atomically (temporary file, fsync, rename) with mode 0600, each with its journal
 //! `<session_id>.jsonl` beside it (see [`crate::journal`]). Listing is in `session_list.rs`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
@@ -175,28 +174,14 @@ impl SessionStore {
     }
 }
 
-/// Writes `bytes` to `path` (in `dir`) atomically with mode 0600: a temporary file, synced, then
-/// renamed over it (a crash leaves the old file or the new one; a failure leaves no temporary file).
+/// Writes `bytes` to `path` (in `dir`, made private first) atomically with mode 0600.
 pub(crate) fn write_private_atomically(
     dir: &Path,
     path: &Path,
     bytes: &[u8],
 ) -> Result<(), StoreError> {
     crate::private::private_dir(dir).map_err(|e| StoreError::io(dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .suffix(".json")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-        .tempfile_in(dir)
-        .map_err(|e| StoreError::io(dir, e))?;
-    tmp.write_all(bytes)
-        .map_err(|e| StoreError::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| StoreError::io(tmp.path(), e))?;
-    tmp.persist(path)
-        .map_err(|e| StoreError::io(path, e.error))?;
-    Ok(())
+    crate::private::write_file_atomically(path, bytes).map_err(|(at, e)| StoreError::io(at, e))
 }
 
 /// Replays a journal's text onto `messages`; what cannot be replayed is first kept aside (written

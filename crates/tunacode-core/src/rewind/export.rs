@@ -82,22 +82,8 @@ pub fn export_to_file(
 /// Writes `bytes` to `path` privately (mode 0600) and atomically: a temporary file beside it,
 /// renamed over it, so a symbolic link at `path` is replaced, never written through.
 pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
-    let io = |path: &Path, source| ExportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tunacode-export-")
-        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
-        .tempfile_in(dir)
-        .map_err(|e| io(dir, e))?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(|e| io(path, e))?;
-    tmp.persist(path).map_err(|e| io(path, e.error))?;
-    Ok(())
+    tunacode_store::write_file_atomically(path, bytes)
+        .map_err(|(path, source)| ExportError::Io { path, source })
 }
 
 fn export_json(file: &SessionFile, tree: &SessionTree) -> String {
