@@ -141,8 +141,15 @@ fn a_second_overflow_is_a_clear_error() {
 fn compact_on_demand_keeps_what_the_user_asks_and_later_requests_carry_the_summary() {
     use std::io::Write;
     let env = TestEnv::new().unwrap();
+    // Enough history that a summary is smaller than what it replaces (a summary that is not is not
+    // applied: the test above).
+    std::fs::write(
+        env.workspace().join("notes.txt"),
+        "a line of notes\n".repeat(300),
+    )
+    .unwrap();
     let fake = fake(vec![
-        Turn::tool_calls(&[("c1", "list_dir", r#"{"directory": "."}"#)]),
+        Turn::tool_calls(&[("c1", "read_file", r#"{"file_path": "notes.txt"}"#)]),
         Turn::text("Listed."),
         Turn::text("Still here."),
     ]);
@@ -184,4 +191,113 @@ fn compact_on_demand_keeps_what_the_user_asks_and_later_requests_carry_the_summa
         last.raw_body.contains("[Compaction summary]") && last.raw_body.contains("list the files")
     );
     assert_tool_pairing(&last.body);
+}
+
+/// Sends `lines` to a stream-json run against `fake` and waits for it to end.
+fn stream_run(env: &TestEnv, fake: &FakeProvider, lines: &[serde_json::Value]) -> Run {
+    use std::io::Write;
+    let mut child = env
+        .command(&bin())
+        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--input-format", "stream-json", "--output", "stream-json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    finish(child, None)
+}
+
+#[test]
+fn a_summary_that_would_not_shrink_the_history_is_not_applied_and_says_so() {
+    let env = TestEnv::new().unwrap();
+    let long_summary = format!("## Task\n{}", "A very detailed summary line.\n".repeat(60));
+    let fake = FakeProvider::start_with(
+        Arc::new(OpenAiChat),
+        vec![Turn::text("Hi."), Turn::text("Still here.")],
+        FakeOptions {
+            summary: Some(long_summary),
+            ..FakeOptions::default()
+        },
+    );
+    let run = stream_run(
+        &env,
+        &fake,
+        &[
+            json!({"type": "user_message", "text": "hello"}),
+            json!({"type": "compact"}),
+            json!({"type": "user_message", "text": "and now?"}),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.of_type("context_compacted").is_empty(),
+        "{}",
+        run.stdout
+    );
+    let skipped: Vec<&serde_json::Value> = run
+        .of_type("notice")
+        .into_iter()
+        .filter(|n| {
+            n["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("Compaction skipped")
+        })
+        .collect();
+    assert_eq!(skipped.len(), 1, "{}", run.stdout);
+    let last = fake.requests().last().unwrap().raw_body.clone();
+    assert!(!last.contains("[Compaction summary]"), "{last}");
+    assert!(last.contains("hello") && last.contains("Hi."), "{last}");
+}
+
+#[test]
+fn a_large_attachment_in_the_kept_turn_is_shortened_so_the_request_fits() {
+    let env = TestEnv::new().unwrap();
+    let big: String = (0..500)
+        .map(|i| format!("pub fn function_number_{i}(x: u32) -> u32 {{ x + {i} }}\n"))
+        .collect();
+    assert!(big.len() > 26_000);
+    std::fs::write(env.workspace().join("big.rs"), &big).unwrap();
+    write_config(&env, 8000);
+    let fake = fake(vec![Turn::text("Hi."), Turn::text("It adds numbers.")]);
+    let run = stream_run(
+        &env,
+        &fake,
+        &[
+            json!({"type": "user_message", "text": "hello, I will show you a file"}),
+            json!({"type": "user_message", "text": "explain @big.rs"}),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let compacted = run.of_type("context_compacted");
+    assert_eq!(compacted.len(), 1, "{}", run.stdout);
+    let after = compacted[0]["tokens_after"].as_u64().unwrap();
+    assert!(after < 8000 * 85 / 100, "still over the threshold: {after}");
+    assert!(after < compacted[0]["tokens_before"].as_u64().unwrap());
+    assert!(
+        run.of_type("notice").iter().any(|n| n["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Attachments shortened to fit the window: big.rs")),
+        "{}",
+        run.stdout
+    );
+    let last = fake.requests().last().unwrap().raw_body.clone();
+    assert!(
+        last.len() / 4 < 8000 * 85 / 100,
+        "{} bytes sent",
+        last.len()
+    );
+    assert!(last.contains("function_number_1(") && !last.contains("function_number_499("));
+    assert!(last.contains("read_file big.rs for the rest"));
+    // The whole attachment stays in the session, marked as replaced.
+    let session = env.only_session().to_string();
+    assert!(session.contains("function_number_499("));
 }

@@ -15,6 +15,7 @@ pub mod checkpoints;
 pub mod checks;
 mod client_cache;
 pub mod compaction;
+mod compaction_attachments;
 mod compaction_transcript;
 pub mod completion;
 pub mod concurrency;

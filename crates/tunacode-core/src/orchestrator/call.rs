@@ -5,7 +5,7 @@
 use tunacode_llm::{LlmError, ModelRequest, ProviderSettings};
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolSpec};
 
-use super::context::ContextKeeper;
+use super::context::{Cause, ContextKeeper};
 use super::offer::{Offer, announce_tool_changes, callable_tools, joined, state_note};
 use super::request::{Interrupt, Request};
 use super::spend;
@@ -70,7 +70,7 @@ impl ModelCall {
                 LlmError::ContextOverflow { .. }
                     if !compacted
                         && shown_nothing
-                        && context.compact(req, t, (None, false), fixed).await? =>
+                        && context.compact(req, t, Cause::Overflow, fixed).await? =>
                 {
                     compacted = true;
                 }

@@ -4,7 +4,7 @@
 //! pruned once that is worth it, and past the threshold the older history is compacted. A provider's
 //! "context too long" error triggers one compaction and one retry (the model call step asks).
 
-use tunacode_protocol::{AgentEvent, NoticeLevel, Usage};
+use tunacode_protocol::{AgentEvent, Message, NoticeLevel, Usage};
 
 use super::hook_points;
 use super::meter::ContextMeter;
@@ -12,7 +12,10 @@ use super::record::record_usage;
 use super::request::{Interrupt, Request};
 use super::spend;
 use super::transcript::Transcript;
-use crate::compaction::{apply, keep_from, summarize, summary_request};
+use crate::compaction::{
+    apply, counted_conversation_tokens, keep_from, summarize, summary_request,
+};
+use crate::compaction_attachments::shorten_kept_attachments;
 use crate::history::prune_tool_outputs;
 use crate::session::CallMark;
 use crate::tokens::TokenCounter;
@@ -105,22 +108,28 @@ impl ContextKeeper {
         if !req.agent.options.context.needs_compaction(tokens) {
             return Ok(false);
         }
-        self.compact(req, t, (None, false), fixed).await
+        self.compact(req, t, Cause::Threshold, fixed).await
     }
 
-    /// Replaces the older history by a summary the model writes without tools (`focus`: what the
-    /// summary should keep; `manual`: the user asked). Returns whether anything was compacted; a
-    /// `PreCompact` hook may refuse it.
+    /// Replaces the older history by a summary the model writes without tools, for `cause`.
+    /// Returns whether anything was compacted; a `PreCompact` hook may refuse it, and a summary that
+    /// would not make the conversation smaller is not applied (unless the provider said it overflowed:
+    /// then it is authoritative over our estimate).
     pub(super) async fn compact(
         &mut self,
         req: &Request<'_>,
         t: &mut Transcript,
-        (focus, manual): (Option<&str>, bool),
+        cause: Cause<'_>,
         fixed: u64,
     ) -> Result<bool, Interrupt> {
         let budget = req.agent.options.context;
         let before = self.next_request_tokens(req, t, fixed);
-        let Some(keep) = keep_from(t.messages(), budget.keep_budget()) else {
+        // Asked, the user wants the history summarized now: only the latest turn stays whole.
+        let (focus, manual, keep_budget) = match cause {
+            Cause::Asked(focus) => (focus, true, 0),
+            Cause::Threshold | Cause::Overflow => (None, false, budget.keep_budget()),
+        };
+        let Some(keep) = keep_from(t.messages(), keep_budget) else {
             return Ok(false);
         };
         if refused_by_hook(req, focus, manual).await {
@@ -133,13 +142,20 @@ impl ContextKeeper {
             budget.summary_input_limit(),
         );
         let summary = summarize_within_budget(req, request, before).await?;
-        let summary = summary.text;
         req.check_cancelled()?;
         let compacted = t.messages()[..keep]
             .iter()
             .filter(|m| m.in_conversation())
             .count();
-        t.rewrite(|history| Some(((), apply(history, keep, &summary))));
+        let Some((history, first)) =
+            compacted_history(req, t.messages(), (keep, &summary.text), fixed, cause)
+        else {
+            return Ok(false);
+        };
+        t.rewrite(|old| {
+            *old = history;
+            Some(((), first))
+        });
         t.recheck_all();
         self.meter.rewritten();
         Self::forget_last_call(req);
@@ -150,6 +166,57 @@ impl ContextKeeper {
         });
         Ok(true)
     }
+}
+
+/// The history with the span before `keep` replaced by `summary`, and the first index changed. The
+/// kept prompts' long attachments are shortened when the result would still pass the threshold.
+/// `None` (with a notice) when the summary would not make the conversation smaller.
+fn compacted_history(
+    req: &Request<'_>,
+    messages: &[Message],
+    (keep, summary): (usize, &str),
+    fixed: u64,
+    cause: Cause<'_>,
+) -> Option<(Vec<Message>, usize)> {
+    let budget = req.agent.options.context;
+    let tokens = |m: &[Message]| fixed + counted_conversation_tokens(m, budget.tokens);
+    let before = tokens(messages);
+    let mut history = messages.to_vec();
+    let first = apply(&mut history, keep, summary);
+    let shortened =
+        shorten_kept_attachments(&mut history, keep, |m| !budget.needs_compaction(tokens(m)));
+    let after = tokens(&history);
+    if after >= before && !matches!(cause, Cause::Overflow) {
+        req.emit(AgentEvent::Notice {
+            level: NoticeLevel::Warning,
+            message: format!(
+                "Compaction skipped: the summary (~{after} tokens in all) would not be smaller \
+                 than the history it replaces (~{before}). Nothing was changed."
+            ),
+        });
+        return None;
+    }
+    if !shortened.is_empty() {
+        req.emit(AgentEvent::Notice {
+            level: NoticeLevel::Info,
+            message: format!(
+                "Attachments shortened to fit the window: {} (the model can read them again).",
+                shortened.join(", ")
+            ),
+        });
+    }
+    Some((history, first))
+}
+
+/// Why the history is compacted.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Cause<'a> {
+    /// The next request would pass the threshold of the window.
+    Threshold,
+    /// The provider said the request was too long.
+    Overflow,
+    /// The user asked (`/compact`), with what the summary should keep.
+    Asked(Option<&'a str>),
 }
 
 /// Why a call missed the cache the call before it hit: what changed between them.

@@ -161,7 +161,7 @@ impl<'a> RequestRun<'a> {
             .compact(
                 &self.request,
                 &mut self.transcript,
-                (focus.as_deref(), true),
+                context::Cause::Asked(focus.as_deref()),
                 fixed,
             )
             .await;
@@ -170,7 +170,7 @@ impl<'a> RequestRun<'a> {
                 let response = if done {
                     "The older history was summarized."
                 } else {
-                    "Nothing to compact yet."
+                    "Nothing was compacted."
                 };
                 let ending = Ending {
                     reason: FinishReason::Compacted,

@@ -105,10 +105,18 @@ impl App {
         tokens_after: u64,
         compacted_messages: usize,
     ) {
+        // Only a compaction the provider forced (it said the request was too long) can leave the
+        // estimate as large as before: that is not called a success.
+        let (level, shrank) = if tokens_after < tokens_before {
+            (NoticeLevel::Info, "")
+        } else {
+            (NoticeLevel::Warning, " The estimate did not shrink.")
+        };
         self.view.transcript.push(CellKind::Notice(
-            NoticeLevel::Info,
+            level,
             format!(
-                "Context compacted: {compacted_messages} older messages summarized                      (~{tokens_before} → ~{tokens_after} tokens). They stay in the session."
+                "Context compacted: {compacted_messages} older messages summarized (~{tokens_before} \
+                 → ~{tokens_after} tokens). They stay in the session.{shrank}"
             ),
         ));
     }

@@ -27,6 +27,8 @@ pub mod view_state;
 #[cfg(test)]
 mod behaviour_tests;
 #[cfg(test)]
+mod polish_tests;
+#[cfg(test)]
 mod view_tests;
 
 use std::collections::BTreeMap;

@@ -10,6 +10,10 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 use tunacode_protocol::{NoticeLevel, ToolStatus};
 
+use unicode_width::UnicodeWidthStr;
+
+use crate::render::truncate_line;
+use crate::render::wrap::expand_tabs;
 use crate::render::{StreamingMarkdown, render_diff, wrap_spans};
 use crate::theme::Theme;
 
@@ -247,10 +251,15 @@ fn render_tool(
         // A running command's output so far: its last lines, as they come.
         let all: Vec<&str> = tool.result.lines().collect();
         let tail = &all[all.len().saturating_sub(PREVIEW_LINES)..];
-        lines.extend(
-            tail.iter()
-                .map(|l| result_line(l, width, theme, theme.muted)),
-        );
+        for l in tail {
+            lines.extend(result_lines(
+                l,
+                width,
+                theme,
+                theme.muted,
+                flags.expand_tools,
+            ));
+        }
         return lines;
     }
     if let Some(diff) = tool.diff.as_deref().filter(|d| !d.trim().is_empty()) {
@@ -268,17 +277,26 @@ fn render_tool(
     } else {
         all.len().min(PREVIEW_LINES)
     };
-    lines.extend(
-        all[..show]
-            .iter()
-            .map(|l| result_line(l, width, theme, result_style)),
-    );
-    if all.len() > show {
-        lines.push(Line::styled(
-            format!("  │ … {} more lines (Ctrl+O expands)", all.len() - show),
-            theme.muted,
+    for l in &all[..show] {
+        lines.extend(result_lines(
+            l,
+            width,
+            theme,
+            result_style,
+            flags.expand_tools,
         ));
     }
+    let cut_wide = !flags.expand_tools
+        && all[..show]
+            .iter()
+            .any(|l| expand_tabs(l).width() > width.saturating_sub(4));
+    let more = match (all.len() - show, cut_wide) {
+        (0, false) => None,
+        (0, true) => Some("  │ … long lines cut (Ctrl+O wraps them)".to_string()),
+        (1, _) => Some("  │ … 1 more line (Ctrl+O expands)".to_string()),
+        (hidden, _) => Some(format!("  │ … {hidden} more lines (Ctrl+O expands)")),
+    };
+    lines.extend(more.map(|m| Line::styled(m, theme.muted)));
     lines
 }
 
@@ -346,11 +364,20 @@ fn diff_lines(diff: &str, width: usize, theme: &Theme, flags: ViewFlags) -> Vec<
     lines
 }
 
-/// One line of a call's output under its header, clipped to the width.
-fn result_line(line: &str, width: usize, theme: &Theme, style: Style) -> Line<'static> {
-    let clipped: String = line.chars().take(width.saturating_sub(4)).collect();
-    Line::from(vec![
-        Span::styled("  │ ", theme.border),
-        Span::styled(clipped, style),
-    ])
+/// One line of a call's output under its header, its tabs expanded: wrapped to the width when the
+/// calls are expanded, else cut with an ellipsis.
+fn result_lines(
+    line: &str,
+    width: usize,
+    theme: &Theme,
+    style: Style,
+    wrap: bool,
+) -> Vec<Line<'static>> {
+    let gutter = || Span::styled("  │ ", theme.border);
+    let text = Span::styled(expand_tabs(line), style);
+    if wrap {
+        wrap_spans(vec![text], width, gutter(), gutter())
+    } else {
+        vec![truncate_line(Line::from(vec![gutter(), text]), width)]
+    }
 }

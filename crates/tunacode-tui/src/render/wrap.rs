@@ -89,6 +89,28 @@ pub fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
     Line { spans, ..line }
 }
 
+/// `line` with each tab expanded to the next stop of `TAB`'s width (so columns after a tab line up, as
+/// in an editor) and other control characters dropped.
+pub(crate) fn expand_tabs(line: &str) -> String {
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut column = 0;
+    for ch in line.chars() {
+        match ch {
+            '\t' => {
+                let spaces = TAB.len() - column % TAB.len();
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            c if c.is_control() => {}
+            c => {
+                out.push(c);
+                column += c.width().unwrap_or(0);
+            }
+        }
+    }
+    out
+}
+
 /// `text` without control characters (tabs become four spaces; `'\n'` is kept when `keep_newlines`).
 pub(crate) fn sanitize(text: &str, keep_newlines: bool) -> String {
     let mut out = String::with_capacity(text.len());
