@@ -388,7 +388,8 @@ fn resuming_a_session_continues_its_history() {
     let first = run(&env, &fake, &["first question"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
     let id = first.result()["session_id"].as_str().unwrap().to_string();
-    let second = run(&env, &fake, &["--session", &id, "second question"]);
+    // The 8-character id the status line and `/resume` show is enough.
+    let second = run(&env, &fake, &["--session", &id[..8], "second question"]);
     assert_eq!(second.code, 0, "{}", second.stderr);
     assert_eq!(second.result()["session_id"], id.as_str());
     let roles: Vec<(String, String)> = messages(&fake.requests()[1].body)

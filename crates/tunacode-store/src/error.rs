@@ -34,6 +34,14 @@ pub enum StoreError {
         /// Where it was looked for.
         dir: PathBuf,
     },
+    /// A shortened id that begins more than one session's id.
+    #[error("`{id}` names {count} sessions; give more of the id")]
+    AmbiguousSession {
+        /// The id asked for.
+        id: String,
+        /// How many sessions it begins.
+        count: usize,
+    },
     /// No home directory could be found for the default paths.
     #[error("cannot find a home directory: {0}")]
     NoHome(String),

@@ -16,8 +16,7 @@ use crate::error::StoreError;
 use crate::session_file::SessionFile;
 use crate::session_store::{SessionStore, SessionSummary};
 
-/// The index's file name in a project's folder.
-pub const INDEX_FILE: &str = "index.json";
+pub use crate::session_store::INDEX_FILE;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Index {

@@ -9,6 +9,9 @@ use crate::journal::{Journal, JournalBase};
 use crate::journal_replay::{JournalProblem, replay_journal};
 use crate::session_file::SessionFile;
 
+/// The list index's file name in a project's folder (`session_list.rs`).
+pub const INDEX_FILE: &str = "index.json";
+
 pub use tunacode_protocol::runtime::SessionSummary;
 
 /// A session read back: the checkpoint with its journal replayed.
@@ -63,6 +66,35 @@ impl SessionStore {
     pub fn path_of(&self, project_id: &str, session_id: &str) -> PathBuf {
         self.project_dir(project_id)
             .join(format!("{session_id}.json"))
+    }
+
+    /// The full id of the session `id` names in the project: itself when a session has it, else the
+    /// one session whose id begins with it (the 8-character ids the front ends show). An id that
+    /// begins none is returned as is (loading it then says it is not found, or finds a Python one).
+    pub fn resolve_id(&self, project_id: &str, id: &str) -> Result<String, StoreError> {
+        if !is_session_id(id) || self.path_of(project_id, id).exists() {
+            return Ok(id.to_string());
+        }
+        let entries = match std::fs::read_dir(self.project_dir(project_id)) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(id.to_string()),
+            Err(e) => return Err(StoreError::io(self.project_dir(project_id), e)),
+        };
+        let matching: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter_map(|name| name.strip_suffix(".json").map(str::to_string))
+            .filter(|name| name.starts_with(id) && !name.ends_with(".tree") && is_session_id(name))
+            .filter(|name| name != INDEX_FILE.trim_end_matches(".json"))
+            .collect();
+        match matching.as_slice() {
+            [] => Ok(id.to_string()),
+            [one] => Ok(one.clone()),
+            _ => Err(StoreError::AmbiguousSession {
+                id: id.to_string(),
+                count: matching.len(),
+            }),
+        }
     }
 
     /// Writes a session atomically (a crash leaves either the old file or the new one, never half; a

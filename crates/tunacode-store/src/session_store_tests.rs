@@ -24,6 +24,35 @@ fn an_id_that_is_a_path_is_not_found() {
 }
 
 #[test]
+fn a_unique_prefix_of_an_id_names_its_session_and_a_shared_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    for id in ["df978d65-aaaa", "df978d65-bbbb", "0a1b2c3d-cccc"] {
+        store.save(&session(id, "2026-01-01T00:00:00Z")).unwrap();
+    }
+    assert_eq!(
+        store.resolve_id("proj", "0a1b2c3d").unwrap(),
+        "0a1b2c3d-cccc"
+    );
+    assert_eq!(
+        store.resolve_id("proj", "df978d65-b").unwrap(),
+        "df978d65-bbbb"
+    );
+    assert_eq!(
+        store.resolve_id("proj", "df978d65-aaaa").unwrap(),
+        "df978d65-aaaa"
+    );
+    assert!(matches!(
+        store.resolve_id("proj", "df978d65"),
+        Err(StoreError::AmbiguousSession { count: 2, .. })
+    ));
+    // An id nothing begins is left for loading to report, and a path is never matched.
+    assert_eq!(store.resolve_id("proj", "ffff").unwrap(), "ffff");
+    assert_eq!(store.resolve_id("proj", "../x").unwrap(), "../x");
+    assert_eq!(store.resolve_id("nowhere", "0a1b").unwrap(), "0a1b");
+}
+
+#[test]
 fn saves_atomically_with_0600_and_loads_back() {
     let dir = tempfile::tempdir().unwrap();
     let store = SessionStore::new(dir.path());

@@ -216,6 +216,20 @@ impl Actor {
         }
     }
 
+    /// Plan mode on or off, saved at once when idle (a running request saves it when it ends).
+    async fn on_set_plan_mode(&mut self, active: bool) {
+        self.agent.set_plan_mode(active);
+        if !self.requests.busy() {
+            let saved = self
+                .sessions
+                .save_between_requests(self.agent.session())
+                .await;
+            if let Err(e) = saved {
+                self.fail(e);
+            }
+        }
+    }
+
     /// Routes `op` to the handler of its family.
     async fn handle(&mut self, op: Op) {
         match op {
@@ -254,7 +268,7 @@ impl Actor {
                 self.on_rewind_op(op).await
             }
             Op::Export { format, path } => self.on_export(format, path).await,
-            Op::SetPlanMode { active } => self.agent.set_plan_mode(active),
+            Op::SetPlanMode { active } => self.on_set_plan_mode(active).await,
             Op::SetYolo { on } => {
                 self.parts.policy.set_yolo(on);
                 self.parts.events.send(RuntimeEvent::YoloChanged { on });

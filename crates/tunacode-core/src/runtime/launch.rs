@@ -29,9 +29,9 @@ pub enum LaunchError {
 impl From<RuntimeError> for LaunchError {
     fn from(e: RuntimeError) -> Self {
         match e {
-            RuntimeError::Store(e @ StoreError::SessionNotFound { .. }) => {
-                LaunchError::SessionNotFound(e.to_string())
-            }
+            RuntimeError::Store(
+                e @ (StoreError::SessionNotFound { .. } | StoreError::AmbiguousSession { .. }),
+            ) => LaunchError::SessionNotFound(e.to_string()),
             e => LaunchError::Failed(e.to_string()),
         }
     }

@@ -39,6 +39,26 @@ impl SessionOps {
         .await
     }
 
+    /// Saves `session`'s file now, when it was saved before (a session with no request yet has no
+    /// file to keep up to date): a setting of the session changed between requests (plan mode) is
+    /// then on disk, and a resumed session comes back with it.
+    pub(super) async fn save_between_requests(
+        &self,
+        session: &crate::session::SessionHandle,
+    ) -> Result<(), OpFailure> {
+        if session.lock().journal_base.is_none() {
+            return Ok(());
+        }
+        let (store, session) = (self.store.clone(), session.clone());
+        off_thread("saving the session", move || {
+            let file = session.lock().to_file();
+            let base = store.save(&file).map_err(store_failure)?;
+            session.lock().journal_base = Some(base);
+            Ok(())
+        })
+        .await
+    }
+
     /// Sends this project's sessions to `events` once they are read (nothing waits for them).
     pub(super) fn list(&self, events: EventSink) {
         let (store, cwd) = (self.store.clone(), self.cwd.clone());

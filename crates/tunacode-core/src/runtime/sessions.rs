@@ -27,7 +27,8 @@ pub(crate) fn open(
     let project = project_id(cwd);
     let id = match choice {
         SessionChoice::New => None,
-        SessionChoice::Resume(id) => Some(id.clone()),
+        // The 8-character id the front ends show is enough.
+        SessionChoice::Resume(id) => Some(store.resolve_id(&project, id)?),
         SessionChoice::ContinueLatest => match store.latest(&project)? {
             Some(latest) => Some(latest.session_id),
             None => {

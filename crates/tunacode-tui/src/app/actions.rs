@@ -4,7 +4,7 @@
 use base64::Engine;
 use tunacode_core::{Answer, Op};
 
-use tunacode_protocol::{SlashCommand as Command, parse_slash};
+use tunacode_protocol::{NoticeLevel, SlashCommand as Command, parse_slash};
 
 use crate::app::commands::help_text;
 use crate::app::picker::{Picker, PickerItem, PickerKind};
@@ -47,6 +47,9 @@ impl App {
 
     /// Sends a message to the agent (the runtime queues it while a request runs).
     pub fn send_message(&mut self, text: String) {
+        if self.mirror.busy {
+            self.mirror.queued_texts.push(text.clone());
+        }
         self.submit_work(Op::user_message(text));
     }
 
@@ -211,15 +214,29 @@ impl App {
 
     /// `/copy`: the last answer to the clipboard through OSC 52 (works over SSH and in tmux).
     fn copy_last_answer(&mut self) {
-        let Some(text) = self.view.transcript.last_answer() else {
-            self.input.hint = Some("nothing to copy yet".into());
+        let Some(text) = self
+            .view
+            .transcript
+            .last_answer()
+            .filter(|t| !t.trim().is_empty())
+        else {
+            self.view.transcript.push(CellKind::Notice(
+                NoticeLevel::Info,
+                "Nothing to copy: there is no answer yet.".into(),
+            ));
             return;
         };
         let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
         self.view
             .pending_output
             .push(format!("\x1b]52;c;{encoded}\x07"));
-        self.input.hint = Some(format!("copied {} characters", text.chars().count()));
+        // OSC 52 has no reply: whether the terminal took it cannot be known, so say what to check.
+        self.view.transcript.push(CellKind::Info(format!(
+            "Copied the last answer ({} lines, {} characters) to the clipboard. If it stays empty, \
+             the terminal refused OSC 52 (in tmux: set -g set-clipboard on).",
+            text.lines().count(),
+            text.chars().count()
+        )));
     }
 
     /// `/model ID`: switches the model, keeping the history. A provider without a key asks for it

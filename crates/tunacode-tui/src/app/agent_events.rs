@@ -68,6 +68,7 @@ impl App {
             AgentEvent::FallbackResponse { text } => self.on_fallback_response(&text),
             AgentEvent::TodosUpdated { items } => self.view.todos = items,
             AgentEvent::PlanModeChanged { active } => self.on_plan_mode(active),
+            AgentEvent::PlanPresented { plan } => self.on_plan_presented(&plan),
             AgentEvent::ContextUsed { tokens, window } => self.on_context_used(tokens, window),
             AgentEvent::ContextCompacted {
                 tokens_before,
@@ -199,8 +200,16 @@ impl App {
             })),
         }
         if status != ToolStatus::Cancelled {
-            self.view.status.set_activity(Activity::Thinking);
+            // Another call of the batch may still run: the status line names it.
+            self.resume_activity();
         }
+    }
+
+    /// The plan stays in the transcript, whether a dialog reviews it or `/yolo` approves it unseen.
+    fn on_plan_presented(&mut self, plan: &str) {
+        let mut md = StreamingMarkdown::new();
+        md.push(&format!("**Plan presented**\n\n{plan}"));
+        self.view.transcript.push(CellKind::Assistant(md));
     }
 
     fn on_plan_mode(&mut self, active: bool) {
@@ -219,12 +228,16 @@ impl App {
     fn on_request_end_event(&mut self, event: AgentEvent) {
         match event {
             AgentEvent::RequestFinished { .. } => self.view.status.set_activity(Activity::Idle),
-            AgentEvent::RequestAborted { .. } => {
+            AgentEvent::RequestAborted { partial_text } => {
                 self.view.status.set_activity(Activity::Idle);
-                self.view.transcript.push(CellKind::Notice(
-                    NoticeLevel::Warning,
-                    "Interrupted. The partial answer is kept.".into(),
-                ));
+                let said = if partial_text.trim().is_empty() {
+                    "Interrupted."
+                } else {
+                    "Interrupted. The partial answer is kept."
+                };
+                self.view
+                    .transcript
+                    .push(CellKind::Notice(NoticeLevel::Warning, said.into()));
             }
             AgentEvent::RequestTimedOut { timeout_secs } => {
                 self.view.status.set_activity(Activity::Idle);

@@ -94,16 +94,34 @@ pub const COMMANDS: &[CommandInfo] = &[
     CommandInfo::builtin("exit", "", "Quit (the session is saved)"),
 ];
 
+/// The widest usage (`/name args`) the descriptions of `/help` are aligned after.
+const MAX_USAGE_COLUMN: usize = 30;
+
 /// The `/help` text, with the custom commands after the built-in ones.
 pub fn help_text(custom: &[CommandInfo]) -> String {
     let mut text = String::from("Commands:\n");
-    let line = |c: &CommandInfo| {
-        let name = if c.args.is_empty() {
+    let usage = |c: &CommandInfo| {
+        if c.args.is_empty() {
             format!("/{}", c.name)
         } else {
             format!("/{} {}", c.name, c.args)
-        };
-        format!("  {name:<28} {}\n", c.description)
+        }
+    };
+    // Descriptions start in one column; a usage too long for it goes on a line of its own.
+    let column = COMMANDS
+        .iter()
+        .chain(custom)
+        .map(|c| usage(c).chars().count())
+        .filter(|&n| n <= MAX_USAGE_COLUMN)
+        .max()
+        .unwrap_or(0);
+    let line = |c: &CommandInfo| {
+        let name = usage(c);
+        if name.chars().count() > column {
+            format!("  {name}\n  {:column$} {}\n", "", c.description)
+        } else {
+            format!("  {name:<column$} {}\n", c.description)
+        }
     };
     COMMANDS.iter().for_each(|c| text.push_str(&line(c)));
     if !custom.is_empty() {
@@ -112,7 +130,8 @@ pub fn help_text(custom: &[CommandInfo]) -> String {
     }
     text.push_str(
         "\nKeys:\n  Enter send · Shift+Enter or Alt+Enter new line · Up/Down history · @ mention a file · ! run a \
-         shell command\n  Esc stop the agent · Ctrl+C clear input (twice: quit) · PgUp/PgDn, mouse wheel, \
+         shell command\n  Esc stop the agent (queued messages come back to the input) · Esc Esc rewind · \
+         Ctrl+U delete to line start · Ctrl+C clear input (twice: quit) · PgUp/PgDn, mouse wheel, \
          Home/End scroll · Ctrl+O expand tool output",
     );
     text
@@ -128,5 +147,26 @@ mod tests {
         for c in COMMANDS {
             assert!(help.contains(&format!("/{}", c.name)), "{}", c.name);
         }
+    }
+
+    #[test]
+    fn every_description_starts_in_the_same_column() {
+        let help = help_text(&[CommandInfo::builtin("a-custom-command", "[x]", "Custom")]);
+        let columns: std::collections::BTreeSet<usize> = COMMANDS
+            .iter()
+            .chain([&CommandInfo::builtin("a-custom-command", "[x]", "Custom")])
+            .map(|c| {
+                let line = help
+                    .lines()
+                    .find(|l| l.ends_with(&*c.description))
+                    .unwrap_or_else(|| panic!("{} has no line: {help}", c.name));
+                line.len() - c.description.len()
+            })
+            .collect();
+        assert_eq!(
+            columns.len(),
+            1,
+            "descriptions start at {columns:?}:\n{help}"
+        );
     }
 }

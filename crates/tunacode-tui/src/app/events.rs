@@ -143,6 +143,9 @@ impl App {
 
     fn on_user_message(&mut self, text: String, attached: Vec<String>) {
         self.mirror.busy = true;
+        if let Some(i) = self.mirror.queued_texts.iter().position(|q| *q == text) {
+            self.mirror.queued_texts.remove(i);
+        }
         self.view.transcript.push(CellKind::User(text));
         if !attached.is_empty() {
             self.view.transcript.push(CellKind::Notice(
@@ -156,6 +159,9 @@ impl App {
 
     fn on_request_ended(&mut self, outcome: &Result<RunOutcome, RequestFailure>) {
         self.mirror.busy = false;
+        if self.input.hint.as_deref() == Some(crate::app::input::STOPPING) {
+            self.input.hint = None;
+        }
         self.view.status.set_activity(Activity::Idle);
         if let Ok(outcome) = outcome {
             self.on_verification(&outcome.verification);
@@ -298,6 +304,9 @@ impl App {
 
     /// A `!` command ended: its cell (where it started) gets the whole output.
     fn on_shell_finished(&mut self, command: String, final_output: String) {
+        if self.input.hint.as_deref() == Some(crate::app::input::STOPPING) {
+            self.input.hint = None;
+        }
         match self.view.transcript.running_shell_mut(&command) {
             Some(cell) => {
                 cell.kind = CellKind::Shell {

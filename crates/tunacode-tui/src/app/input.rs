@@ -12,6 +12,9 @@ use crate::app::state::{App, Screen};
 use crate::complete::{CompletionContext, apply_completion};
 use crate::setup::{KeyPromptAction, SetupAction};
 
+/// The input border's title while an interrupt is on its way.
+pub(crate) const STOPPING: &str = "stopping…";
+
 impl App {
     /// Handles one terminal event. Returns whether the screen needs a redraw.
     pub fn on_terminal_event(&mut self, event: Event) -> bool {
@@ -49,7 +52,12 @@ impl App {
 
     fn on_key(&mut self, key: KeyEvent) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') && self.on_ctrl_c() {
+        // The setup screen handles its own Ctrl+C (one press quits, as its hint says).
+        if ctrl
+            && key.code == KeyCode::Char('c')
+            && !matches!(self.screen, Screen::Setup(_))
+            && self.on_ctrl_c()
+        {
             return;
         }
         if let Screen::Setup(screen) = &mut self.screen {
@@ -62,10 +70,18 @@ impl App {
             return;
         }
         if let Some(dialog) = &mut self.overlays.dialog {
-            if let DialogOutcome::Answered(answer) = dialog.handle_key(key) {
-                let id = dialog.question_id().to_string();
-                self.answer(id, answer);
-                self.close_dialog();
+            let id = dialog.question_id().to_string();
+            match dialog.handle_key(key) {
+                DialogOutcome::Open => {}
+                DialogOutcome::Answered(answer) => {
+                    self.answer(id, answer);
+                    self.close_dialog();
+                }
+                DialogOutcome::Stop(answer) => {
+                    self.answer(id, answer);
+                    self.close_dialog();
+                    self.stop_request();
+                }
             }
             return;
         }
@@ -93,17 +109,46 @@ impl App {
             self.close_dialog();
             return true;
         }
-        if self.overlays.close_picker_or_prompt() || self.input.popup.take().is_some() {
+        if self.overlays.close_picker_or_prompt() {
             return true;
         }
+        // With the completion popup open the input is cleared too (the next text starts afresh).
+        let had_popup = self.input.popup.take().is_some();
         if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {
             self.input.clear(&self.view.theme);
+            return true;
+        }
+        if had_popup {
             return true;
         }
         if self.input.press_quit() {
             self.should_quit = true;
         }
         true
+    }
+
+    /// Esc while something runs: interrupts it, and the messages queued behind it come back to the
+    /// input (the runtime drops its queue) instead of vanishing.
+    fn stop_request(&mut self) {
+        self.interrupt();
+        self.input.hint = Some(STOPPING.into());
+        let queued = std::mem::take(&mut self.mirror.queued_texts);
+        if queued.is_empty() {
+            return;
+        }
+        let count = queued.len();
+        let mut texts = queued;
+        let draft = self.input.text();
+        if !draft.trim().is_empty() {
+            texts.push(draft);
+        }
+        self.input.set_text(&texts.join("\n"), &self.view.theme);
+        self.view
+            .transcript
+            .push(crate::app::transcript::CellKind::Notice(
+                tunacode_protocol::NoticeLevel::Info,
+                format!("{count} queued message(s) not sent: they are back in the input."),
+            ));
     }
 
     /// Checks a setup choice: the runtime sends one cheap real request with the settings the run
@@ -115,10 +160,20 @@ impl App {
     pub(crate) fn close_dialog(&mut self) {
         self.overlays.dialog = None;
         if self.busy() {
-            self.view
-                .status
-                .set_activity(crate::app::status::Activity::Thinking);
+            self.resume_activity();
         }
+    }
+
+    /// What the status line says once nothing waits on the user: the tool still running, if any.
+    pub(crate) fn resume_activity(&mut self) {
+        let activity = self
+            .view
+            .transcript
+            .running_tool()
+            .map_or(crate::app::status::Activity::Thinking, |name| {
+                crate::app::status::Activity::Tool(name)
+            });
+        self.view.status.set_activity(activity);
     }
 
     fn on_picker_key(&mut self, key: KeyEvent) {
@@ -161,11 +216,15 @@ impl App {
             }
             KeyCode::Esc => {
                 if self.busy() || self.view.transcript.shell_running() {
-                    self.interrupt();
-                    self.input.hint = Some("stopping…".into());
+                    self.stop_request();
                 } else {
                     self.on_idle_esc(alt);
                 }
+            }
+            // Readline's Ctrl+U: delete from the cursor to the start of the line.
+            KeyCode::Char('u') if ctrl => {
+                self.input.editor.delete_line_by_head();
+                self.update_completion();
             }
             KeyCode::Char('o') if ctrl => {
                 self.view.expand_tools = !self.view.expand_tools;

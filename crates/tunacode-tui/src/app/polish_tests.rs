@@ -1,12 +1,16 @@
 //! What a new user tripped on in the transcript and the keys (issue 25): each test failed before
 //! its fix.
 
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use insta::assert_snapshot;
 use serde_json::json;
-use tunacode_protocol::{AgentEvent, ToolKind, ToolStatus};
+use tunacode_protocol::{AgentEvent, SlashCommand, ToolKind, ToolStatus};
+use tunacode_testkit::{Ending, FakeProvider, Reply, Turn};
 
 use crate::app::state::App;
-use crate::app::view_tests::{draw, test_app};
+use crate::app::status::Activity;
+use crate::app::transcript::CellKind;
+use crate::app::view_tests::{draw, pump_until, test_app, test_app_at};
 
 /// A finished call of `tool` with `result`.
 fn finished_call(app: &mut App, id: &str, tool: &str, args: serde_json::Value, result: &str) {
@@ -56,4 +60,198 @@ async fn tabs_keep_their_indentation_and_long_lines_are_cut_visibly_then_wrapped
     );
     app.view.expand_tools = true;
     assert_snapshot!("tool_results_expanded_wrap_60x20", draw(&mut app, 60, 20));
+}
+
+fn key(app: &mut App, code: KeyCode, modifiers: KeyModifiers) {
+    app.on_terminal_event(Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for ch in text.chars() {
+        key(app, KeyCode::Char(ch), KeyModifiers::NONE);
+    }
+}
+
+/// The text of every notice and info cell, in order.
+fn notes(app: &App) -> Vec<String> {
+    app.view
+        .transcript
+        .cells
+        .iter()
+        .filter_map(|c| match &c.kind {
+            CellKind::Notice(_, text) | CellKind::Info(text) => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A reply that starts streaming and then hangs until the client goes away.
+fn stalled(text: &str) -> Turn {
+    Turn::Reply(Reply {
+        text: Some(text.into()),
+        ending: Ending::Stall { after_events: 2 },
+        ..Reply::default()
+    })
+}
+
+#[tokio::test]
+async fn ctrl_u_deletes_to_the_start_of_the_line_like_readline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    type_text(&mut app, "first line");
+    key(&mut app, KeyCode::Enter, KeyModifiers::SHIFT);
+    type_text(&mut app, "second line");
+    key(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(app.input.text(), "first line\n");
+}
+
+#[tokio::test]
+async fn ctrl_c_with_the_command_popup_open_clears_the_input_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    type_text(&mut app, "/th");
+    assert!(app.input.popup.is_some(), "the popup opened");
+    key(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(app.input.popup.is_none());
+    assert_eq!(app.input.text(), "");
+    type_text(&mut app, "/theme");
+    assert_eq!(app.input.text(), "/theme");
+    assert!(!app.should_quit);
+}
+
+#[tokio::test]
+async fn one_ctrl_c_quits_the_setup_screen_as_its_hint_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.open_setup(dir.path().join("config/tunacode.json"));
+    let screen = draw(&mut app, 100, 30);
+    assert!(screen.contains("Ctrl+C quit"), "{screen}");
+    key(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(app.should_quit);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_puts_the_queued_messages_back_in_the_input_and_the_border_stops_saying_stopping() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![stalled("working on it")]);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
+    app.submit("first".into());
+    pump_until(&mut app, &mut ch, |a| {
+        a.view.status.activity == Activity::Writing
+    })
+    .await;
+    app.submit("second".into());
+    app.submit("third".into());
+    pump_until(&mut app, &mut ch, |a| a.mirror.queued == 2).await;
+    type_text(&mut app, "draft");
+    key(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(app.input.text(), "second\nthird\ndraft");
+    assert_eq!(app.input.hint.as_deref(), Some("stopping…"));
+    pump_until(&mut app, &mut ch, |a| !a.busy()).await;
+    assert_eq!(app.input.hint, None, "the interrupt ended");
+    assert!(
+        notes(&app)
+            .iter()
+            .any(|n| n == "2 queued message(s) not sent: they are back in the input."),
+        "{:?}",
+        notes(&app)
+    );
+    // The interrupted request wrote part of an answer: that is what is kept.
+    assert!(
+        notes(&app)
+            .iter()
+            .any(|n| n == "Interrupted. The partial answer is kept.")
+    );
+    assert_eq!(fake.requests().len(), 1, "nothing queued was sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_on_an_approval_declines_the_call_and_stops_the_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[(
+            "w1",
+            "write_file",
+            r#"{"file_path": "a.txt", "content": "x"}"#,
+        )]),
+        Turn::text("carried on"),
+    ]);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
+    app.submit("write a.txt".into());
+    pump_until(&mut app, &mut ch, |a| a.overlays.dialog.is_some()).await;
+    key(&mut app, KeyCode::Esc, KeyModifiers::NONE);
+    pump_until(&mut app, &mut ch, |a| !a.busy()).await;
+    assert_eq!(fake.requests().len(), 1, "the model was not asked again");
+    assert!(!dir.path().join("ws/a.txt").exists());
+    let said = notes(&app);
+    assert!(said.iter().any(|n| n == "Interrupted."), "{said:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_names_the_running_tool_after_its_approval_not_thinking() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.mirror.busy = true;
+    app.on_agent_event(AgentEvent::ToolCallStarted {
+        tool_call_id: "b1".into(),
+        tool_name: "bash".into(),
+        args: json!({"command": "sleep 5"}),
+        kind: ToolKind::Execute,
+    });
+    app.close_dialog();
+    assert_eq!(app.view.status.activity, Activity::Tool("bash".into()));
+}
+
+#[tokio::test]
+async fn copy_says_what_it_copied_and_when_there_is_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.run_command(SlashCommand::Copy);
+    assert_eq!(notes(&app), ["Nothing to copy: there is no answer yet."]);
+    assert!(app.view.pending_output.is_empty());
+    app.on_agent_event(AgentEvent::TextDelta {
+        text: "line one\nline two".into(),
+    });
+    app.run_command(SlashCommand::Copy);
+    assert_eq!(app.view.pending_output.len(), 1);
+    assert!(notes(&app)[1].starts_with("Copied the last answer (2 lines, 17 characters)"));
+}
+
+#[tokio::test]
+async fn a_compaction_notice_has_no_stray_spaces_and_does_not_call_growth_a_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.on_agent_event(AgentEvent::ContextCompacted {
+        tokens_before: 9000,
+        tokens_after: 3000,
+        compacted_messages: 12,
+    });
+    app.on_agent_event(AgentEvent::ContextCompacted {
+        tokens_before: 2970,
+        tokens_after: 3006,
+        compacted_messages: 2,
+    });
+    let said = notes(&app);
+    assert_eq!(
+        said[0],
+        "Context compacted: 12 older messages summarized (~9000 → ~3000 tokens). They stay in the session."
+    );
+    assert!(
+        said[1].ends_with("The estimate did not shrink."),
+        "{}",
+        said[1]
+    );
+    assert!(said.iter().all(|n| !n.contains("  ")));
+}
+
+#[tokio::test]
+async fn a_presented_plan_stays_in_the_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.on_agent_event(AgentEvent::PlanPresented {
+        plan: "1. Read the parser\n2. Fix the off-by-one".into(),
+    });
+    let screen = draw(&mut app, 80, 12);
+    assert!(screen.contains("Plan presented"), "{screen}");
+    assert!(screen.contains("2. Fix the off-by-one"), "{screen}");
 }

@@ -20,6 +20,9 @@ pub struct RuntimeMirror {
     pub busy: bool,
     /// Messages waiting behind the running request (as the runtime reports).
     pub queued: usize,
+    /// The texts of the messages sent while a request ran and not started yet, oldest first (Esc
+    /// puts them back in the input).
+    pub queued_texts: Vec<String>,
     /// Whether a session was shown yet (the first is not announced).
     pub session_shown: bool,
     /// A model asked for with `/model`, kept to retry after its key was entered.
@@ -47,6 +50,7 @@ impl RuntimeMirror {
             handle: None,
             busy: false,
             queued: 0,
+            queued_texts: Vec::new(),
             session_shown: false,
             pending_model: None,
             mcp_servers: BTreeMap::new(),

@@ -63,6 +63,14 @@ impl Transcript {
         })
     }
 
+    /// The name of the latest tool call still running, if any.
+    pub fn running_tool(&self) -> Option<String> {
+        self.cells.iter().rev().find_map(|c| match &c.kind {
+            CellKind::Tool(t) if t.status.is_none() => Some(t.name.clone()),
+            _ => None,
+        })
+    }
+
     /// Whether a `!` command is running.
     pub fn shell_running(&self) -> bool {
         self.cells.iter().any(|c| {

@@ -183,7 +183,8 @@ impl QuestionDialog for ApprovalDialog {
                 self.scroll.up(10);
                 DialogOutcome::Open
             }
-            KeyCode::Esc => DialogOutcome::Answered(self.dismissed()),
+            // Esc stops the request, as everywhere else: the call is declined and nothing goes on.
+            KeyCode::Esc => DialogOutcome::Stop(self.dismissed()),
             _ => DialogOutcome::Open,
         }
     }

@@ -16,6 +16,8 @@ pub enum DialogOutcome {
     Open,
     /// Answered: send this to the runtime and close.
     Answered(Answer),
+    /// Answered, and the whole request is to stop (Esc on an approval: the README's "Esc stops").
+    Stop(Answer),
 }
 
 /// A question on screen.

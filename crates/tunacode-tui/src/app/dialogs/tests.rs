@@ -121,10 +121,11 @@ fn dismissing_answers_safely() {
         approval().dismissed(),
         Answer::Approval(ApprovalAnswer::Deny { note: None })
     );
+    // Esc declines the call and stops the request (the app interrupts on `Stop`).
     let mut d = approval();
     assert_eq!(
         d.handle_key(key(KeyCode::Esc)),
-        answered(Answer::Approval(ApprovalAnswer::Deny { note: None }))
+        DialogOutcome::Stop(Answer::Approval(ApprovalAnswer::Deny { note: None }))
     );
     let d = PlanDialog::new("q".into(), "p".into());
     assert!(matches!(
