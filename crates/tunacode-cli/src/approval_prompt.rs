@@ -36,10 +36,11 @@ pub async fn answer_at_tty(question: &Question) -> Answer {
 fn answer_blocking(kind: &QuestionKind) -> Answer {
     match kind {
         QuestionKind::Approval(a) => Answer::Approval(approval(a)),
-        QuestionKind::IterationLimit(report) => {
+        QuestionKind::IterationLimit(_) => {
+            // The progress above it was printed with the run's output.
             let question = format!(
                 "\n{}\nChoose [1/2/3], anything else stops: ",
-                report.summary
+                tunacode_core::guidance::limit_choices()
             );
             Answer::Limit(match ask(&question).as_deref().map(str::trim) {
                 Some("1") => LimitDecision::Continue,

@@ -78,6 +78,18 @@ fn main() -> ExitCode {
 
 #[allow(clippy::print_stderr)]
 fn fail(err: &anyhow::Error) -> ExitCode {
+    // `tunacode models | head -1`: a reader that stopped reading is not an error.
+    let broken_pipe = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        return ExitCode::SUCCESS;
+    }
     eprintln!("tunacode: error: {err:#}");
+    if err.downcast_ref::<output::UsageError>().is_some() {
+        return ExitCode::from(output::EXIT_USAGE);
+    }
     ExitCode::from(run_cmd::EXIT_ERROR)
 }

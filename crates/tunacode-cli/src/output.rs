@@ -16,6 +16,20 @@ use tunacode_protocol::stream::{self as schema, Line, RunResult, ToolSummary};
 pub const EXIT_OK: u8 = 0;
 /// Something failed.
 pub const EXIT_ERROR: u8 = 1;
+/// The command line was wrong (a missing task, flags that do not go together): as clap's own.
+pub const EXIT_USAGE: u8 = 2;
+
+/// A mistake in how `tunacode` was called: exits with [`EXIT_USAGE`].
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 /// The iteration limit stopped the task.
 pub const EXIT_ITERATION_LIMIT: u8 = 3;
 /// The time limit stopped the task.
@@ -184,8 +198,10 @@ impl<O: Write, E: Write> Renderer<O, E> {
                 let _ = self.out.flush();
             }
             AgentEvent::IterationLimitReached { summary, .. } => {
+                // A terminal prompt asks the choices; with none, the run stops here.
                 self.end_out_line();
-                let _ = writeln!(self.err, "{summary}");
+                let progress = tunacode_core::guidance::limit_progress(summary);
+                let _ = writeln!(self.err, "{progress}");
             }
             AgentEvent::TodosUpdated { items } => {
                 self.end_out_line();

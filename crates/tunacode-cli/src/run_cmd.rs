@@ -6,7 +6,7 @@
 
 use std::io::{IsTerminal, Read};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tunacode_core::{
@@ -16,7 +16,7 @@ use tunacode_core::{
 use crate::approval_prompt::{TtyApprover, answer_at_tty};
 use crate::args::{InputFormat, OutputFormat, RunArgs};
 use crate::input::feed_stdin;
-use crate::output::{EXIT_INTERRUPTED, EXIT_OK, Renderer};
+use crate::output::{EXIT_INTERRUPTED, EXIT_OK, Renderer, UsageError};
 
 pub use crate::output::EXIT_ERROR;
 
@@ -24,7 +24,9 @@ pub use crate::output::EXIT_ERROR;
 pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let streaming_input = args.input_format == InputFormat::StreamJson;
     if streaming_input && args.output != OutputFormat::StreamJson {
-        bail!("--input-format stream-json needs --output stream-json");
+        return Err(
+            UsageError("--input-format stream-json needs --output stream-json".into()).into(),
+        );
     }
     let prompt = match streaming_input {
         true if args.prompt.is_empty() => None,
@@ -134,7 +136,7 @@ fn read_prompt(words: &[String]) -> anyhow::Result<String> {
         words.join(" ")
     };
     if prompt.trim().is_empty() {
-        bail!("no task given: tunacode run \"what to do\"");
+        return Err(UsageError("no task given: tunacode run \"what to do\"".into()).into());
     }
     Ok(prompt)
 }

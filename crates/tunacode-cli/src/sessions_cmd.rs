@@ -115,7 +115,8 @@ fn short(id: &str) -> &str {
 pub fn context(cwd: Option<std::path::PathBuf>) -> anyhow::Result<u8> {
     let paths = Paths::from_env()?;
     let cwd = project_dir(cwd)?;
-    let (files, skipped) = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
+    let (files, mut skipped) = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
+    let skills = tunacode_core::skills::find_skills(&paths.user_dir(), &cwd, &mut skipped);
     let mut err = std::io::stderr().lock();
     for skip in &skipped {
         writeln!(err, "warning: {skip}")?;
@@ -124,7 +125,7 @@ pub fn context(cwd: Option<std::path::PathBuf>) -> anyhow::Result<u8> {
     writeln!(
         out,
         "{}",
-        tunacode_core::instructions::describe_instructions(&files)
+        tunacode_core::instructions::describe_context(&files, &skills)
     )?;
     Ok(0)
 }

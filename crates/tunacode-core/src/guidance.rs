@@ -113,12 +113,28 @@ pub fn limit_summary(max: u32, iterations: u32, tools: &[ToolUse], query: &str) 
          Progress summary:\n\
          - Tools used: {}\n\
          - Iterations completed: {iterations}\n\n\
-         The task appears incomplete. Would you like me to:\n\
+         {}",
+        tools_line(tools),
+        limit_choices()
+    )
+}
+
+/// The choices that end a [`limit_summary`].
+pub fn limit_choices() -> String {
+    format!(
+        "The task appears incomplete. Would you like me to:\n\
          1. Continue working (the limit grows by {LIMIT_EXTENSION})\n\
          2. Summarize what I've done and stop\n\
-         3. Try a different approach",
-        tools_line(tools)
+         3. Try a different approach"
     )
+}
+
+/// A [`limit_summary`] without its choices: what a front end shows above choices of its own, or
+/// where nothing can answer (a headless run).
+pub fn limit_progress(summary: &str) -> &str {
+    summary
+        .strip_suffix(limit_choices().as_str())
+        .map_or(summary, str::trim_end)
 }
 
 /// Told to the model when the user asks for a summary at the limit.
@@ -221,6 +237,12 @@ mod tests {
                 && text.contains("Iterations completed: 10")
         );
         assert!(limit_summary(1, 1, &[], "q").contains("Tools used: No tools used"));
+        let progress = limit_progress(&text);
+        assert!(
+            progress.ends_with("- Iterations completed: 10"),
+            "{progress}"
+        );
+        assert_eq!(limit_progress("not a summary"), "not a summary");
     }
 
     #[test]

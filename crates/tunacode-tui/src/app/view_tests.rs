@@ -375,9 +375,9 @@ async fn limit_and_plan_dialogs() {
     press(&mut app, crossterm::event::KeyCode::Down);
     assert_snapshot!("limit_80x24", draw(&mut app, 80, 24));
     // On a short screen the summary is cut so the choices stay visible, and scrolls with PgDn.
-    assert_snapshot!("limit_cut_80x16", draw(&mut app, 80, 16));
+    assert_snapshot!("limit_cut_80x12", draw(&mut app, 80, 12));
     press(&mut app, crossterm::event::KeyCode::PageDown);
-    assert_snapshot!("limit_scrolled_80x16", draw(&mut app, 80, 16));
+    assert_snapshot!("limit_scrolled_80x12", draw(&mut app, 80, 12));
     app.overlays.dialog = Some(dialog_for(Question {
         id: "q-3".into(),
         kind: QuestionKind::PlanReview {

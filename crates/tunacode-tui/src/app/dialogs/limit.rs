@@ -80,12 +80,12 @@ impl QuestionDialog for LimitDialog {
     }
 
     fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme) {
-        let mut lines: Vec<Line<'static>> = self
-            .report
-            .summary
-            .lines()
-            .map(|l| Line::styled(l.to_string(), theme.text))
-            .collect();
+        // The dialog's own choices follow: the summary's are not repeated.
+        let mut lines: Vec<Line<'static>> =
+            tunacode_core::guidance::limit_progress(&self.report.summary)
+                .lines()
+                .map(|l| Line::styled(l.to_string(), theme.text))
+                .collect();
         lines.push(Line::default());
         let choices = numbered_choices(&OPTIONS, self.selected, theme);
         draw_popup(
