@@ -49,6 +49,8 @@ pub struct Renderer<O: Write, E: Write> {
     out_mid_line: bool,
     tools: Vec<ToolSummary>,
     limit_summary: Option<String>,
+    /// The error the last retry notice said (the next retries of the same error say only their wait).
+    last_retry_error: Option<String>,
 }
 
 impl<O: Write, E: Write> Renderer<O, E> {
@@ -61,6 +63,7 @@ impl<O: Write, E: Write> Renderer<O, E> {
             out_mid_line: false,
             tools: Vec::new(),
             limit_summary: None,
+            last_retry_error: None,
         }
     }
 
@@ -219,16 +222,29 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     crate::check_lines::check_line(*phase, check)
                 );
             }
-            AgentEvent::Notice { level, message } => {
-                self.end_out_line();
-                let tag = match level {
-                    NoticeLevel::Info => "note",
-                    NoticeLevel::Warning => "warning",
-                };
-                let _ = writeln!(self.err, "{tag}: {message}");
-            }
+            AgentEvent::Notice { level, message } => self.text_notice(*level, message),
             _ => {}
         }
+    }
+
+    /// A notice on stderr. The retries of one failing call say their error once, then a short line
+    /// each (`  retrying in 2.0s (retry 2 of 4)`), instead of a block per retry.
+    fn text_notice(&mut self, level: NoticeLevel, message: &str) {
+        self.end_out_line();
+        let tag = match level {
+            NoticeLevel::Info => "note",
+            NoticeLevel::Warning => "warning",
+        };
+        let Some((error, wait)) = message.split_once(tunacode_protocol::RETRY_NOTICE_MARK) else {
+            self.last_retry_error = None;
+            let _ = writeln!(self.err, "{tag}: {message}");
+            return;
+        };
+        if self.last_retry_error.as_deref() != Some(error) {
+            let _ = writeln!(self.err, "{tag}: {error}");
+            self.last_retry_error = Some(error.to_string());
+        }
+        let _ = writeln!(self.err, "  retrying in {wait}");
     }
 
     fn end_out_line(&mut self) {

@@ -124,3 +124,35 @@ fn a_headless_run_at_the_iteration_limit_offers_no_choices() {
     assert!(stderr.contains("- Iterations completed: 2"), "{stderr}");
     assert!(!stderr.contains("Would you like me to"), "{stderr}");
 }
+
+#[test]
+fn the_retries_of_one_failing_call_say_their_error_once_with_a_count() {
+    let env = TestEnv::new().unwrap();
+    let busy = || {
+        Turn::http_error(
+            503,
+            &[("retry-after-ms", "10")],
+            r#"{"error": {"message": "The server is overloaded", "type": "server_error"}}"#,
+        )
+    };
+    let fake = FakeProvider::start(vec![busy(), busy(), busy(), Turn::text("Recovered.")]);
+    let out = env
+        .command(&bin())
+        .args(["run", "--model", "openai:test-model", "--base-url"])
+        .arg(fake.base_url())
+        .arg("hello")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("The server is overloaded").count(),
+        1,
+        "{stderr}"
+    );
+    for n in 1..=3 {
+        assert!(stderr.contains(&format!("(retry {n} of 4)")), "{stderr}");
+    }
+    assert_eq!(stderr.matches("  retrying in ").count(), 3, "{stderr}");
+}
