@@ -3,7 +3,7 @@
 //! missing model or key means: an error for `run` and editors, the setup phase for the terminal UI.
 
 use tokio::sync::mpsc;
-use tunacode_store::StoreError;
+use tunacode_store::{Paths, StoreError};
 
 use crate::events::EventSink;
 use crate::runtime::actor::Actor;
@@ -11,6 +11,7 @@ use crate::runtime::events::RuntimeEvent;
 use crate::runtime::handle::{Runtime, RuntimeConfig, RuntimeError, RuntimeHandle};
 use crate::runtime::launch_options::{LaunchOptions, SetupMode, resolve, setup_fixes};
 use crate::runtime::setup_phase;
+use crate::settings_error::SettingsError;
 
 /// Why the runtime did not start.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +38,23 @@ impl From<RuntimeError> for LaunchError {
     }
 }
 
+/// Whether first-run setup is the answer to `error`: nothing names a model, or the configured model
+/// lacks its key, or there is no config yet. A model the user named (`--model`, `TUNACODE_MODEL`)
+/// that is unknown or has no key is said as an error instead: setup would answer a question they
+/// did not ask, and throw their choice away.
+fn setup_helps(error: &SettingsError, options: &LaunchOptions, paths: &Paths) -> bool {
+    if !setup_fixes(error) {
+        return false;
+    }
+    if options.flags.model.is_some() {
+        return matches!(error, SettingsError::NoModel { .. });
+    }
+    matches!(
+        error,
+        SettingsError::NoModel { .. } | SettingsError::MissingKey { .. }
+    ) || !paths.config_file.exists()
+}
+
 impl Runtime {
     /// Resolves the settings from `options.flags` and starts the runtime on the current tokio
     /// runtime. The first event is `SessionOpened`, or `SetupNeeded` when setup comes first.
@@ -49,7 +67,9 @@ impl Runtime {
         let (sink, events) = EventSink::channel();
         let reason = match (&resolved, options.setup) {
             (_, SetupMode::Always) => Some(None),
-            (Err(e), SetupMode::WhenNeeded) if setup_fixes(e) => Some(Some(e.to_string())),
+            (Err(e), SetupMode::WhenNeeded) if setup_helps(e, &options, &paths) => {
+                Some(Some(e.to_string()))
+            }
             _ => None,
         };
         match (reason, resolved) {

@@ -255,3 +255,27 @@ async fn a_presented_plan_stays_in_the_transcript() {
     assert!(screen.contains("Plan presented"), "{screen}");
     assert!(screen.contains("2. Fix the off-by-one"), "{screen}");
 }
+
+#[tokio::test]
+async fn a_model_the_user_named_that_cannot_be_used_is_an_error_not_the_setup_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("config")).unwrap();
+    std::fs::write(
+        dir.path().join("config/tunacode.json"),
+        r#"{"default_model": "openai:gpt-4.1", "env": {"OPENAI_API_KEY": "sk-test"}}"#,
+    )
+    .unwrap();
+    for (model, says) in [
+        ("opnai:gpt-5", "opnai"),
+        ("foo:bar", "foo"),
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY"),
+    ] {
+        let mut config = crate::app::view_tests::test_config(dir.path(), "http://127.0.0.1:9/v1");
+        config.launch.flags.model = Some(model.into());
+        config.launch.flags.base_url = None;
+        let Err(err) = crate::app::build_app(config).await else {
+            panic!("{model} opened the app");
+        };
+        assert!(err.to_string().contains(says), "{model}: {err}");
+    }
+}
