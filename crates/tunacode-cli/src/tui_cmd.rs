@@ -1,7 +1,7 @@
 //! `tunacode` with no subcommand: the interactive terminal UI, a front end over the same runtime as
 //! `run`. This only gathers the command line's settings; the core resolves them.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, bail};
 use tunacode_core::settings::load_registry;
@@ -47,7 +47,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         true => SetupMode::Always,
         false => SetupMode::WhenNeeded,
     };
-    tunacode_tui::run(TuiConfig {
+    let left = tunacode_tui::run(TuiConfig {
         project: tunacode_store::project_id(&cwd),
         cwd,
         launch,
@@ -57,5 +57,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         show_thoughts: config.settings.show_thoughts,
     })
     .await?;
+    if let Some(id) = left {
+        let short = id.get(..8).unwrap_or(&id);
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "Session {short} saved. Resume it with: tunacode --continue (or tunacode --session {short})"
+        );
+    }
     Ok(0)
 }

@@ -117,6 +117,15 @@ fn setup_task_approval_interrupt_quit_and_resume() {
     tmux.keys(&["C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
     let session = env.only_session();
+    // On exit, how to come back (the short id works with --session).
+    let short = session["session_id"].as_str().unwrap()[..8].to_string();
+    tmux.wait_for_text(
+        &format!(
+            "Session {short} saved. Resume it with: tunacode --continue (or tunacode --session {short})"
+        ),
+        WAIT,
+    )
+    .unwrap();
     let text = serde_json::to_string(&session["messages"]).unwrap();
     assert!(
         text.contains("[INTERRUPTED]") && text.contains("create hello.txt"),

@@ -159,6 +159,7 @@ impl App {
 
     fn on_request_ended(&mut self, outcome: &Result<RunOutcome, RequestFailure>) {
         self.mirror.busy = false;
+        self.mirror.session_saved = true;
         if self.input.hint.as_deref() == Some(crate::app::input::STOPPING) {
             self.input.hint = None;
         }
@@ -207,6 +208,7 @@ impl App {
         self.view.status.model = view.model.model.clone();
         self.view.status.context_window = view.model.context_window;
         self.view.status.session_id = view.session_id.clone();
+        self.mirror.session_saved = !view.messages.is_empty();
         self.view.status.plan_mode = view.plan_mode;
         self.view.status.usage = view.usage;
         self.view.status.context_used = 0;

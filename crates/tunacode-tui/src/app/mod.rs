@@ -64,8 +64,9 @@ pub const FRAME: Duration = Duration::from_millis(16);
 /// Spinner speed while the agent works.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
 
-/// Runs the UI until the user quits.
-pub async fn run(config: TuiConfig) -> Result<(), TuiError> {
+/// Runs the UI until the user quits. Returns the id of the session left, when it is saved (what to
+/// resume).
+pub async fn run(config: TuiConfig) -> Result<Option<String>, TuiError> {
     let mut terminal = ratatui::try_init()?;
     let mut stdout = std::io::stdout();
     let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
@@ -207,12 +208,17 @@ pub struct Channels {
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     config: TuiConfig,
-) -> Result<(), TuiError> {
+) -> Result<Option<String>, TuiError> {
     let (mut app, mut ch) = build_app(config).await?;
     // Whatever ends the loop (a quit, a terminal error), the session and the history are saved.
     let result = run_loop(terminal, &mut app, &mut ch).await;
     app.shutdown(&mut ch).await;
-    result
+    result?;
+    Ok(app
+        .mirror
+        .session_saved
+        .then(|| app.view.status.session_id.clone())
+        .filter(|id| !id.is_empty()))
 }
 
 /// Draws and handles events until the user quits or the terminal fails.

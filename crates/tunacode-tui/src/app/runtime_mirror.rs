@@ -23,6 +23,9 @@ pub struct RuntimeMirror {
     /// The texts of the messages sent while a request ran and not started yet, oldest first (Esc
     /// puts them back in the input).
     pub queued_texts: Vec<String>,
+    /// Whether the session on screen is saved (a request ran in it, or it was resumed with history):
+    /// what quitting says how to resume.
+    pub session_saved: bool,
     /// Whether a session was shown yet (the first is not announced).
     pub session_shown: bool,
     /// A model asked for with `/model`, kept to retry after its key was entered.
@@ -51,6 +54,7 @@ impl RuntimeMirror {
             busy: false,
             queued: 0,
             queued_texts: Vec::new(),
+            session_saved: false,
             session_shown: false,
             pending_model: None,
             mcp_servers: BTreeMap::new(),
