@@ -106,12 +106,32 @@ pub(super) fn describe_permissions(
     });
     // Probed when the runtime opened (`sandbox_state`), so this only reads the cached answer.
     let guards = describe_guards(&sandbox_support());
+    let environment = environment_line(hidden);
     format!(
         "Sandbox: {sandbox}; {network}.\nGuards this kernel enforces for sandboxed commands:\n\
-         {guards}\nEnvironment: commands see it without {hidden} \
-         variable(s) that look like secrets (settings.shell_env adjusts this).\nDangerous commands \
+         {guards}\nEnvironment: {environment} (settings.shell_env adjusts this).\nDangerous commands \
          (rm -rf outside the workspace, git push --force, sudo, …) always ask.\nPermission rules \
          (deny, then ask, then allow):\n{}",
         policy.describe_rules()
     )
+}
+
+/// What commands see of the environment, with `hidden` variables that look like secrets left out.
+fn environment_line(hidden: usize) -> String {
+    match hidden {
+        0 => "commands see it whole (nothing in it looks like a secret)".to_string(),
+        1 => "commands see it without the 1 variable that looks like a secret".to_string(),
+        n => format!("commands see it without the {n} variables that look like secrets"),
+    }
+}
+
+#[cfg(test)]
+mod environment_tests {
+    #[test]
+    fn the_environment_line_counts_in_words_a_person_reads() {
+        assert!(super::environment_line(0).ends_with("(nothing in it looks like a secret)"));
+        assert!(super::environment_line(1).contains("the 1 variable that looks"));
+        assert!(super::environment_line(3).contains("the 3 variables that look"));
+        assert!(!super::environment_line(0).contains("0 variable"));
+    }
 }

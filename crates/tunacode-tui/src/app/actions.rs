@@ -177,27 +177,39 @@ impl App {
 
     /// `/model` without an id: the picker of the catalogue's models.
     fn open_model_picker(&mut self) {
-        let items = self
-            .mirror
-            .catalogue
-            .of(None)
-            .map(|m| PickerItem {
-                id: m.key(),
-                label: m.key(),
-                detail: format!(
-                    "  {}k ctx  ${}/${} per M",
-                    m.context_window / 1000,
-                    m.input_price,
-                    m.output_price
-                ),
-                preview: None,
+        let current = self.view.status.model.clone();
+        let models: Vec<_> = self.mirror.catalogue.of(None).collect();
+        // Columns: the names padded to the widest, the figures right-aligned; ● marks the model in use.
+        let width = models
+            .iter()
+            .map(|m| m.key().chars().count())
+            .max()
+            .unwrap_or(0);
+        let items = models
+            .iter()
+            .map(|m| {
+                let key = m.key();
+                let mark = if key == current { "●" } else { " " };
+                PickerItem {
+                    label: format!("{mark} {key:<width$}"),
+                    detail: format!(
+                        " {:>5}k ctx {:>8} in {:>8} out per M",
+                        m.context_window / 1000,
+                        format!("${}", m.input_price),
+                        format!("${}", m.output_price)
+                    ),
+                    id: key,
+                    preview: None,
+                }
             })
             .collect();
-        self.overlays.picker = Some(Picker::new(
+        let mut picker = Picker::new(
             PickerKind::Model,
             "Model (type to filter, Enter picks; provider:model typed works too)",
             items,
-        ));
+        );
+        picker.select_id(&current);
+        self.overlays.picker = Some(picker);
     }
 
     /// Applies a theme by name.

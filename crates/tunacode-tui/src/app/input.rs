@@ -77,8 +77,7 @@ impl App {
                     self.answer(id, answer);
                     self.close_dialog();
                 }
-                DialogOutcome::Stop(answer) => {
-                    self.answer(id, answer);
+                DialogOutcome::Stop => {
                     self.close_dialog();
                     self.stop_request();
                 }

@@ -79,6 +79,13 @@ impl Picker {
         }
     }
 
+    /// Selects the shown item whose id is `id`, if there is one.
+    pub fn select_id(&mut self, id: &str) {
+        if let Some(row) = self.shown.iter().position(|&i| self.items[i].id == id) {
+            self.selected = row;
+        }
+    }
+
     /// Re-filters after the filter text changed (fuzzy, best first; empty shows all in order).
     pub fn refilter(&mut self) {
         self.selected = 0;

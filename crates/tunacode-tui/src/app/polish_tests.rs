@@ -279,3 +279,14 @@ async fn a_model_the_user_named_that_cannot_be_used_is_an_error_not_the_setup_sc
         assert!(err.to_string().contains(says), "{model}: {err}");
     }
 }
+
+#[tokio::test]
+async fn the_model_picker_aligns_its_columns_and_marks_and_selects_the_model_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = test_app(dir.path()).await;
+    app.run_command(SlashCommand::Model(None));
+    let picker = app.overlays.picker.as_ref().unwrap();
+    assert_eq!(picker.current().unwrap().id, "openai:gpt-4.1");
+    let screen = draw(&mut app, 110, 30);
+    assert_snapshot!("model_picker_in_use_110x30", screen);
+}

@@ -106,7 +106,7 @@ impl StatusState {
 
     /// The line, fitted to `width`.
     pub fn line(&self, width: u16, theme: &Theme, now: Instant) -> Line<'static> {
-        let left = self.segments(theme);
+        let (left, first_minor) = self.segments(theme);
         let right = self.activity_spans(theme, now);
         let right_width: usize = right.iter().map(|s| s.content.width()).sum();
         let sep = " │ ";
@@ -114,11 +114,15 @@ impl StatusState {
         let mut spans: Vec<Span<'static>> = Vec::new();
         let mut used = right_width + 1;
         let mut all_fit = true;
+        // The minor segments (cache, MCP, session) leave room for the place's short form first.
+        let reserve = self.place_reserve().map_or(0, |w| w + sep_width);
         for (i, segment) in left.into_iter().enumerate() {
             let w: usize = segment.iter().map(|s| s.content.width()).sum::<usize>()
                 + if i > 0 { sep_width } else { 0 };
-            if used + w > width as usize {
-                all_fit = false;
+            let kept = if i >= first_minor { reserve } else { 0 };
+            if used + w + kept > width as usize {
+                // A minor segment that does not fit left the place its room.
+                all_fit = i >= first_minor;
                 break;
             }
             if i > 0 {
@@ -142,8 +146,9 @@ impl StatusState {
     }
 
     /// The segments left of the activity, in the order they drop from the right when the line is
-    /// narrow: model, context gauge, tokens, cost, modes, MCP, session.
-    fn segments(&self, theme: &Theme) -> Vec<Vec<Span<'static>>> {
+    /// narrow: model, context gauge, tokens, cost, budget, modes; then the minor ones (from the
+    /// returned index on), which drop before the place's short form: cache, MCP, session.
+    fn segments(&self, theme: &Theme) -> (Vec<Vec<Span<'static>>>, usize) {
         let mut left: Vec<Vec<Span<'static>>> = Vec::new();
         left.push(vec![Span::styled(format!(" {}", self.model), theme.accent)]);
         left.extend(self.context_gauge(theme));
@@ -158,18 +163,19 @@ impl StatusState {
         if let Some(cap) = &self.budget {
             left.push(vec![budget_span(cap, theme)]);
         }
+        if self.yolo {
+            left.push(vec![Span::styled("YOLO", theme.warning)]);
+        }
+        if self.plan_mode {
+            left.push(vec![Span::styled("PLAN", theme.accent)]);
+        }
+        let first_minor = left.len();
         if self.usage.cached_tokens > 0 {
             let share = self.usage.cached_tokens as f64 / self.usage.request_tokens as f64;
             left.push(vec![Span::styled(
                 format!("cache {:.0}%", share * 100.0),
                 theme.muted,
             )]);
-        }
-        if self.yolo {
-            left.push(vec![Span::styled("YOLO", theme.warning)]);
-        }
-        if self.plan_mode {
-            left.push(vec![Span::styled("PLAN", theme.accent)]);
         }
         if let Some(mcp) = &self.mcp {
             let style = if mcp.failed > 0 {
@@ -187,7 +193,20 @@ impl StatusState {
             format!("session {short_id}"),
             theme.muted,
         )]);
-        left
+        (left, first_minor)
+    }
+
+    /// The columns kept for the place before the minor segments: its `…/dir (branch)` form, at most
+    /// [`PLACE_RESERVE`]; `None` without a working directory.
+    fn place_reserve(&self) -> Option<usize> {
+        if self.cwd.is_empty() {
+            return None;
+        }
+        let branch = self.branch.as_ref().map_or(0, |b| b.width() + 3);
+        let dir = shortened_dirs(&self.cwd)
+            .last()
+            .map_or(self.cwd.width(), |d| d.width());
+        Some((dir + branch).min(PLACE_RESERVE))
     }
 
     /// `ctx 42% ████░░░░`, colored by how full the context is; `None` while the window is unknown.
@@ -210,7 +229,8 @@ impl StatusState {
     }
 
     /// The working directory and branch in at most `room` columns: the whole directory, else
-    /// `…/parent/dir`, else `…/dir`, else `…/dir` cut short; `None` when not even that fits.
+    /// `…/parent/dir`, else `…/dir`, then the same without the branch; `None` when not even `…/dir`
+    /// fits (a name cut to `…/pr…` tells nothing).
     fn place(&self, room: usize) -> Option<String> {
         let branch = match &self.branch {
             Some(b) => format!(" ({b})"),
@@ -221,9 +241,7 @@ impl StatusState {
         if let Some(dir) = forms.iter().find(|d| d.width() + branch.width() <= room) {
             return Some(format!("{dir}{branch}"));
         }
-        let shortest = forms.last()?;
-        let cut = cut_to_width(shortest, room.checked_sub(branch.width())?)?;
-        Some(format!("{cut}{branch}"))
+        forms.into_iter().find(|d| d.width() <= room)
     }
 
     fn activity_spans(&self, theme: &Theme, now: Instant) -> Vec<Span<'static>> {
@@ -263,25 +281,8 @@ fn shortened_dirs(dir: &str) -> Vec<String> {
         .collect()
 }
 
-/// `text` cut to `width` columns, ending in `…`; `None` below 4 columns (`…/d…` is the least that
-/// still names something).
-fn cut_to_width(text: &str, width: usize) -> Option<String> {
-    if width < 4 {
-        return None;
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > width - 1 {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    Some(out)
-}
+/// The most columns the place keeps before the minor segments of the status line.
+const PLACE_RESERVE: usize = 30;
 
 /// The path with the home directory written as `~`.
 pub fn short_path(path: &Path) -> String {
@@ -447,20 +448,25 @@ mod tests {
             narrower.contains("session 1a2b3c4d │ …/project-name (main)"),
             "{narrower}"
         );
-        let cut = line(66);
-        assert!(cut.contains("session 1a2b3c4d │ …/proj… (main)"), "{cut}");
-        let gone = line(56);
+        // Narrower, the session (a minor segment) drops before the place's short form.
+        let kept = line(66);
         assert!(
-            gone.contains("session 1a2b3c4d") && !gone.contains("proj") && !gone.contains("main"),
-            "{gone}"
+            kept.contains("↑0 ↓0 │ …/nested/project-name (main)") && !kept.contains("session"),
+            "{kept}"
         );
+        // Never cut to a stump: without the branch, then not at all.
+        let bare = line(50);
+        assert!(
+            bare.contains("↑0 ↓0 │ …/project-name ") && !bare.contains("main"),
+            "{bare}"
+        );
+        let gone = line(45);
+        assert!(!gone.contains("proj") && !gone.contains("…"), "{gone}");
         assert_eq!(
             shortened_dirs("~/a/b/c"),
             vec!["…/b/c".to_string(), "…/c".to_string()]
         );
         assert_eq!(shortened_dirs("~/proj"), vec!["…/proj".to_string()]);
-        assert_eq!(cut_to_width("…/project", 6).as_deref(), Some("…/pro…"));
-        assert_eq!(cut_to_width("…/project", 3), None);
     }
 
     #[test]

@@ -184,7 +184,7 @@ impl QuestionDialog for ApprovalDialog {
                 DialogOutcome::Open
             }
             // Esc stops the request, as everywhere else: the call is declined and nothing goes on.
-            KeyCode::Esc => DialogOutcome::Stop(self.dismissed()),
+            KeyCode::Esc => DialogOutcome::Stop,
             _ => DialogOutcome::Open,
         }
     }

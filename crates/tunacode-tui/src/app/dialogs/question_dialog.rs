@@ -16,8 +16,9 @@ pub enum DialogOutcome {
     Open,
     /// Answered: send this to the runtime and close.
     Answered(Answer),
-    /// Answered, and the whole request is to stop (Esc on an approval: the README's "Esc stops").
-    Stop(Answer),
+    /// The whole request is to stop (Esc on an approval: the README's "Esc stops"). No answer is
+    /// sent: the interrupt withdraws the question, so the model is not asked again in between.
+    Stop,
 }
 
 /// A question on screen.
