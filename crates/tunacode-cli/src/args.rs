@@ -21,8 +21,9 @@ pub struct Cli {
     #[arg(long, env = "TUNACODE_BASE_URL")]
     pub base_url: Option<String>,
     /// Interactive UI: color theme (dark, light, plain; NO_COLOR forces plain).
-    #[arg(long, default_value = "dark")]
-    pub theme: String,
+    /// (Default: the theme `/theme` last saved, else dark.)
+    #[arg(long)]
+    pub theme: Option<String>,
     /// Interactive UI: continue this directory's most recent session.
     #[arg(short = 'c', long = "continue")]
     pub continue_last: bool,

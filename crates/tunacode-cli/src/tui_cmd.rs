@@ -53,7 +53,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<u8> {
         launch,
         catalogue,
         history_dir,
-        theme: cli.theme.clone(),
+        theme: cli
+            .theme
+            .clone()
+            .or_else(|| config.settings.theme.clone())
+            .unwrap_or_else(|| "dark".into()),
         show_thoughts: config.settings.show_thoughts,
     })
     .await?;

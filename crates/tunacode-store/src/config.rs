@@ -45,6 +45,8 @@ pub struct Settings {
     pub fallback_response: bool,
     /// Show the loop's own steering and the model's reasoning.
     pub show_thoughts: bool,
+    /// The interactive UI's color theme (`dark`, `light`, `plain`), as `/theme` last saved it.
+    pub theme: Option<String>,
     /// Compact the history when the next request would fill this share of the model's window.
     pub compaction_threshold: f64,
     /// The sandbox `bash` and `run_command` run in.
@@ -182,6 +184,7 @@ impl Default for Settings {
             no_progress_alert: true,
             fallback_response: true,
             show_thoughts: false,
+            theme: None,
             sandbox: SandboxConfig::default(),
             shell_env: ShellEnvConfig::default(),
             web_fetch: WebFetchConfig::default(),

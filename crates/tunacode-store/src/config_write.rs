@@ -32,6 +32,15 @@ pub fn save_setup(path: &Path, update: &SetupUpdate) -> Result<(), StoreError> {
     write_atomic(&target, &Value::Object(root))
 }
 
+/// Sets `settings.<key>` to `value` in the config file at `path`, as [`save_setup`] writes (every other
+/// key kept, atomic, mode 0600; a malformed file is an error and left as it was).
+pub fn save_setting(path: &Path, key: &str, value: Value) -> Result<(), StoreError> {
+    let target = write_target(path);
+    let mut root = read_raw(&target)?;
+    object_at(&target, &mut root, "settings")?.insert(key.to_string(), value);
+    write_atomic(&target, &Value::Object(root))
+}
+
 /// The config as it would read after [`save_setup`] with `update`, without writing anything (so a key
 /// can be checked with exactly the settings the saved config will give).
 pub fn config_with_setup(path: &Path, update: &SetupUpdate) -> Result<UserConfig, StoreError> {

@@ -246,6 +246,7 @@ impl Actor {
             Op::Shell { command } => self.shell.run(command, &self.agent, &self.parts.events),
             Op::SetModel { model } => self.on_set_model(model).await,
             Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
+            Op::SaveTheme { name } => self.on_save_theme(name).await,
             Op::NewSession | Op::ResumeSession { .. } | Op::ListSessions => {
                 self.on_session_op(op).await
             }

@@ -23,6 +23,15 @@ pub(super) async fn resolve_model(
     .await
 }
 
+/// Saves the UI's theme as `settings.theme` in the user's config file.
+pub(super) async fn save_theme(config_file: PathBuf, name: String) -> Result<(), OpFailure> {
+    off_thread("saving the theme", move || {
+        tunacode_store::save_setting(&config_file, "theme", serde_json::Value::String(name))
+            .map_err(|e| OpFailure::Settings(format!("The theme could not be saved: {e}")))
+    })
+    .await
+}
+
 /// Saves `key` as `var` in the user's config file.
 pub(super) async fn save_key(
     config_file: PathBuf,

@@ -44,6 +44,13 @@ impl Actor {
         }
     }
 
+    pub(super) async fn on_save_theme(&mut self, name: String) {
+        let file = self.parts.settings.paths.config_file.clone();
+        if let Err(failure) = super::config_ops::save_theme(file, name).await {
+            self.fail(failure);
+        }
+    }
+
     pub(super) async fn on_session_op(&mut self, op: Op) {
         let model = self.parts.model.options.model.clone();
         match op {

@@ -176,6 +176,11 @@ pub enum Op {
         /// The model to switch to once the key is saved.
         model: Option<String>,
     },
+    /// Saves the interactive UI's theme to the user's config (`settings.theme`), for the next start.
+    SaveTheme {
+        /// The theme's name.
+        name: String,
+    },
     /// No more messages will come: waiting messages are processed, then the runtime stops.
     Finish,
     /// Stops now: the running request is interrupted and saved, then the runtime stops.

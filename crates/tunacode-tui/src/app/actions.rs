@@ -216,6 +216,10 @@ impl App {
     pub fn set_theme(&mut self, name: &str) {
         self.view.theme = Theme::named(name);
         self.input.hint = Some(format!("theme {}", self.view.theme.name));
+        // Kept for the next start (`settings.theme`).
+        self.submit_op(Op::SaveTheme {
+            name: self.view.theme.name.to_string(),
+        });
     }
 
     /// `/cost`: usage and cost per model.

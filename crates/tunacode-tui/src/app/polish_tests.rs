@@ -290,3 +290,17 @@ async fn the_model_picker_aligns_its_columns_and_marks_and_selects_the_model_in_
     let screen = draw(&mut app, 110, 30);
     assert_snapshot!("model_picker_in_use_110x30", screen);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_theme_picked_is_saved_for_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, mut ch) = test_app(dir.path()).await;
+    app.set_theme("light");
+    // The runtime handles operations in order: once the context is described, the theme was saved.
+    app.run_command(SlashCommand::Context);
+    let cells = app.view.transcript.cells.len();
+    pump_until(&mut app, &mut ch, |a| a.view.transcript.cells.len() > cells).await;
+    let config = std::fs::read_to_string(dir.path().join("config/tunacode.json")).unwrap();
+    let config: serde_json::Value = serde_json::from_str(&config).unwrap();
+    assert_eq!(config["settings"]["theme"], "light");
+}
