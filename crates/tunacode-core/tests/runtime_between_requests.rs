@@ -46,3 +46,66 @@ async fn plan_mode_turned_off_between_requests_is_saved_without_another_request(
     assert!(!resumed.plan_mode, "the session came back in plan mode");
     stop(&rt, &mut rx).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn project_files_added_after_start_reach_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("one"), Turn::text("two")]);
+    let s = settings(dir.path(), &fake.base_url());
+    let ws = s.cwd.clone();
+    let (rt, mut rx) = start(s, SessionChoice::New, false).await;
+    next(&mut rx, opened).await;
+    rt.submit(Op::user_message("first"));
+    next(&mut rx, ended).await;
+    assert!(!fake.requests()[0].raw_body.contains("Indent with tabs"));
+
+    std::fs::write(ws.join("AGENTS.md"), "Indent with tabs.\n").unwrap();
+    let skill = ws.join(".tunacode/skills/release");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release\ndescription: Cut a release of this project\n---\nSteps.\n",
+    )
+    .unwrap();
+    let commands = ws.join(".tunacode/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(commands.join("review.md"), "Review the diff.\n").unwrap();
+
+    rt.submit(Op::user_message("second"));
+    let listed = next(&mut rx, |e| match e {
+        RuntimeEvent::CustomCommands(commands) => Some(commands),
+        _ => None,
+    })
+    .await;
+    assert!(listed.iter().any(|c| c.name == "review"), "{listed:?}");
+    next(&mut rx, ended).await;
+    let second = &fake.requests()[1];
+    assert!(
+        second.raw_body.contains("Indent with tabs"),
+        "the new AGENTS.md"
+    );
+    assert!(
+        second.raw_body.contains("Cut a release of this project"),
+        "the new skill"
+    );
+    assert!(
+        second.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "skill"),
+        "the skill tool is offered once there are skills"
+    );
+    // `/context` reads them as they are now too.
+    rt.submit(Op::DescribeContext);
+    let described = next(&mut rx, |e| match e {
+        RuntimeEvent::Context(text) => Some(text),
+        _ => None,
+    })
+    .await;
+    assert!(
+        described.contains("AGENTS.md") && described.contains("release"),
+        "{described}"
+    );
+    stop(&rt, &mut rx).await;
+}

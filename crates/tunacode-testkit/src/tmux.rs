@@ -48,7 +48,12 @@ impl Tmux {
             args.push("-e".into());
             args.push(format!("{k}={v}"));
         }
-        args.push(format!("{command}; echo $? > {}", status_file.display()));
+        // The shell stays after the command: a pane that dies at once may lose the command's last
+        // output (what it prints after leaving the alternate screen) before tmux reads it.
+        args.push(format!(
+            "{command}; echo $? > {}; exec sleep 600",
+            status_file.display()
+        ));
         tmux.run(&args)?;
         tmux.run(&["set-option", "-t", "t", "remain-on-exit", "on"])?;
         Ok(tmux)

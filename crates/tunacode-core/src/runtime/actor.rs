@@ -256,12 +256,7 @@ impl Actor {
             Op::DescribeProjectFile { .. } | Op::ApproveProjectFile { .. } => {
                 self.on_project_file_op(op).await
             }
-            Op::DescribeContext => self.parts.events.send(RuntimeEvent::Context(
-                crate::instructions::describe_context(
-                    &self.parts.settings.instructions,
-                    &self.parts.settings.skills,
-                ),
-            )),
+            Op::DescribeContext => self.on_describe_context().await,
             Op::DescribePermissions => self.on_describe_permissions(),
             Op::DescribeBudget | Op::SetBudget { .. } => self.on_budget_op(op).await,
             Op::SetSandbox { mode } => self.on_set_sandbox(&mode).await,
@@ -342,6 +337,7 @@ impl Actor {
     /// Starts a request: `@path` mentions are attached (read off the async threads), then the files
     /// handed over with the message, then the engine runs it.
     async fn start_request(&mut self, Message { text, attachments }: Message) {
+        self.refresh_project_files().await;
         // A custom command runs as its expanded message, on its own model when it names one.
         let commanded = custom_ops::command_request(&self.parts.settings, &self.agent, &text).await;
         let (agent, message) = match commanded {

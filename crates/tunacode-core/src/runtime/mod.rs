@@ -20,6 +20,7 @@ mod ops;
 mod parts;
 mod policy;
 mod project_file_ops;
+mod project_refresh;
 mod protected;
 mod questions;
 mod requests;

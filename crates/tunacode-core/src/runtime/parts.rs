@@ -55,19 +55,7 @@ impl Parts {
 
     /// The engine over `session`: the built-in tools bound to its todo list, plus the extra tools.
     pub(super) fn engine(&self, session: Session) -> Agent {
-        let mut tools = ToolSet::builtin_with_todos(&session.todos);
-        tools.add(Arc::new(WebFetch {
-            allow_private_hosts: self.settings.web_fetch_private_hosts,
-        }));
-        if !self.settings.skills.is_empty() {
-            tools.add(Arc::new(SkillTool::new(self.settings.skills.clone())));
-        }
-        for name in &self.settings.disabled_tools {
-            tools.remove(name);
-        }
-        for tool in &self.extra_tools {
-            tools.add(tool.clone());
-        }
+        let tools = self.tools(&session.todos);
         Agent::new(AgentParts {
             options: self.model.options.clone(),
             provider: self.model.provider.clone(),
@@ -85,5 +73,24 @@ impl Parts {
             fallbacks: self.fallbacks.clone(),
             lsp: Some(self.lsp.clone()),
         })
+    }
+
+    /// The fixed tools: the built-in ones bound to `todos`, `skill` when there are skills, the extra
+    /// tools, without the disabled ones.
+    pub(super) fn tools(&self, todos: &tunacode_tools::TodoList) -> ToolSet {
+        let mut tools = ToolSet::builtin_with_todos(todos);
+        tools.add(Arc::new(WebFetch {
+            allow_private_hosts: self.settings.web_fetch_private_hosts,
+        }));
+        if !self.settings.skills.is_empty() {
+            tools.add(Arc::new(SkillTool::new(self.settings.skills.clone())));
+        }
+        for name in &self.settings.disabled_tools {
+            tools.remove(name);
+        }
+        for tool in &self.extra_tools {
+            tools.add(tool.clone());
+        }
+        tools
     }
 }

@@ -64,7 +64,7 @@ impl Actor {
 
     /// Re-reads the current model's settings (the checks in force among them) and installs an
     /// engine over them.
-    async fn reload_options(&mut self) -> Result<(), OpFailure> {
+    pub(super) async fn reload_options(&mut self) -> Result<(), OpFailure> {
         let model = self.parts.model.options.model.clone();
         let resolved = resolve_model(&self.parts.settings, model).await?;
         self.agent = Arc::new(
