@@ -145,6 +145,17 @@ fn compatible_server_without_key_checks_then_saves() {
         press(&mut s, KeyCode::Enter),
         SetupAction::Check(expected.clone())
     );
+    // Offline: a failed check can be skipped, and the choice saved unchecked.
+    assert_eq!(
+        press(&mut s, KeyCode::Char('s')),
+        SetupAction::None,
+        "still running"
+    );
+    s.on_check_result(Err("cannot reach the server: network is unreachable".into()));
+    assert_eq!(
+        press(&mut s, KeyCode::Char('s')),
+        SetupAction::Save(expected.clone())
+    );
 }
 
 #[test]

@@ -428,19 +428,22 @@ impl SetupScreen {
     }
 
     fn check_key(&mut self, key: KeyEvent) -> SetupAction {
-        if key.code != KeyCode::Enter {
-            return SetupAction::None;
-        }
         let Some(choice) = self.choice.clone() else {
             return SetupAction::None;
         };
-        match self.check {
-            CheckState::Running => SetupAction::None,
-            CheckState::Passed => SetupAction::Save(choice),
-            CheckState::Failed(_) => {
+        match (key.code, &self.check) {
+            (KeyCode::Enter, CheckState::Passed) => SetupAction::Save(choice),
+            (KeyCode::Enter, CheckState::Failed(_)) => {
                 self.check = CheckState::Running;
                 SetupAction::Check(choice)
             }
+            // Offline (or a server that is down for now): saved unchecked; the first request says
+            // what is wrong, if anything is.
+            (KeyCode::Char('s' | 'S'), CheckState::Failed(_)) => {
+                self.check = CheckState::Passed;
+                SetupAction::Save(choice)
+            }
+            _ => SetupAction::None,
         }
     }
 

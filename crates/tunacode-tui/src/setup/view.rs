@@ -40,7 +40,18 @@ impl SetupScreen {
             return;
         }
         let width = inner.width;
-        let hints = Line::styled(truncate(self.hints(), width), theme.muted);
+        // The keys wrap to a second line on a narrow screen rather than lose "Ctrl+C quit".
+        // Each key's words are held together (no-break spaces): lines break between keys only.
+        let held: Vec<String> = self
+            .hints()
+            .split(" · ")
+            .map(|key| key.replace(' ', "\u{a0}"))
+            .collect();
+        let mut hints: Vec<Line> = wrap(&held.join(" · "), width)
+            .into_iter()
+            .map(|l| Line::styled(l.replace('\u{a0}', " "), theme.muted))
+            .collect();
+        hints.truncate(2);
         let mut error = self
             .error
             .as_deref()
@@ -49,7 +60,7 @@ impl SetupScreen {
         error.truncate(3);
         let intro = styled_lines(&self.intro(), width, theme.text);
         // Rows: title, intro, a blank, the body, the problem, the hints; the intro gives way first.
-        let footer = error.len() as u16 + 1;
+        let footer = (error.len() + hints.len()) as u16;
         let body_min = self.body_min_height();
         let room = inner.height.saturating_sub(1 + footer + body_min + 1);
         let intro: Vec<Line> = intro.into_iter().take(usize::from(room)).collect();
@@ -65,9 +76,9 @@ impl SetupScreen {
         }
         let body_bottom = inner.bottom().saturating_sub(footer).max(y);
         self.render_body(frame, Rect::new(inner.x, y, width, body_bottom - y), theme);
-        let hints_y = inner.bottom() - 1;
-        put_lines(frame, inner, hints_y.saturating_sub(footer - 1), error);
-        put_lines(frame, inner, hints_y, vec![hints]);
+        let hints_y = inner.bottom().saturating_sub(hints.len() as u16);
+        put_lines(frame, inner, inner.bottom().saturating_sub(footer), error);
+        put_lines(frame, inner, hints_y, hints);
     }
 
     fn title(&self) -> String {
@@ -130,14 +141,18 @@ impl SetupScreen {
     fn hints(&self) -> &'static str {
         match self.step {
             Step::Provider => "↑↓ move · Enter choose · Ctrl+C quit",
-            Step::Key if self.is_compatible() => "Enter next (empty: no key) · Esc back",
+            Step::Key if self.is_compatible() => {
+                "Enter next (empty: no key) · Esc back · Ctrl+C quit"
+            }
             Step::BaseUrl | Step::ProviderName | Step::Key => "Enter next · Esc back · Ctrl+C quit",
             Step::Model if self.is_compatible() => "Enter check · Esc back · Ctrl+C quit",
-            Step::Model => "↑↓ move · Enter choose · Esc back",
+            Step::Model => "↑↓ move · Enter choose · Esc back · Ctrl+C quit",
             Step::Check => match self.check {
                 CheckState::Running => "Esc back · Ctrl+C quit",
-                CheckState::Passed => "Enter save and start · Esc back",
-                CheckState::Failed(_) => "Enter try again · Esc back · Ctrl+C quit",
+                CheckState::Passed => "Enter save and start · Esc back · Ctrl+C quit",
+                CheckState::Failed(_) => {
+                    "Enter try again · s save unchecked (offline) · Esc back · Ctrl+C quit"
+                }
             },
         }
     }
