@@ -29,6 +29,8 @@ pub struct ApprovalRequest {
     /// A `PreToolUse` hook asked for the user's approval: asked once, even in yolo or under an
     /// allowance, and refused headless.
     pub hook_asks: bool,
+    /// How many hunks of `preview` the user may accept one by one (0: the call is taken whole).
+    pub hunks: usize,
 }
 
 /// The user's answer.
@@ -40,6 +42,14 @@ pub enum ApprovalDecision {
     Deny {
         /// Why (shown to the model).
         reason: String,
+    },
+    /// Run it writing only the hunks the user accepted (or rewrote) of `reviewed`, the preview
+    /// they reviewed.
+    ApproveHunks {
+        /// Which hunks.
+        selection: tunacode_protocol::HunkSelection,
+        /// The preview the indices refer to.
+        reviewed: String,
     },
 }
 

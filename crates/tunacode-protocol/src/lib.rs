@@ -3,6 +3,7 @@
 //! original's callbacks. This crate performs no I/O.
 
 mod commands;
+mod diff_hunks;
 mod event;
 mod mcp;
 mod media;
@@ -16,6 +17,9 @@ mod usage;
 mod verification;
 
 pub use commands::{BudgetChange, SlashCommand, export_format_of, parse_slash};
+pub use diff_hunks::{
+    DiffHunk, EditedHunk, HunkSelection, HunkVerdict, diff_hunks, edited_hunk_text,
+};
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };

@@ -30,6 +30,10 @@ const RELEASED: &[(u32, &str)] = &[
         4,
         "c33fbae24b592c10fef52dc7bf9fd040dad19d628ddd07c7fedbeab6ffc15926",
     ),
+    (
+        5,
+        "2520da3e0f9ce19ab9917b987dd7ce1e6989caba1338ce96e2e4d878dfec00bc",
+    ),
 ];
 
 fn repo_file(name: &str) -> PathBuf {

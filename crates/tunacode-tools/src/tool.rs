@@ -97,6 +97,26 @@ pub trait Tool: Send + Sync {
     ) -> Result<Option<String>, ToolError> {
         Ok(None)
     }
+    /// Whether the change this tool previews can be written in part, hunk by hunk
+    /// ([`Tool::call_picked`]). By default not.
+    fn picks_hunks(&self) -> bool {
+        false
+    }
+    /// Runs the call writing only the hunks `pick` accepts (or rewrote) of `reviewed`, the preview
+    /// the user reviewed; a change that no longer reads as `reviewed` is refused with nothing
+    /// written. Only for a tool whose [`Tool::picks_hunks`] is true.
+    async fn call_picked(
+        &self,
+        _args: Map<String, Value>,
+        _ctx: &ToolContext,
+        _reviewed: &str,
+        _pick: &tunacode_protocol::HunkSelection,
+    ) -> Result<ToolOutput, ToolError> {
+        Err(ToolError::Fatal(format!(
+            "`{}` cannot write part of its change",
+            self.name()
+        )))
+    }
     /// The spec offered to the model.
     fn spec(&self) -> ToolSpec {
         ToolSpec {

@@ -21,8 +21,12 @@ use crate::session::SessionHandle;
 
 mod answer;
 mod hooked;
+mod hunks;
 
 use answer::Answer;
+
+/// The hunks the user picked of an edit, and the preview they picked them from.
+type Picked = (tunacode_protocol::HunkSelection, String);
 pub use answer::CANCELLED_ANSWER;
 pub(crate) use answer::append_to_answer;
 
@@ -207,17 +211,27 @@ impl ToolDispatcher {
             args: Value::Object(args.clone()),
             ..call.clone()
         };
-        if let Some(refused) = self.permit(&changed, tool, &args, hook_asks).await {
-            return refused;
-        }
+        let picked = match self.permit(&changed, tool, &args, hook_asks).await {
+            Ok(picked) => picked,
+            Err(refused) => return refused,
+        };
         let ctx = self.call_context(id);
-        match self.call_with_retries(tool.as_ref(), args, &ctx).await {
-            Ok(out) => Answer {
-                text: out.content.clone(),
-                part: tool_return(id, name, out.content, &out.images),
-                status: ToolStatus::Completed,
-                diff: out.diff,
-            },
+        match self
+            .call_with_retries(tool.as_ref(), args, &ctx, picked.as_ref())
+            .await
+        {
+            Ok(out) => {
+                let mut text = out.content;
+                if let Some((selection, reviewed)) = &picked {
+                    text = format!("{text}\n\n{}", hunks::review_note(reviewed, selection));
+                }
+                Answer {
+                    part: tool_return(id, name, text.clone(), &out.images),
+                    text,
+                    status: ToolStatus::Completed,
+                    diff: out.diff,
+                }
+            }
             Err(ToolError::Retry(msg)) => Answer::retry(id, name, msg),
             Err(ToolError::Transient(msg) | ToolError::Fatal(msg)) => {
                 Answer::failed(id, name, format!("Error: {msg}"))
@@ -226,37 +240,41 @@ impl ToolDispatcher {
         }
     }
 
-    /// What the rules, plan mode and the user say of a call before it runs: `None` when it may run,
-    /// else the answer the model gets instead.
+    /// What the rules, plan mode and the user say of a call before it runs: `Ok` when it may run
+    /// (with the hunks to write, when the user picked them), else the answer the model gets instead.
     async fn permit(
         &self,
         call: &ToolCallPart,
         tool: &Arc<dyn Tool>,
         args: &Map<String, Value>,
         hook_asks: bool,
-    ) -> Option<Answer> {
+    ) -> Result<Option<Picked>, Answer> {
         let (id, name) = (&call.tool_call_id, &call.tool_name);
         let gate = self.gate(call).await;
         if let Gate::Refuse(reason) = &gate {
-            return Some(Answer::failed(id, name, reason.clone()));
+            return Err(Answer::failed(id, name, reason.clone()));
         }
         let kind = tool.classify(args);
         if kind != ToolKind::ReadOnly
             && let Some(reason) = &self.read_only_reason
         {
-            return Some(Answer::failed(id, name, reason.clone()));
+            return Err(Answer::failed(id, name, reason.clone()));
         }
         if kind != ToolKind::ReadOnly || gate == Gate::Ask || hook_asks {
             match self.ask_approval(call, tool, args, (kind, hook_asks)).await {
                 Some(ApprovalDecision::Approve) => {}
+                Some(ApprovalDecision::ApproveHunks {
+                    selection,
+                    reviewed,
+                }) => return Ok(Some((selection, reviewed))),
                 Some(ApprovalDecision::Deny { reason }) => {
                     let text = format!("The user did not allow this call: {reason}");
-                    return Some(Answer::failed(id, name, text));
+                    return Err(Answer::failed(id, name, text));
                 }
-                None => return Some(Answer::cancelled(id, name)),
+                None => return Err(Answer::cancelled(id, name)),
             }
         }
-        None
+        Ok(None)
     }
 
     /// What the rules say of a call before anything else, judged off the async threads (the rules
@@ -294,6 +312,11 @@ impl ToolDispatcher {
                 }
             }
         };
+        // An edit's hunks can be picked one by one when its tool can write part of it.
+        let hunks = match &preview {
+            Some(diff) if tool.picks_hunks() => tunacode_protocol::diff_hunks(diff).len(),
+            _ => 0,
+        };
         let request = ApprovalRequest {
             tool_call_id: call.tool_call_id.clone(),
             tool_name: call.tool_name.clone(),
@@ -302,6 +325,7 @@ impl ToolDispatcher {
             preview,
             targets,
             hook_asks,
+            hunks,
         };
         tokio::select! {
             decision = self.approver.approve(&request) => Some(decision),
@@ -329,11 +353,18 @@ impl ToolDispatcher {
         tool: &dyn Tool,
         args: Map<String, Value>,
         ctx: &ToolContext,
+        picked: Option<&Picked>,
     ) -> Result<ToolOutput, ToolError> {
         let mut attempt = 0u32;
         loop {
+            let run = match picked {
+                Some((selection, reviewed)) => {
+                    tool.call_picked(args.clone(), ctx, reviewed, selection)
+                }
+                None => tool.call(args.clone(), ctx),
+            };
             // A tool that panics fails its call; the request and the session go on.
-            let call = AssertUnwindSafe(tool.call(args.clone(), ctx)).catch_unwind();
+            let call = AssertUnwindSafe(run).catch_unwind();
             let result = tokio::select! {
                 r = call => r.unwrap_or_else(|panic| Err(ToolError::Fatal(format!(
                     "the tool crashed: {}",

@@ -159,6 +159,9 @@ impl Policy {
                 ApprovalDecision::Approve
             }
             Some(Answer::Approval(ApprovalAnswer::Deny { note })) => declined(note),
+            Some(Answer::Approval(ApprovalAnswer::AllowHunks(selection))) => {
+                hunks_decision(selection, request)
+            }
             _ => deny(HEADLESS_DENIAL),
         }
     }
@@ -336,6 +339,9 @@ impl Approver for Policy {
                 ApprovalDecision::Approve
             }
             Some(Answer::Approval(ApprovalAnswer::Deny { note })) => declined(note),
+            Some(Answer::Approval(ApprovalAnswer::AllowHunks(selection))) => {
+                hunks_decision(selection, request)
+            }
             _ => deny(HEADLESS_DENIAL),
         }
     }
@@ -411,6 +417,25 @@ fn approval_question(
         reason,
         scope: SessionScope::of(&request.tool_name, &request.args),
         once_only,
+        hunks: request.hunks,
+    }
+}
+
+/// A hunk-by-hunk answer: the hunks to write, of the preview the user reviewed; refused (with the
+/// user's note) when they kept none. It never allows calls for the session.
+fn hunks_decision(
+    selection: tunacode_protocol::HunkSelection,
+    request: &ApprovalRequest,
+) -> ApprovalDecision {
+    if selection.writes_nothing() {
+        let said = selection.note.map_or(String::new(), |n| format!(": {n}"));
+        return deny(format!(
+            "the user reviewed the edit hunk by hunk and rejected every hunk{said}"
+        ));
+    }
+    ApprovalDecision::ApproveHunks {
+        selection,
+        reviewed: request.preview.clone().unwrap_or_default(),
     }
 }
 

@@ -17,6 +17,7 @@ fn request(tool: &str, args: serde_json::Value, kind: ToolKind) -> ApprovalReque
         preview: None,
         targets: Vec::new(),
         hook_asks: false,
+        hunks: 0,
     }
 }
 

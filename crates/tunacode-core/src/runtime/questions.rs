@@ -10,13 +10,14 @@ use tokio::sync::oneshot;
 use crate::events::EventSink;
 use crate::runtime::events::{OpFailure, Question, QuestionKind, RuntimeEvent};
 use crate::runtime::ops::Answer;
+use tunacode_protocol::runtime::ApprovalAnswer;
 
 type Pending = HashMap<String, (Tag, oneshot::Sender<Answer>)>;
 
-/// Which answers fit a question.
+/// Which answers fit a question (an approval's: with how many hunks it offers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tag {
-    Approval,
+    Approval(usize),
     Limit,
     Plan,
     Budget,
@@ -26,7 +27,7 @@ enum Tag {
 impl Tag {
     fn of_question(kind: &QuestionKind) -> Tag {
         match kind {
-            QuestionKind::Approval(_) => Tag::Approval,
+            QuestionKind::Approval(q) => Tag::Approval(q.hunks),
             QuestionKind::IterationLimit(_) => Tag::Limit,
             QuestionKind::PlanReview { .. } => Tag::Plan,
             QuestionKind::Budget(_) => Tag::Budget,
@@ -34,9 +35,20 @@ impl Tag {
         }
     }
 
+    /// Whether `answer` fits a question of this tag: its kind, and for hunks, indices it offers.
+    fn fits(self, answer: &Answer) -> bool {
+        match (self, answer) {
+            (Tag::Approval(hunks), Answer::Approval(ApprovalAnswer::AllowHunks(selection))) => {
+                hunks > 0 && selection.out_of_range(hunks).is_none()
+            }
+            (Tag::Approval(_), Answer::Approval(_)) => true,
+            (tag, answer) => tag == Tag::of_answer(answer),
+        }
+    }
+
     fn of_answer(answer: &Answer) -> Tag {
         match answer {
-            Answer::Approval(_) => Tag::Approval,
+            Answer::Approval(_) => Tag::Approval(0),
             Answer::Limit(_) => Tag::Limit,
             Answer::Plan(_) => Tag::Plan,
             Answer::Budget { .. } => Tag::Budget,
@@ -103,7 +115,7 @@ impl Questions {
         let Some((tag, _)) = pending.get(id) else {
             return Err(OpFailure::UnknownQuestion(id.to_string()));
         };
-        if *tag != Tag::of_answer(&answer) {
+        if !tag.fits(&answer) {
             return Err(OpFailure::WrongAnswer(id.to_string()));
         }
         if let Some((_, tx)) = pending.remove(id) {

@@ -77,6 +77,10 @@ pub struct ApprovalQuestion {
     /// Only this one call can be allowed (running outside the sandbox, a dangerous command): an
     /// "allow for the session" answer counts as allow once.
     pub once_only: bool,
+    /// How many hunks of the preview can be accepted one by one (`AllowHunks`); 0 when the call
+    /// can only be taken whole.
+    #[serde(default)]
+    pub hunks: usize,
 }
 
 /// The reach of a session allowance (what "allow for this session" covers; the runtime decides
@@ -179,4 +183,7 @@ pub enum ApprovalAnswer {
         /// What the user wants the model to know.
         note: Option<String>,
     },
+    /// Write only these hunks of the edit's preview (the question offered `hunks`); the model is
+    /// told which were rejected.
+    AllowHunks(crate::diff_hunks::HunkSelection),
 }

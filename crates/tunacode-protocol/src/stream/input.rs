@@ -30,9 +30,13 @@ pub enum InputLine {
         request_id: String,
         /// `allow`, `allow_session` or `deny`.
         decision: ApprovalChoice,
-        /// With `deny`: what the model is told.
+        /// With `deny`, or with `hunks`: what the model is told.
         #[serde(default)]
         note: Option<String>,
+        /// With `allow`: write only these hunks of the diff in `preview` (0-based indices; the
+        /// question says how many it has in `hunks`). The model is told which were rejected.
+        #[serde(default)]
+        hunks: Option<Vec<usize>>,
     },
     /// The answer to a `limit_choice_requested` line.
     LimitChoice {
@@ -175,13 +179,10 @@ impl InputLine {
                 request_id,
                 decision,
                 note,
+                hunks,
             } => Op::Answer {
                 id: request_id,
-                answer: Answer::Approval(match decision {
-                    ApprovalChoice::Allow => ApprovalAnswer::AllowOnce,
-                    ApprovalChoice::AllowSession => ApprovalAnswer::AllowSession,
-                    ApprovalChoice::Deny => ApprovalAnswer::Deny { note },
-                }),
+                answer: Answer::Approval(approval_answer(decision, note, hunks)?),
             },
             InputLine::LimitChoice { request_id, choice } => Op::Answer {
                 id: request_id,
@@ -227,6 +228,27 @@ impl InputLine {
             InputLine::Permissions => Op::DescribePermissions,
         })
     }
+}
+
+/// The answer an `approval` line gives; `hunks` go only with `allow`.
+fn approval_answer(
+    decision: ApprovalChoice,
+    note: Option<String>,
+    hunks: Option<Vec<usize>>,
+) -> Result<ApprovalAnswer, String> {
+    Ok(match (decision, hunks) {
+        (ApprovalChoice::Allow, Some(accepted)) => {
+            ApprovalAnswer::AllowHunks(crate::diff_hunks::HunkSelection {
+                accepted,
+                edited: Vec::new(),
+                note,
+            })
+        }
+        (_, Some(_)) => return Err("`hunks` goes only with the decision `allow`".into()),
+        (ApprovalChoice::Allow, None) => ApprovalAnswer::AllowOnce,
+        (ApprovalChoice::AllowSession, None) => ApprovalAnswer::AllowSession,
+        (ApprovalChoice::Deny, None) => ApprovalAnswer::Deny { note },
+    })
 }
 
 fn claude_text(message: &ClaudeMessage) -> Result<String, String> {

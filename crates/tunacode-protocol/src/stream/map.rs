@@ -27,6 +27,7 @@ fn question(q: &Question) -> OutputEvent {
             preview: a.preview.clone(),
             reason: a.reason.clone(),
             session_scope: a.scope.to_string(),
+            hunks: a.hunks,
         },
         QuestionKind::IterationLimit(r) => OutputEvent::LimitChoiceRequested {
             request_id: q.id.clone(),

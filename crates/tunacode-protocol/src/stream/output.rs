@@ -66,6 +66,7 @@ pub enum OutputEvent {
         preview: Option<String>,
         reason: String,
         session_scope: String,
+        hunks: usize,
     },
     LimitChoiceRequested {
         request_id: String,

@@ -51,3 +51,5 @@ pub(crate) fn builtin_tools(todos: &TodoList) -> Vec<Arc<dyn Tool>> {
 
 #[cfg(test)]
 mod editor_tests;
+#[cfg(test)]
+mod hunk_pick_tests;

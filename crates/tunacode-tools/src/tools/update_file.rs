@@ -6,10 +6,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tunacode_protocol::HunkSelection;
 
 use crate::args::{parse, path_arg};
 use crate::beneath::Beneath;
-use crate::diff::{line_counts, unified_diff};
+use crate::diff::{apply_picked, line_counts, same_as_reviewed, unified_diff};
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -128,6 +129,23 @@ async fn write(plan: &Plan, workspace: &Workspace) -> Result<(), ToolError> {
     .await
 }
 
+/// Writes the plan and says what changed (the diff of what was written).
+async fn finish(plan: Plan, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    write(&plan, &ctx.workspace).await?;
+    let (added, removed) = line_counts(&plan.old, &plan.new);
+    Ok(ToolOutput {
+        content: format!(
+            "Updated `{}` (+{added} -{removed} lines).\n{}",
+            plan.shown, plan.diff
+        ),
+        diff: Some(plan.diff),
+        images: Vec::new(),
+    })
+}
+
 /// `text` with its only occurrence of `target` replaced, or a retry explaining why there is not exactly one.
 fn replace_once(
     text: &str,
@@ -213,19 +231,30 @@ impl Tool for UpdateFile {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let plan = plan(&args, ctx).await?;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        write(&plan, &ctx.workspace).await?;
-        let (added, removed) = line_counts(&plan.old, &plan.new);
-        Ok(ToolOutput {
-            content: format!(
-                "Updated `{}` (+{added} -{removed} lines).\n{}",
-                plan.shown, plan.diff
-            ),
-            diff: Some(plan.diff),
-            images: Vec::new(),
-        })
+        finish(plan, ctx).await
+    }
+
+    fn picks_hunks(&self) -> bool {
+        true
+    }
+
+    async fn call_picked(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+        reviewed: &str,
+        pick: &HunkSelection,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut plan = plan(&args, ctx).await?;
+        same_as_reviewed(&plan.diff, reviewed)?;
+        plan.new = apply_picked(&plan.old, &plan.new, 0, pick);
+        plan.diff = unified_diff(
+            &plan.old,
+            &plan.new,
+            &format!("a/{}", plan.shown),
+            &format!("b/{}", plan.shown),
+        );
+        finish(plan, ctx).await
     }
 
     async fn preview(

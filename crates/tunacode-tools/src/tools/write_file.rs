@@ -7,10 +7,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tunacode_protocol::HunkSelection;
 
 use crate::args::{parse, path_arg};
 use crate::beneath::Beneath;
-use crate::diff::unified_diff;
+use crate::diff::{apply_picked, same_as_reviewed, unified_diff};
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -63,6 +64,21 @@ async fn plan(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Plan, Tool
         })
     })
     .await
+}
+
+/// Creates the file and says so.
+async fn finish(plan: Plan, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    create(&plan, &ctx.workspace).await?;
+    let lines = plan.content.lines().count();
+    Ok(ToolOutput {
+        content: format!(
+            "Created `{}` ({lines} lines, {} bytes).",
+            plan.shown,
+            plan.content.len()
+        ),
+        diff: Some(plan.diff),
+        images: Vec::new(),
+    })
 }
 
 fn exists(shown: &str) -> ToolError {
@@ -135,17 +151,26 @@ impl Tool for WriteFile {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let plan = plan(&args, ctx).await?;
-        create(&plan, &ctx.workspace).await?;
-        let lines = plan.content.lines().count();
-        Ok(ToolOutput {
-            content: format!(
-                "Created `{}` ({lines} lines, {} bytes).",
-                plan.shown,
-                plan.content.len()
-            ),
-            diff: Some(plan.diff),
-            images: Vec::new(),
-        })
+        finish(plan, ctx).await
+    }
+
+    fn picks_hunks(&self) -> bool {
+        true
+    }
+
+    /// A new file is one hunk: written as the model wrote it, or as the user rewrote it.
+    async fn call_picked(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+        reviewed: &str,
+        pick: &HunkSelection,
+    ) -> Result<ToolOutput, ToolError> {
+        let mut plan = plan(&args, ctx).await?;
+        same_as_reviewed(&plan.diff, reviewed)?;
+        plan.content = apply_picked("", &plan.content, 0, pick);
+        plan.diff = unified_diff("", &plan.content, "/dev/null", &format!("b/{}", plan.shown));
+        finish(plan, ctx).await
     }
 
     async fn preview(

@@ -320,6 +320,7 @@ async fn approval_dialog_with_diff_and_with_a_note() {
                     None => SessionScope::Tool(tool.into()),
                 },
                 once_only: false,
+                hunks: 0,
                 tool_name: tool.into(),
                 args,
                 kind,

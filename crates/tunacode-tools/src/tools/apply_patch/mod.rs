@@ -8,6 +8,7 @@
 mod apply;
 mod change;
 mod parse;
+mod pick;
 mod plan;
 
 use std::path::PathBuf;
@@ -17,10 +18,12 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use tunacode_protocol::HunkSelection;
 
 use change::Change;
 
 use crate::args::parse as parse_args;
+use crate::diff::same_as_reviewed;
 use crate::fsutil::blocking;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -63,6 +66,19 @@ async fn planned(args: &Map<String, Value>, ctx: &ToolContext) -> Result<Vec<Cha
     let args: Args = parse_args(NAME, args)?;
     let ctx = ctx.clone();
     blocking(move || plan::plan(&args.input, &ctx)).await
+}
+
+/// Writes `changes` and says what was written (the diff of exactly that).
+async fn write_changes(changes: Vec<Change>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let diff = combined_diff(&changes);
+    let summary: Vec<String> = changes.iter().map(Change::summary).collect();
+    let workspace = ctx.workspace.clone();
+    blocking(move || plan::write(&changes, &workspace)).await?;
+    Ok(ToolOutput {
+        content: format!("Applied the patch:\n{}", summary.join("\n")),
+        diff: Some(diff),
+        images: Vec::new(),
+    })
 }
 
 fn combined_diff(changes: &[Change]) -> String {
@@ -110,15 +126,23 @@ impl Tool for ApplyPatch {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let changes = planned(&args, ctx).await?;
-        let diff = combined_diff(&changes);
-        let summary: Vec<String> = changes.iter().map(Change::summary).collect();
-        let workspace = ctx.workspace.clone();
-        blocking(move || plan::write(&changes, &workspace)).await?;
-        Ok(ToolOutput {
-            content: format!("Applied the patch:\n{}", summary.join("\n")),
-            diff: Some(diff),
-            images: Vec::new(),
-        })
+        write_changes(changes, ctx).await
+    }
+
+    fn picks_hunks(&self) -> bool {
+        true
+    }
+
+    async fn call_picked(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+        reviewed: &str,
+        pick: &HunkSelection,
+    ) -> Result<ToolOutput, ToolError> {
+        let changes = planned(&args, ctx).await?;
+        same_as_reviewed(&combined_diff(&changes), reviewed)?;
+        write_changes(pick::picked(changes, pick), ctx).await
     }
 
     async fn preview(

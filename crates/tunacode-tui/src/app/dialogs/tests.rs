@@ -26,6 +26,7 @@ fn approval() -> ApprovalDialog {
             reason: "this command is not known to be read-only".into(),
             scope: SessionScope::CommandPrefix(vec!["cargo".into(), "test".into()]),
             once_only: false,
+            hunks: 0,
         },
     )
 }
