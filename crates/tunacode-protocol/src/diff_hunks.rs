@@ -169,7 +169,18 @@ pub fn edited_hunk_text(original: &DiffHunk, edited: &str) -> Result<String, Str
             .map(|l| l.get(1..).unwrap_or("").to_string())
             .collect()
     };
-    let edited_body: String = edited
+    // The file's `---`/`+++` header, when the hunk was shown with it, is not part of the hunk.
+    let from_hunk = match edited.find("@@") {
+        Some(at)
+            if edited[..at]
+                .lines()
+                .all(|l| l.starts_with("--- ") || l.starts_with("+++ ") || l.starts_with('#')) =>
+        {
+            &edited[at..]
+        }
+        _ => edited,
+    };
+    let edited_body: String = from_hunk
         .split_inclusive('\n')
         .filter(|l| !l.starts_with('#'))
         .collect();

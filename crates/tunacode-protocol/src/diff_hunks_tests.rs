@@ -65,6 +65,12 @@ fn an_edited_hunk_gives_its_new_side_and_must_keep_its_old_side() {
         edited_hunk_text(hunk, kept).unwrap(),
         "fn a() {\n    1\n    2\n}\n"
     );
+    // Shown with its file's header, the header is not part of the hunk.
+    let with_header = hunk.as_diff().replace("+    2", "+    3");
+    assert_eq!(
+        edited_hunk_text(hunk, &with_header).unwrap(),
+        "fn a() {\n    3\n}\n"
+    );
     let changed_context = " fn b() {\n-    1\n+    2\n }\n";
     assert!(edited_hunk_text(hunk, changed_context).is_err());
 }

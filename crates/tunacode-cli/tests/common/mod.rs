@@ -22,6 +22,16 @@ pub fn bin() -> PathBuf {
 /// Starts `args` (a shell-quoted argument string) with the real binary in a tmux window of
 /// `width`×`height`, with the test's private home and no provider variables from outside.
 pub fn tmux_start(env: &TestEnv, args: &str, width: u16, height: u16) -> tunacode_testkit::Tmux {
+    tmux_start_with(env, &[], args, (width, height))
+}
+
+/// [`tmux_start`] with more environment variables.
+pub fn tmux_start_with(
+    env: &TestEnv,
+    extra: &[(&str, &str)],
+    args: &str,
+    (width, height): (u16, u16),
+) -> tunacode_testkit::Tmux {
     let dir = env.workspace();
     let home = dir.parent().unwrap().to_path_buf();
     let vars = [
@@ -31,7 +41,8 @@ pub fn tmux_start(env: &TestEnv, args: &str, width: u16, height: u16) -> tunacod
         ("XDG_STATE_HOME", home.join("state").display().to_string()),
         ("TERM", "xterm-256color".to_string()),
     ];
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    vars.extend_from_slice(extra);
     let command = format!(
         "env -u OPENAI_API_KEY -u TUNACODE_MODEL -u TUNACODE_BASE_URL -u NO_COLOR {} {args}",
         bin().display()

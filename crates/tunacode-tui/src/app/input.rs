@@ -81,6 +81,7 @@ impl App {
                     self.close_dialog();
                     self.stop_request();
                 }
+                DialogOutcome::Edit(text) => self.overlays.pending_edit = Some(text),
             }
             return;
         }

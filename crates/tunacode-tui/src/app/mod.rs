@@ -9,6 +9,7 @@ mod checks;
 pub mod commands;
 pub mod dialogs;
 mod events;
+mod external_editor;
 mod input;
 pub mod input_state;
 mod mcp;
@@ -35,12 +36,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    EventStream, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
-    PushKeyboardEnhancementFlags,
-};
-use crossterm::execute;
+use crossterm::event::EventStream;
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tunacode_core::{Op, Runtime, RuntimeEvent};
@@ -68,21 +64,10 @@ const SPINNER_TICK: Duration = Duration::from_millis(100);
 /// resume).
 pub async fn run(config: TuiConfig) -> Result<Option<String>, TuiError> {
     let mut terminal = ratatui::try_init()?;
-    let mut stdout = std::io::stdout();
     let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
-    execute!(stdout, EnableBracketedPaste, EnableMouseCapture)?;
-    if enhanced {
-        // Lets Shift+Enter be told apart from Enter where the terminal supports it.
-        execute!(
-            stdout,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
-    }
+    external_editor::enter_modes(enhanced)?;
     let result = event_loop(&mut terminal, config).await;
-    if enhanced {
-        let _ = execute!(stdout, PopKeyboardEnhancementFlags);
-    }
-    let _ = execute!(stdout, DisableBracketedPaste, DisableMouseCapture);
+    external_editor::leave_modes(enhanced);
     ratatui::restore();
     result
 }
@@ -221,6 +206,22 @@ async fn event_loop(
         .filter(|id| !id.is_empty()))
 }
 
+/// Runs the user's editor on `text` for the open dialog. The key reader is dropped while the editor
+/// has the terminal (else it would take the editor's keys); a new one is returned.
+async fn edit_for_dialog(
+    terminal: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    input: EventStream,
+    text: String,
+) -> Result<EventStream, TuiError> {
+    drop(input);
+    let edited = external_editor::edit(terminal, text).await?;
+    if let Some(dialog) = &mut app.overlays.dialog {
+        dialog.take_edit(edited);
+    }
+    Ok(EventStream::new())
+}
+
 /// Draws and handles events until the user quits or the terminal fails.
 async fn run_loop(
     terminal: &mut ratatui::DefaultTerminal,
@@ -247,6 +248,11 @@ async fn run_loop(
         write_pending_output(app);
         if app.should_quit {
             break;
+        }
+        if let Some(text) = app.overlays.pending_edit.take() {
+            input = edit_for_dialog(terminal, app, input, text).await?;
+            dirty = true;
+            continue;
         }
         let next_frame = tokio::time::Instant::from_std(last_draw + FRAME);
         tokio::select! {

@@ -20,6 +20,8 @@ pub struct Overlays {
     pub picker: Option<Picker>,
     /// Asking for a key before switching models: the prompt and the model id.
     pub key_prompt: Option<(KeyPrompt, String)>,
+    /// Text the open dialog asked to have rewritten in the user's editor (the loop runs it).
+    pub pending_edit: Option<String>,
 }
 
 impl Overlays {

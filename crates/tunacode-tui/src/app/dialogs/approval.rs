@@ -13,6 +13,7 @@ use tunacode_protocol::ToolKind;
 use super::frame::{
     LineEdit, Scroll, draw_popup, edit_line, field_line, option_lines, popup_width,
 };
+use super::hunk_review::{HunkReview, ReviewOutcome};
 use super::question_dialog::{DialogOutcome, QuestionDialog};
 use crate::render::render_diff;
 use crate::theme::Theme;
@@ -26,6 +27,8 @@ pub struct ApprovalDialog {
     selected: usize,
     /// The note being typed after choosing No.
     note: Option<String>,
+    /// Stepping through the edit's hunks.
+    review: Option<HunkReview>,
     scroll: Scroll,
 }
 
@@ -34,6 +37,7 @@ pub struct ApprovalDialog {
 enum Choice {
     Once,
     Session,
+    Review,
     Deny,
 }
 
@@ -45,17 +49,23 @@ impl ApprovalDialog {
             question,
             selected: 0,
             note: None,
+            review: None,
             scroll: Scroll::default(),
         }
     }
 
     /// The choices offered: "Always" only where the question allows it for the session.
     fn choices(&self) -> Vec<Choice> {
-        if self.question.once_only {
-            vec![Choice::Once, Choice::Deny]
-        } else {
-            vec![Choice::Once, Choice::Session, Choice::Deny]
+        let mut choices = vec![Choice::Once];
+        if !self.question.once_only {
+            choices.push(Choice::Session);
         }
+        // An edit whose tool can write part of it: its hunks one by one.
+        if self.question.hunks > 0 {
+            choices.push(Choice::Review);
+        }
+        choices.push(Choice::Deny);
+        choices
     }
 
     pub(super) fn options(&self) -> Vec<String> {
@@ -65,6 +75,10 @@ impl ApprovalDialog {
                 Choice::Once if self.question.once_only => "Yes, this once".to_string(),
                 Choice::Once => "Yes".to_string(),
                 Choice::Session => format!("Always: {} this session", self.question.scope),
+                Choice::Review => match self.question.hunks {
+                    1 => "Review the hunk (accept, reject or edit it)".to_string(),
+                    n => format!("Review hunk by hunk ({n} hunks)"),
+                },
                 Choice::Deny => "No".to_string(),
             })
             .collect()
@@ -76,6 +90,7 @@ impl ApprovalDialog {
             .map(|c| match c {
                 Choice::Once => "y",
                 Choice::Session => "a",
+                Choice::Review => "r",
                 Choice::Deny => "n",
             })
             .collect()
@@ -104,11 +119,32 @@ impl ApprovalDialog {
             Choice::Session => {
                 DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowSession))
             }
+            Choice::Review => {
+                self.review = self.question.preview.as_deref().and_then(HunkReview::new);
+                DialogOutcome::Open
+            }
             Choice::Deny => {
                 self.selected = self.choices().len() - 1;
                 self.note = Some(String::new());
                 DialogOutcome::Open
             }
+        }
+    }
+
+    fn on_review_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        let Some(review) = &mut self.review else {
+            return DialogOutcome::Open;
+        };
+        match review.handle_key(key) {
+            ReviewOutcome::Open => DialogOutcome::Open,
+            ReviewOutcome::Back => {
+                self.review = None;
+                DialogOutcome::Open
+            }
+            ReviewOutcome::Done(selection) => {
+                DialogOutcome::Answered(Answer::Approval(ApprovalAnswer::AllowHunks(selection)))
+            }
+            ReviewOutcome::Edit(text) => DialogOutcome::Edit(text),
         }
     }
 
@@ -154,6 +190,9 @@ impl QuestionDialog for ApprovalDialog {
     }
 
     fn handle_key(&mut self, key: KeyEvent) -> DialogOutcome {
+        if self.review.is_some() {
+            return self.on_review_key(key);
+        }
         if self.note.is_some() {
             return self.on_note_key(key);
         }
@@ -161,6 +200,7 @@ impl QuestionDialog for ApprovalDialog {
             KeyCode::Char('y' | 'Y') => self.choose_key(Choice::Once),
             KeyCode::Char('a' | 'A') => self.choose_key(Choice::Session),
             KeyCode::Char('n' | 'N') => self.choose_key(Choice::Deny),
+            KeyCode::Char('r' | 'R') => self.choose_key(Choice::Review),
             KeyCode::Enter => {
                 let choices = self.choices();
                 let choice = choices[self.selected.min(choices.len() - 1)];
@@ -205,6 +245,13 @@ impl QuestionDialog for ApprovalDialog {
             Line::default(),
         ];
         let width = popup_width(area);
+        if let Some(review) = &self.review {
+            lines.extend(review.lines(width, theme));
+            let title = format!(" Review {}'s edit ", q.tool_name);
+            let footer = review.footer(theme);
+            draw_popup(frame, area, &title, lines, footer, &self.scroll, theme);
+            return;
+        }
         lines.extend(self.preview_lines(width, theme));
         lines.push(Line::default());
         let mut choices = option_lines(
@@ -227,5 +274,11 @@ impl QuestionDialog for ApprovalDialog {
 
     fn dismissed(&self) -> Answer {
         Answer::Approval(ApprovalAnswer::Deny { note: None })
+    }
+
+    fn take_edit(&mut self, edited: Option<String>) {
+        if let Some(review) = &mut self.review {
+            review.take_edit(edited);
+        }
     }
 }

@@ -8,10 +8,14 @@
 mod approval;
 mod budget;
 mod frame;
+mod hunk_review;
 mod limit;
 mod loop_dialog;
 mod plan;
 mod question_dialog;
+
+#[cfg(test)]
+mod hunk_review_tests;
 
 use tunacode_core::{Question, QuestionKind};
 

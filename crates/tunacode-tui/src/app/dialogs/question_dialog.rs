@@ -19,6 +19,8 @@ pub enum DialogOutcome {
     /// The whole request is to stop (Esc on an approval: the README's "Esc stops"). No answer is
     /// sent: the interrupt withdraws the question, so the model is not asked again in between.
     Stop,
+    /// Open this text in the user's editor; what comes back goes to [`QuestionDialog::take_edit`].
+    Edit(String),
 }
 
 /// A question on screen.
@@ -31,4 +33,7 @@ pub trait QuestionDialog: std::fmt::Debug + Send {
     fn render(&self, frame: &mut Frame, area: Rect, theme: &Theme);
     /// The answer when the user dismisses it (Ctrl+C, quitting): refuse, stop, reject.
     fn dismissed(&self) -> Answer;
+    /// The text asked for with [`DialogOutcome::Edit`], as the user left it (`None`: not changed,
+    /// or no editor could run).
+    fn take_edit(&mut self, _edited: Option<String>) {}
 }
