@@ -10,6 +10,7 @@ mod client_fs;
 mod command;
 mod diffs;
 mod fork;
+mod hunks;
 mod in_flight;
 mod modes;
 mod open_sessions;

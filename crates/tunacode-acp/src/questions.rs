@@ -39,7 +39,7 @@ enum Asked {
 impl Session {
     /// Asks the editor `question`; the answer arrives later as [`Command::Answered`].
     pub(crate) async fn ask(&mut self, question: Question) -> Result<(), Error> {
-        let (asked, tool_call, options) = match &question.kind {
+        let (asked, tool_call, mut options) = match &question.kind {
             QuestionKind::Approval(approval) => {
                 let call = approval_call(approval, &self.root, self.files.as_ref()).await;
                 (Asked::Approval, call, approval_options(approval))
@@ -48,7 +48,16 @@ impl Session {
         };
         let call_id = tool_call.tool_call_id.to_string();
         self.open_questions.insert(question.id.clone(), call_id);
-        let request = RequestPermissionRequest::new(self.id.clone(), tool_call, options);
+        let hunks = match &question.kind {
+            QuestionKind::Approval(a) if a.hunks > 0 && self.hunk_review => a.preview.as_deref(),
+            _ => None,
+        };
+        if hunks.is_some() {
+            // Before "Reject", the last option.
+            options.insert(options.len() - 1, crate::hunks::option());
+        }
+        let request = RequestPermissionRequest::new(self.id.clone(), tool_call, options)
+            .meta(hunks.map(crate::hunks::request_meta));
         // Sent now, in order with the updates; only the wait for the choice is a task of its own.
         let sent = self.cx.send_request(request);
         let (answers, id) = (self.answers.clone(), question.id);
@@ -257,11 +266,16 @@ fn approval_options(approval: &ApprovalQuestion) -> Vec<PermissionOption> {
 /// The editor's choice as the runtime's answer; a cancelled or failed request refuses (and stops at
 /// the iteration limit).
 fn answer(asked: Asked, response: Result<RequestPermissionResponse, Error>) -> Answer {
-    let chosen = match response.map(|r| r.outcome) {
-        Ok(RequestPermissionOutcome::Selected(selected)) => Some(selected.option_id.to_string()),
-        _ => None,
+    let (chosen, meta) = match response.map(|r| r.outcome) {
+        Ok(RequestPermissionOutcome::Selected(selected)) => {
+            (Some(selected.option_id.to_string()), selected.meta)
+        }
+        _ => (None, None),
     };
     match (asked, chosen.as_deref()) {
+        (Asked::Approval, Some(crate::hunks::ALLOW_HUNKS)) => {
+            Answer::Approval(crate::hunks::answer(meta.as_ref()))
+        }
         (Asked::Approval, Some(ALLOW_ONCE)) => Answer::Approval(ApprovalAnswer::AllowOnce),
         (Asked::Approval, Some(ALLOW_ALWAYS)) => Answer::Approval(ApprovalAnswer::AllowSession),
         (Asked::Approval, _) => Answer::Approval(ApprovalAnswer::Deny { note: None }),

@@ -187,6 +187,7 @@ fn initialize(server: &Server, request: &InitializeRequest) -> InitializeRespons
         reads: caps.fs.read_text_file,
         writes: caps.fs.write_text_file,
         notices: caps.session.as_ref().is_some_and(|s| s.notices.is_some()),
+        hunks: crate::hunks::offered(caps.meta.as_ref()),
     };
     let capabilities = AgentCapabilities::new()
         .load_session(true)

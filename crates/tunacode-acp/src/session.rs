@@ -62,6 +62,8 @@ pub(crate) struct Session {
     pub(crate) budget: Option<f64>,
     /// Whether the editor shows notices (else they are logged).
     pub(crate) notices: bool,
+    /// Whether the editor reviews edits hunk by hunk.
+    pub(crate) hunk_review: bool,
     /// Whether the running compaction said what it did (else its outcome's text is said).
     pub(crate) compaction_said: bool,
     /// Whether the session has a title (its first prompt), told to the editor.
@@ -102,6 +104,7 @@ impl Session {
             cost: 0.0,
             budget: None,
             notices: false,
+            hunk_review: false,
             compaction_said: false,
             titled,
         }

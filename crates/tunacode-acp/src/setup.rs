@@ -137,6 +137,7 @@ pub(crate) async fn start(
     let files = client_files.map(|f| f as Arc<dyn EditorFiles>);
     let mut session = Session::new(cx.clone(), runtime, events, view, root, files, models);
     session.notices = offers.notices;
+    session.hunk_review = offers.hunks;
     Ok(session)
 }
 

@@ -27,6 +27,8 @@ pub(crate) struct ClientOffers {
     pub(crate) writes: bool,
     /// It shows notices (`session.notices`).
     pub(crate) notices: bool,
+    /// It reviews edits hunk by hunk (`_meta`, see `hunks.rs`).
+    pub(crate) hunks: bool,
 }
 
 /// What the connection shares with its handlers and sessions.

@@ -260,3 +260,74 @@ fn closing_stdin_during_a_prompt_saves_the_partial_answer() {
     assert!(saved.contains("partial"), "the streamed text is kept");
     assert!(saved.contains("[INTERRUPTED]"), "marked as interrupted");
 }
+
+#[test]
+fn a_client_that_reviews_hunks_accepts_some_of_an_edit_and_the_model_hears_of_the_rest() {
+    let env = TestEnv::new().unwrap();
+    let old: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(env.workspace().join("notes.txt"), &old).unwrap();
+    let patch = "*** Begin Patch\n*** Update File: notes.txt\n@@\n line 1\n-line 2\n+line TWO\n line 3\n@@\n line 19\n-line 20\n+line TWENTY\n line 21\n@@\n line 37\n-line 38\n+line THIRTY-EIGHT\n line 39\n*** End Patch\n";
+    let fake = FakeProvider::start(vec![
+        Turn::tool_calls(&[("p1", "apply_patch", &json!({ "input": patch }).to_string())]),
+        Turn::text("Noted."),
+    ]);
+    let (mut child, mut stdin, mut out) = start_acp(&env, &fake);
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1,
+                   "clientCapabilities": {"_meta": {"tunacode/hunkReview": true}}}}),
+    );
+    out.wait_for(WAIT, |l| l.contains("\"id\":1")).unwrap();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+        "params": {"cwd": env.workspace(), "mcpServers": []}}),
+    );
+    let opened: Value =
+        serde_json::from_str(&out.wait_for(WAIT, |l| l.contains("\"id\":2")).unwrap()).unwrap();
+    let session = opened["result"]["sessionId"].as_str().unwrap().to_string();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "rename"}]}}),
+    );
+    let asked: Value = serde_json::from_str(
+        &out.wait_for(WAIT, |l| l.contains("session/request_permission"))
+            .unwrap(),
+    )
+    .unwrap();
+    let options: Vec<&str> = asked["params"]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["optionId"].as_str().unwrap())
+        .collect();
+    assert!(options.contains(&"allow_hunks"), "{options:?}");
+    let hunks = asked["params"]["_meta"]["tunacode/hunks"]
+        .as_array()
+        .unwrap();
+    assert_eq!(hunks.len(), 3, "{asked}");
+    assert_eq!(hunks[1]["file"], "notes.txt");
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": {
+            "outcome": "selected", "optionId": "allow_hunks",
+            "_meta": {"tunacode/hunks": [0, 2], "tunacode/note": "line 20 stays"}}}}),
+    );
+    out.wait_for(WAIT, |l| l.contains("\"id\":3") && l.contains("stopReason"))
+        .expect("the prompt ends");
+    drop(stdin);
+    assert!(wait_with_timeout(&mut child, RUN_LIMIT).unwrap().success());
+    let now = std::fs::read_to_string(env.workspace().join("notes.txt")).unwrap();
+    assert_eq!(
+        now,
+        old.replace("line 2\n", "line TWO\n")
+            .replace("line 38\n", "line THIRTY-EIGHT\n")
+    );
+    let next = fake.requests()[1].raw_body.clone();
+    assert!(
+        next.contains("+line TWENTY") && next.contains("line 20 stays"),
+        "{next}"
+    );
+}
