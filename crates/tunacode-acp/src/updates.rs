@@ -30,12 +30,12 @@ impl Session {
             RuntimeEvent::QuestionClosed { id } => self.on_question_closed(&id),
             RuntimeEvent::RequestEnded(end) => self.on_request_ended(&end),
             RuntimeEvent::ModelChanged(model) => self.on_model_changed(model.model),
-            RuntimeEvent::CustomCommands(commands) => {
-                self.send(SessionUpdate::AvailableCommandsUpdate(
-                    AvailableCommandsUpdate::new(available_commands(&commands)),
-                ))
-            }
-            RuntimeEvent::Context(text) => self.on_reply(ReplyKind::Context, text),
+            RuntimeEvent::CustomCommands(commands) => self.send(
+                SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(
+                    available_commands(&commands),
+                )),
+            ),
+            RuntimeEvent::Context(b) => self.on_reply(ReplyKind::Context, b.render()),
             RuntimeEvent::Permissions(text) => self.on_reply(ReplyKind::Permissions, text),
             RuntimeEvent::ProjectFiles { text, .. } => self.on_reply(ReplyKind::ProjectFiles, text),
             RuntimeEvent::ProjectFilePending(pending) => {

@@ -77,12 +77,9 @@ pub enum Command {
     Man,
     /// Print the JSON schema of `run`'s stream-json output and input lines.
     Schema,
-    /// Show the instruction files (and skills) the model reads here, with their token cost.
-    Context {
-        /// The project directory (default: the current one).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-    },
+    /// Show what the next request to the model holds here, part by part (system prompt,
+    /// instruction files, skills, tools, conversation, attachments), against its window.
+    Context(ContextArgs),
 }
 
 /// Arguments of `tunacode checks` and `tunacode hooks`.
@@ -283,4 +280,24 @@ pub struct SessionsArgs {
     /// Show forks under the session they came from.
     #[arg(long)]
     pub tree: bool,
+}
+
+/// `tunacode context`: the next request part by part.
+#[derive(Debug, clap::Args)]
+pub struct ContextArgs {
+    /// The project directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Model as provider:model (default: the configured one).
+    #[arg(short = 'm', long, env = "TUNACODE_MODEL")]
+    pub model: Option<String>,
+    /// Measure this saved session's next request (a unique prefix of its id is enough).
+    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    pub session: Option<String>,
+    /// Measure this directory's most recent session.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_last: bool,
+    /// Print the breakdown as JSON (the stream-json `context` line's fields).
+    #[arg(long)]
+    pub json: bool,
 }

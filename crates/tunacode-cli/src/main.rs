@@ -5,6 +5,7 @@ mod acp_cmd;
 mod approval_prompt;
 mod args;
 mod check_lines;
+mod context_cmd;
 mod docs_cmd;
 mod input;
 mod logging;
@@ -61,7 +62,7 @@ fn main() -> ExitCode {
             Some(Command::Fork(args)) => tree_cmd::fork(args).await,
             Some(Command::Export(args)) => tree_cmd::export(args).await,
             Some(Command::Import(args)) => tree_cmd::import(args).await,
-            Some(Command::Context { cwd }) => sessions_cmd::context(cwd),
+            Some(Command::Context(args)) => context_cmd::run(args).await,
             Some(Command::Completions { shell }) => docs_cmd::completions(shell),
             Some(Command::Man) => docs_cmd::man(),
             Some(Command::Schema) => docs_cmd::schema(),

@@ -110,22 +110,3 @@ fn family_order(sessions: &[SessionSummary]) -> Vec<(usize, &SessionSummary)> {
 fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
-
-/// `tunacode context`: what reaches the model besides the conversation, here.
-pub fn context(cwd: Option<std::path::PathBuf>) -> anyhow::Result<u8> {
-    let paths = Paths::from_env()?;
-    let cwd = project_dir(cwd)?;
-    let (files, mut skipped) = tunacode_core::instructions::instructions_for(&paths, &cwd)?;
-    let skills = tunacode_core::skills::find_skills(&paths.user_dir(), &cwd, &mut skipped);
-    let mut err = std::io::stderr().lock();
-    for skip in &skipped {
-        writeln!(err, "warning: {skip}")?;
-    }
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{}",
-        tunacode_core::instructions::describe_context(&files, &skills)
-    )?;
-    Ok(0)
-}

@@ -57,6 +57,15 @@ impl TokenCounter {
         None
     }
 
+    /// Tokens of `text`, waiting for the tokenizer to load when it is not yet (blocks: for work off
+    /// the async threads that must say exactly how it counted, like `/context`).
+    pub fn count_loaded(&self, text: &str) -> u64 {
+        if *self == TokenCounter::OpenAi {
+            BPE.get_or_init(|| tiktoken_rs::o200k_base().ok());
+        }
+        self.count(text)
+    }
+
     /// Starts loading the tokenizer now, so it is ready by the time it is wanted.
     pub fn warm_up(&self) {
         let _ = self.tokenizer();

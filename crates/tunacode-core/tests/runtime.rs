@@ -292,12 +292,12 @@ async fn the_sandbox_can_be_changed_between_requests_and_is_described() {
     );
     rt.submit(Op::DescribeContext);
     let context = next(&mut rx, |e| match e {
-        RuntimeEvent::Context(text) => Some(text),
+        RuntimeEvent::Context(breakdown) => Some(breakdown.render()),
         _ => None,
     })
     .await;
     assert!(
-        context.contains("Instruction files") && context.contains("Skills"),
+        context.contains("instruction files") && context.contains("skills"),
         "{context}"
     );
 

@@ -99,7 +99,7 @@ async fn project_files_added_after_start_reach_the_next_request() {
     // `/context` reads them as they are now too.
     rt.submit(Op::DescribeContext);
     let described = next(&mut rx, |e| match e {
-        RuntimeEvent::Context(text) => Some(text),
+        RuntimeEvent::Context(breakdown) => Some(breakdown.render()),
         _ => None,
     })
     .await;
@@ -107,5 +107,46 @@ async fn project_files_added_after_start_reach_the_next_request() {
         described.contains("AGENTS.md") && described.contains("release"),
         "{described}"
     );
+    stop(&rt, &mut rx).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_with_no_known_window_says_so_and_the_window_set_is_saved_and_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![]);
+    let s = settings(dir.path(), &fake.base_url());
+    let config_file = s.paths.config_file.clone();
+    let (rt, mut rx) = start(s, SessionChoice::New, false).await;
+    next(&mut rx, opened).await;
+    let context = |e: RuntimeEvent| match e {
+        RuntimeEvent::Context(b) => Some(b),
+        _ => None,
+    };
+    rt.submit(Op::DescribeContext);
+    let unknown = next(&mut rx, context).await;
+    assert_eq!(unknown.window, None);
+    assert!(
+        unknown.render().contains("is unknown"),
+        "{}",
+        unknown.render()
+    );
+    assert_eq!(
+        unknown.sections.iter().map(|s| s.tokens).sum::<u64>(),
+        unknown.total
+    );
+    rt.submit(Op::SetContextWindow { tokens: 64_000 });
+    let changed = next(&mut rx, |e| match e {
+        RuntimeEvent::ModelChanged(model) => Some(model),
+        _ => None,
+    })
+    .await;
+    assert_eq!(changed.context_window, Some(64_000));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
+    assert_eq!(saved["models"][&unknown.model]["context_window"], 64_000);
+    rt.submit(Op::DescribeContext);
+    let known = next(&mut rx, context).await;
+    assert_eq!(known.window, Some(64_000));
+    assert!(known.render().contains("free"), "{}", known.render());
     stop(&rt, &mut rx).await;
 }

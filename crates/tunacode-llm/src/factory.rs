@@ -11,6 +11,22 @@ use crate::openai_chat::OpenAiChatClient;
 use crate::openai_responses::OpenAiResponsesClient;
 use crate::provider::{ProviderSettings, WireApi};
 
+/// The JSON body a model request goes out as on `settings`' wire (what `/context` measures).
+pub fn request_body(
+    settings: &ProviderSettings,
+    request: &crate::client::ModelRequest,
+) -> serde_json::Value {
+    match settings.wire {
+        WireApi::OpenAiChat => crate::openai_chat::build_body(
+            request,
+            crate::openai_chat::ChatDialect::for_settings(settings),
+        ),
+        WireApi::OpenAiResponses => crate::openai_responses::build_body(request),
+        WireApi::Anthropic => crate::anthropic::build_body(request),
+        WireApi::Gemini => crate::gemini::build_body(request),
+    }
+}
+
 /// Builds the client for a model.
 pub fn create_client(settings: &ProviderSettings) -> Result<Arc<dyn ModelClient>, LlmError> {
     match settings.wire {

@@ -23,7 +23,7 @@ pub mod usage_norm;
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
-pub use factory::create_client;
+pub use factory::{create_client, request_body};
 pub use message_cache::{MessageCache, Serialized};
 pub use offline::decode_response;
 pub use provider::{

@@ -40,6 +40,8 @@ pub enum SlashCommand {
     Hooks(Option<String>),
     /// `/context` (`/skills`).
     Context,
+    /// `/context window N`: sets the model's context window (saved to the config).
+    ContextWindow(u64),
     /// `/undo [N]`.
     Undo(Option<usize>),
     /// `/rewind [N] [all|conversation|code]`: without a number, the picker of this session's
@@ -90,7 +92,12 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "mcp" => SlashCommand::Mcp(arg),
         "checks" => SlashCommand::Checks(arg),
         "hooks" => SlashCommand::Hooks(arg),
-        "context" | "skills" => SlashCommand::Context,
+        "context" => match context_window(arg.as_deref()) {
+            Ok(None) => SlashCommand::Context,
+            Ok(Some(tokens)) => SlashCommand::ContextWindow(tokens),
+            Err(e) => return Some(Err(e)),
+        },
+        "skills" => SlashCommand::Context,
         "undo" => match undo_count(arg.as_deref()) {
             Ok(to) => SlashCommand::Undo(to),
             Err(e) => return Some(Err(e)),
@@ -165,6 +172,26 @@ fn token_count(text: &str) -> Option<u64> {
     };
     let n: f64 = digits.parse().ok()?;
     (n.is_finite() && n > 0.0).then(|| (n * scale).round() as u64)
+}
+
+/// `/context`'s argument: nothing, or `window N` (tokens, at least 1,000).
+fn context_window(arg: Option<&str>) -> Result<Option<u64>, String> {
+    const USAGE: &str =
+        "/context window takes the model's window in tokens, e.g. /context window 128000";
+    let Some(arg) = arg else {
+        return Ok(None);
+    };
+    let mut words = arg.split_whitespace();
+    match (
+        words.next(),
+        words
+            .next()
+            .map(|n| n.replace(['_', ','], "").parse::<u64>()),
+        words.next(),
+    ) {
+        (Some("window"), Some(Ok(n)), None) if n >= 1000 => Ok(Some(n)),
+        _ => Err(USAGE.into()),
+    }
 }
 
 /// `/undo`'s argument: how many prompts back, a positive count.
@@ -260,6 +287,12 @@ mod tests {
         );
         assert_eq!(parse_slash("/quit"), Some(Ok(SlashCommand::Exit)));
         assert_eq!(parse_slash("/skills"), Some(Ok(SlashCommand::Context)));
+        assert_eq!(
+            parse_slash("/context window 128,000"),
+            Some(Ok(SlashCommand::ContextWindow(128_000)))
+        );
+        assert!(matches!(parse_slash("/context window 12"), Some(Err(_))));
+        assert!(matches!(parse_slash("/context size 4"), Some(Err(_))));
         assert_eq!(
             parse_slash("/compact keep the API notes"),
             Some(Ok(SlashCommand::Compact(Some("keep the API notes".into()))))

@@ -32,7 +32,7 @@ const RELEASED: &[(u32, &str)] = &[
     ),
     (
         5,
-        "2520da3e0f9ce19ab9917b987dd7ce1e6989caba1338ce96e2e4d878dfec00bc",
+        "14b5e66a46b9c24f2077c2d9599f3b9fc838d284e6262b9bcfad92ebe9ee6056",
     ),
 ];
 

@@ -41,6 +41,21 @@ pub fn save_setting(path: &Path, key: &str, value: Value) -> Result<(), StoreErr
     write_atomic(&target, &Value::Object(root))
 }
 
+/// Sets `models."<model>".<field>` to `value` in the config file at `path`, as [`save_setting`]
+/// writes.
+pub fn save_model_setting(
+    path: &Path,
+    model: &str,
+    field: &str,
+    value: Value,
+) -> Result<(), StoreError> {
+    let target = write_target(path);
+    let mut root = read_raw(&target)?;
+    let models = object_at(&target, &mut root, "models")?;
+    object_at(&target, models, model)?.insert(field.to_string(), value);
+    write_atomic(&target, &Value::Object(root))
+}
+
 /// The config as it would read after [`save_setup`] with `update`, without writing anything (so a key
 /// can be checked with exactly the settings the saved config will give).
 pub fn config_with_setup(path: &Path, update: &SetupUpdate) -> Result<UserConfig, StoreError> {

@@ -32,7 +32,9 @@ pub use config::{
     WebFetchConfig,
 };
 pub use config_mcp::{McpFile, add_mcp_server, read_mcp_file, remove_mcp_server};
-pub use config_write::{SetupUpdate, config_with_setup, save_setting, save_setup};
+pub use config_write::{
+    SetupUpdate, config_with_setup, save_model_setting, save_setting, save_setup,
+};
 pub use error::StoreError;
 pub use hooks_config::{
     HookCommand, HookEvent, HookMatcher, HooksConfig, ProjectHooks, parse_project_hooks,

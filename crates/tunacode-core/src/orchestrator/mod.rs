@@ -23,6 +23,7 @@
 //! (`transcript.rs`), which tells the [`Recorder`](recorder::Recorder) what to write again. The
 //! [`Request`] (`request.rs`) is what every step reads and none changes.
 
+pub(crate) mod breakdown;
 mod call;
 mod context;
 mod diagnose;

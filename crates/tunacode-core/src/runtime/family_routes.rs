@@ -44,6 +44,26 @@ impl Actor {
         }
     }
 
+    /// `/context window N`: saved for the current model, which is then resolved again with it.
+    pub(super) async fn on_set_context_window(&mut self, tokens: u64) {
+        let file = self.parts.settings.paths.config_file.clone();
+        let model = self.parts.model.options.model.clone();
+        let key = model.clone();
+        let saved = super::blocking::off_thread("saving the context window", move || {
+            tunacode_store::save_model_setting(&file, &key, "context_window", tokens.into())
+                .map_err(|e| {
+                    super::events::OpFailure::Settings(format!(
+                        "The window could not be saved: {e}"
+                    ))
+                })
+        })
+        .await;
+        match saved {
+            Ok(()) => self.on_set_model(model).await,
+            Err(failure) => self.fail(failure),
+        }
+    }
+
     pub(super) async fn on_save_theme(&mut self, name: String) {
         let file = self.parts.settings.paths.config_file.clone();
         if let Err(failure) = super::config_ops::save_theme(file, name).await {

@@ -82,17 +82,32 @@ impl Actor {
 }
 
 impl Actor {
-    /// `/context`: the project files as they read now.
+    /// `/context`: the next request part by part, with the project files as they read now
+    /// (measured off the async threads: the history is serialized to be measured).
     pub(super) async fn on_describe_context(&mut self) {
         self.refresh_project_files().await;
-        self.parts
-            .events
-            .send(crate::runtime::events::RuntimeEvent::Context(
-                crate::instructions::describe_context(
-                    &self.parts.settings.instructions,
-                    &self.parts.settings.skills,
-                ),
-            ));
+        let (agent, instructions, skills) = (
+            self.agent.clone(),
+            self.parts.settings.instructions.clone(),
+            self.parts.settings.skills.clone(),
+        );
+        let measured = off_thread("measuring the context", move || {
+            Ok(crate::orchestrator::breakdown::context_breakdown(
+                &agent,
+                &instructions,
+                &skills,
+            ))
+        })
+        .await;
+        match measured {
+            Ok(breakdown) => self
+                .parts
+                .events
+                .send(crate::runtime::events::RuntimeEvent::Context(Box::new(
+                    breakdown,
+                ))),
+            Err(failure) => self.fail(failure),
+        }
     }
 }
 

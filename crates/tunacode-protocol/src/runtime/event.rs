@@ -97,9 +97,9 @@ pub enum RuntimeEvent {
     },
     /// The custom slash commands of this project and user (sent when the runtime opens).
     CustomCommands(Vec<CommandView>),
-    /// What reaches the model besides the conversation: instruction files and skills, with their
-    /// cost (the answer to `DescribeContext`).
-    Context(String),
+    /// What the next request holds, part by part, against the window (the answer to
+    /// `DescribeContext`).
+    Context(Box<super::context::ContextBreakdown>),
     /// The conversation, the files or both went back to before a prompt, or forward again
     /// (`Op::Rewind`, `Op::Undo`, `Op::Redo`). A rewound conversation is sent again first as
     /// `SessionOpened`.

@@ -3,6 +3,7 @@
 //! runtime's handle.
 
 mod budget;
+mod context;
 mod event;
 mod failure;
 mod op;
@@ -13,6 +14,7 @@ mod session;
 mod setup;
 
 pub use budget::{BudgetQuestion, BudgetScope, BudgetView, CapView};
+pub use context::{ContextBreakdown, ContextItem, ContextSection};
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
 pub use op::{Attachment, Op, Secret};

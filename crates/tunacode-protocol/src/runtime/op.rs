@@ -176,6 +176,12 @@ pub enum Op {
         /// The model to switch to once the key is saved.
         model: Option<String>,
     },
+    /// Sets the current model's context window (saved as `models."<model>".context_window` in the
+    /// user's config), then re-resolves the model (`ModelChanged` carries the window).
+    SetContextWindow {
+        /// The window in tokens.
+        tokens: u64,
+    },
     /// Saves the interactive UI's theme to the user's config (`settings.theme`), for the next start.
     SaveTheme {
         /// The theme's name.

@@ -109,6 +109,15 @@ pub enum InputLine {
     },
     /// Asks for the sandbox, its guards on this kernel and the rules (a `permissions` line).
     Permissions,
+    /// What the next request holds, part by part, against the window: answered by a `context`
+    /// line.
+    Context,
+    /// Sets the model's context window (saved to the config; a model the catalogue does not know
+    /// has none, and is then never compacted automatically).
+    SetContextWindow {
+        /// The window in tokens.
+        tokens: u64,
+    },
 }
 
 /// Claude Code's user message.
@@ -226,6 +235,8 @@ impl InputLine {
             InputLine::Redo => Op::Redo,
             InputLine::Fork { at } => Op::Fork { at },
             InputLine::Permissions => Op::DescribePermissions,
+            InputLine::Context => Op::DescribeContext,
+            InputLine::SetContextWindow { tokens } => Op::SetContextWindow { tokens },
         })
     }
 }

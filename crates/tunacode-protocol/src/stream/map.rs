@@ -127,12 +127,12 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         | RuntimeEvent::ProjectFiles { .. }
         | RuntimeEvent::Budget(_)
         | RuntimeEvent::ShellOutput { .. }
-        | RuntimeEvent::Context(_)
         | RuntimeEvent::Turns(_)
         | RuntimeEvent::Exported { .. }
         | RuntimeEvent::CustomCommands(_) => {
             return None;
         }
+        RuntimeEvent::Context(breakdown) => OutputEvent::Context((**breakdown).clone()),
         RuntimeEvent::Rewound(rewound) => rewound_line(rewound),
         RuntimeEvent::Forked(forked) => forked_line(forked),
         // `run` launches without a setup phase: a missing model or key is an error before any line.

@@ -12,6 +12,7 @@ use crate::stream::values::{CheckOut, NoticeDetail, TodoOut, ToolUseOut, UndoneF
 #[serde(tag = "type", rename_all = "snake_case")]
 #[allow(missing_docs)] // Each field is documented in the README's table.
 pub enum OutputEvent {
+    Context(crate::runtime::ContextBreakdown),
     SessionOpened {
         session_id: String,
         model: String,

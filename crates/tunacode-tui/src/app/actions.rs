@@ -117,6 +117,7 @@ impl App {
             }
             Command::Permissions => self.submit_op(Op::DescribePermissions),
             Command::Context => self.submit_op(Op::DescribeContext),
+            Command::ContextWindow(tokens) => self.submit_op(Op::SetContextWindow { tokens }),
             Command::Sandbox(None) => self.submit_op(Op::DescribePermissions),
             Command::Sandbox(Some(mode)) => self.submit_op(Op::SetSandbox { mode }),
             Command::Model(Some(id)) => self.switch_model(&id),

@@ -52,9 +52,12 @@ impl App {
                 sessions,
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
-            RuntimeEvent::Permissions(text) | RuntimeEvent::Context(text) => {
-                self.view.transcript.push(CellKind::Info(text))
+            RuntimeEvent::Context(breakdown) => {
+                self.view
+                    .transcript
+                    .push(CellKind::Info(breakdown.render()));
             }
+            RuntimeEvent::Permissions(text) => self.view.transcript.push(CellKind::Info(text)),
             RuntimeEvent::Rewound(rewound) => self.on_rewound(rewound),
             RuntimeEvent::Turns(turns) => self.on_turns(turns),
             // The fork opens next, with a notice naming where it came from.
