@@ -26,6 +26,8 @@ pub(crate) struct Message {
     pub(crate) text: String,
     /// The files' texts.
     pub(crate) attachments: Vec<Attachment>,
+    /// The images, sent as the model's image input.
+    pub(crate) images: Vec<tunacode_protocol::runtime::ImageInput>,
 }
 
 /// The message for `blocks`; `files` reads linked files (the editor's, else the disk).
@@ -61,7 +63,14 @@ pub(crate) async fn message(
                         .push_str(&format!("[{}]({})", link.name, link.uri)),
                 }
             }
-            ContentBlock::Image(_) => message.text.push_str("[image not attached: unsupported]"),
+            ContentBlock::Image(image) => {
+                message
+                    .images
+                    .push(tunacode_protocol::runtime::ImageInput::Inline {
+                        media_type: image.mime_type.clone(),
+                        data: image.data.clone(),
+                    })
+            }
             _ => {}
         }
     }
@@ -80,6 +89,7 @@ impl Message {
         Op::UserMessage {
             text: self.text,
             attachments: self.attachments,
+            images: self.images,
         }
     }
 }

@@ -191,7 +191,7 @@ fn initialize(server: &Server, request: &InitializeRequest) -> InitializeRespons
     };
     let capabilities = AgentCapabilities::new()
         .load_session(true)
-        .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+        .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
         .mcp_capabilities(McpCapabilities::new().http(true))
         .session_capabilities(
             SessionCapabilities::new()

@@ -195,6 +195,10 @@ pub struct RunArgs {
     /// The task. `-` (or nothing, with stdin not a terminal) reads it from stdin.
     #[arg(value_name = "PROMPT")]
     pub prompt: Vec<String>,
+    /// An image to send with the task (PNG, JPEG, GIF or WebP, up to 5 MiB); repeat for more.
+    /// `@shot.png` in the task attaches one from the workspace too.
+    #[arg(long, value_name = "FILE")]
+    pub image: Vec<PathBuf>,
     /// The model and how to reach it.
     #[command(flatten)]
     pub provider: ProviderArgs,

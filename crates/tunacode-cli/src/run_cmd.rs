@@ -55,7 +55,16 @@ pub async fn run(args: RunArgs) -> anyhow::Result<u8> {
     }
     let (runtime, events) = Runtime::launch(options).await?;
     if let Some(prompt) = prompt {
-        runtime.submit(Op::user_message(prompt));
+        let images = args
+            .image
+            .iter()
+            .map(|path| tunacode_protocol::runtime::ImageInput::File {
+                path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+            })
+            .collect();
+        runtime.submit(Op::user_message_with_images(prompt, images));
+    } else if !args.image.is_empty() {
+        return Err(UsageError("--image goes with a task given on the command line".into()).into());
     }
     let (input_errors_tx, input_errors) = mpsc::unbounded_channel();
     if streaming_input {

@@ -106,3 +106,48 @@ fn hunks_accepted_rejected_and_rewritten_in_the_editor_are_written_as_the_user_c
     tmux.keys(&["C-c", "C-c"]).unwrap();
     assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
 }
+
+/// A 1×1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+    0x42, 0x60, 0x82,
+];
+
+#[test]
+fn an_image_mentioned_or_its_path_pasted_reaches_the_provider_as_an_image_part() {
+    let env = TestEnv::new().unwrap();
+    std::fs::write(env.workspace().join("shot.png"), PNG).unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("A dot."), Turn::text("The same dot.")]);
+    common::write_local_config(&env, &fake, json!({}));
+    let tmux = common::tmux_start_with(&env, &[], "", (100, 30));
+    tmux.wait_for_text("local:test-model", WAIT).unwrap();
+    // The space after the mention ends it (and closes the file completion).
+    tmux.type_text("describe @shot.png please").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("A dot.", WAIT).unwrap();
+    tmux.wait_for_text("attached shot.png", WAIT).unwrap();
+    let image_parts = |i: usize| {
+        fake.requests()[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+            .filter(|p| p["type"] == "image_url")
+            .count()
+    };
+    assert_eq!(image_parts(0), 1);
+    // A dropped file's path, pasted: it becomes the mention.
+    let path = env.workspace().join("shot.png").display().to_string();
+    tmux.type_text("and this: ").unwrap();
+    tmux.paste(&path).unwrap();
+    tmux.wait_for_text("and this: @shot.png", WAIT).unwrap();
+    tmux.type_text("too").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    tmux.wait_for_text("The same dot.", WAIT).unwrap();
+    assert_eq!(image_parts(1), 2, "the first prompt's image and this one's");
+    tmux.keys(&["C-c", "C-c"]).unwrap();
+    assert_eq!(tmux.wait_exit(WAIT).unwrap(), 0);
+}

@@ -37,6 +37,8 @@ pub struct AgentOptions {
     pub max_output_tokens: Option<u32>,
     /// Reasoning effort (`low`, `medium`, `high`) for reasoning models; `None`: the provider's default.
     pub reasoning_effort: Option<String>,
+    /// Whether the model takes images (from the catalogue; `None`: not known).
+    pub vision: Option<bool>,
     /// The model's prices, to cost calls the provider does not price itself.
     pub pricing: Option<tunacode_llm::models::Pricing>,
     /// How the loop steers (self-evaluation, no-progress alert, fallback response).

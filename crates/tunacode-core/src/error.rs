@@ -26,6 +26,10 @@ pub enum RequestError {
     /// A `UserPromptSubmit` hook blocked the prompt; nothing was sent.
     #[error("a UserPromptSubmit hook blocked the prompt: {0}")]
     PromptBlocked(String),
+    /// An image could not be sent (not an image, too big, a secret file, or the model takes none);
+    /// nothing was sent.
+    #[error("{0}")]
+    Images(String),
     /// Something inside TunaCode failed (a panic); the session keeps what it had before the request.
     #[error("internal error: {0}")]
     Internal(String),
@@ -42,6 +46,7 @@ impl RequestError {
             RequestError::Budget(crate::budget::BudgetStop::Exhausted { .. }) => "budget_exhausted",
             RequestError::Budget(crate::budget::BudgetStop::Ledger(_)) => "budget_ledger",
             RequestError::PromptBlocked(_) => "prompt_blocked",
+            RequestError::Images(_) => "images_unsupported",
             RequestError::Internal(_) => "internal",
         }
     }

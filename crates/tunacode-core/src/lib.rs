@@ -41,6 +41,7 @@ mod plan_tools;
 pub mod project_file_state;
 pub mod project_files;
 pub mod prompt;
+pub mod prompt_images;
 pub mod registry;
 pub mod response_state;
 pub mod rewind;

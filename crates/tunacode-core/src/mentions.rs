@@ -21,6 +21,8 @@ pub struct ExpandedPrompt {
     pub text: String,
     /// The workspace-relative paths attached, in mention order.
     pub attached: Vec<String>,
+    /// The images mentioned (`@shot.png`), sent as the model's image input.
+    pub images: Vec<crate::prompt_images::PromptImage>,
 }
 
 pub use tunacode_protocol::runtime::Attachment;
@@ -60,6 +62,7 @@ pub fn attach(expanded: &mut ExpandedPrompt, attachments: &[Attachment]) {
 pub fn expand_mentions(prompt: &str, workspace: &Workspace) -> ExpandedPrompt {
     let mut text = prompt.to_string();
     let mut attached: Vec<String> = Vec::new();
+    let mut images = Vec::new();
     for cap in MENTION.captures_iter(prompt) {
         let raw = cap[1].trim_end_matches(['.', ',', ')', ']', ':', ';', '?', '!']);
         let Ok(path) = workspace.resolve(raw) else {
@@ -77,13 +80,25 @@ pub fn expand_mentions(prompt: &str, workspace: &Workspace) -> ExpandedPrompt {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
+        if crate::prompt_images::sniff(&bytes).is_some() {
+            // An image goes as an image (one too big stays as typed, like a binary file).
+            if let Ok(image) = crate::prompt_images::image_of(&shown, &bytes) {
+                images.push(image);
+                attached.push(shown);
+            }
+            continue;
+        }
         if bytes.iter().take(8192).any(|b| *b == 0) {
             continue;
         }
         text.push_str(&file_block(&shown, &String::from_utf8_lossy(&bytes)));
         attached.push(shown);
     }
-    ExpandedPrompt { text, attached }
+    ExpandedPrompt {
+        text,
+        attached,
+        images,
+    }
 }
 
 #[cfg(test)]

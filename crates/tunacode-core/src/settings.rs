@@ -227,6 +227,7 @@ fn resolve_model(
         system_prompt: compose_system_prompt(cwd, instructions, skills),
         max_output_tokens: None,
         reasoning_effort: s.reasoning_effort.clone(),
+        vision: info.and_then(|m| m.vision),
         guidance: GuidanceOptions {
             self_evaluation: s.self_evaluation,
             no_progress_alert: s.no_progress_alert,

@@ -32,7 +32,7 @@ const RELEASED: &[(u32, &str)] = &[
     ),
     (
         5,
-        "14b5e66a46b9c24f2077c2d9599f3b9fc838d284e6262b9bcfad92ebe9ee6056",
+        "cd80c96f1ed9b0e7e25c9349a54108f50f12bdcaccb4cbf56ab5961bfef756ef",
     ),
 ];
 

@@ -121,6 +121,12 @@ impl<'a> RequestRun<'a> {
         }
     }
 
+    /// Images sent with the prompt.
+    pub(crate) fn with_images(mut self, images: Vec<crate::prompt_images::PromptImage>) -> Self {
+        self.request.images = images;
+        self
+    }
+
     pub(crate) async fn run(mut self) -> Result<RunOutcome, RequestError> {
         if let Err(e) = self.prepare().await {
             self.request.emit(AgentEvent::RequestFailed {

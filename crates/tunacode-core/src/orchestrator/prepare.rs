@@ -2,7 +2,7 @@
 //! and the history prepared for the model (pruned as configured), which becomes the request's
 //! [`Transcript`] over the session's journal.
 
-use tunacode_protocol::AgentEvent;
+use tunacode_protocol::{AgentEvent, Part};
 
 use super::recorder::Recorder;
 use super::request::Request;
@@ -52,7 +52,13 @@ pub(super) fn prepare(req: &Request, marker: Option<&str>) -> Prepared {
     let mut transcript = Transcript::new(history, recorder);
     match marker {
         Some(marker) => {
-            transcript.add_prompt_part(crate::rewind::marked_prompt(req.message.clone(), marker))
+            let mut part = crate::rewind::marked_prompt(req.message.clone(), marker);
+            if let Part::UserPrompt(prompt) = &mut part
+                && !req.images.is_empty()
+            {
+                prompt.content = crate::prompt_images::prompt_content(&req.message, &req.images);
+            }
+            transcript.add_prompt_part(part)
         }
         None if !req.message.is_empty() => transcript.add_user_prompt(req.message.clone()),
         None => {}

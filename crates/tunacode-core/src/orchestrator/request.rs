@@ -37,6 +37,8 @@ pub(super) struct Request<'a> {
     pub(super) message: String,
     /// What the user typed (before mentions and commands were expanded).
     pub(super) typed: String,
+    /// Images sent with the prompt.
+    pub(super) images: Vec<crate::prompt_images::PromptImage>,
     /// The request's id.
     pub(super) id: String,
     /// Cancelled by the user or the global timeout.
@@ -56,6 +58,7 @@ impl<'a> Request<'a> {
             agent,
             message: message.to_string(),
             typed: typed.to_string(),
+            images: Vec::new(),
             id: new_request_id(),
             cancel,
             cause,

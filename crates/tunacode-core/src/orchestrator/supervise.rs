@@ -29,8 +29,30 @@ impl Agent {
         message: &str,
         cancel: CancellationToken,
     ) -> Result<RunOutcome, RequestError> {
+        self.process_prompt_with_images(typed, message, Vec::new(), cancel)
+            .await
+    }
+
+    /// [`Agent::process_prompt`] with images sent with the prompt (refused, with nothing sent, for
+    /// a model the catalogue says takes none).
+    pub async fn process_prompt_with_images(
+        &self,
+        typed: &str,
+        message: &str,
+        images: Vec<crate::prompt_images::PromptImage>,
+        cancel: CancellationToken,
+    ) -> Result<RunOutcome, RequestError> {
+        if !images.is_empty() && self.options.vision == Some(false) {
+            return Err(RequestError::Images(format!(
+                "{} does not take images (the model catalogue says its input is text only); \
+                 switch with /model, or set models.\"{}\".vision to true if it does",
+                self.options.model, self.options.model
+            )));
+        }
         self.supervised(cancel, |token, cause| {
-            RequestRun::new(self, (typed, message), token, cause).run()
+            RequestRun::new(self, (typed, message), token, cause)
+                .with_images(images)
+                .run()
         })
         .await
     }

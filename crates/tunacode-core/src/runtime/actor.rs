@@ -7,19 +7,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio::task::JoinError;
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::AgentEvent;
 use tunacode_store::SessionStore;
 
 use crate::agent::{Agent, FallbackModel};
 use crate::checkpoints::Checkpoints;
-use crate::error::RequestError;
 use crate::events::EventSink;
 use crate::mcp::McpManager;
-use crate::mentions::{attach, expand_mentions};
 use crate::runtime::custom_ops;
-use crate::runtime::events::{OpFailure, RequestEnd, RuntimeEvent, SessionNotice, request_failure};
+use crate::runtime::events::{OpFailure, RuntimeEvent, SessionNotice};
 use crate::runtime::handle::{RuntimeConfig, RuntimeError, SessionChoice};
 use crate::runtime::mcp_ops::McpOps;
 use crate::runtime::ops::Op;
@@ -43,7 +40,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 pub(crate) struct Actor {
     pub(super) parts: Parts,
     pub(super) agent: Arc<Agent>,
-    requests: Requests,
+    pub(super) requests: Requests,
     /// The user's `!` commands.
     shell: UserShell,
     /// New, resumed and listed sessions.
@@ -233,8 +230,17 @@ impl Actor {
     /// Routes `op` to the handler of its family.
     async fn handle(&mut self, op: Op) {
         match op {
-            Op::UserMessage { text, attachments } => {
-                self.on_user_message(Message { text, attachments }).await
+            Op::UserMessage {
+                text,
+                attachments,
+                images,
+            } => {
+                self.on_user_message(Message {
+                    text,
+                    attachments,
+                    images,
+                })
+                .await
             }
             Op::Interrupt => self.on_interrupt(),
             Op::Compact { focus } => self.on_compact(focus),
@@ -335,69 +341,6 @@ impl Actor {
         }
     }
 
-    /// Starts a request: `@path` mentions are attached (read off the async threads), then the files
-    /// handed over with the message, then the engine runs it.
-    async fn start_request(&mut self, Message { text, attachments }: Message) {
-        self.refresh_project_files().await;
-        // A custom command runs as its expanded message, on its own model when it names one.
-        let commanded = custom_ops::command_request(&self.parts.settings, &self.agent, &text).await;
-        let (agent, message) = match commanded {
-            Ok(commanded) => commanded,
-            Err(failure) => return self.fail(failure),
-        };
-        let events = self.parts.events.clone();
-        let cancel = CancellationToken::new();
-        let token = cancel.clone();
-        let task = tokio::spawn(async move {
-            let workspace = agent.workspace().clone();
-            let mut expanded =
-                tokio::task::spawn_blocking(move || expand_mentions(&message, &workspace))
-                    .await
-                    .map_err(|e| RequestError::Internal(e.to_string()))?;
-            attach(&mut expanded, &attachments);
-            events.send(RuntimeEvent::UserMessage {
-                text: text.clone(),
-                attached: expanded.attached,
-            });
-            agent.process_prompt(&text, &expanded.text, token).await
-        });
-        self.requests.started(Running { cancel, task });
-    }
-
-    /// Reports how a request ended. A request that panicked is reported as an internal error; the
-    /// session keeps what it had before the request.
-    fn request_ended(&mut self, joined: Joined) {
-        let outcome = match joined {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                let message = panic_text(e);
-                tracing::error!(%message, "a request panicked");
-                self.parts.events.emit(AgentEvent::RequestFailed {
-                    kind: "internal".into(),
-                    message: format!("internal error (the session is kept): {message}"),
-                });
-                Err(RequestError::Internal(message))
-            }
-        };
-        let (request_id, session_id, usage) = {
-            let s = self.agent.session().lock();
-            (
-                s.runtime.request_id.clone(),
-                s.id.clone(),
-                s.usage.session_total,
-            )
-        };
-        self.parts
-            .events
-            .send(RuntimeEvent::RequestEnded(Box::new(RequestEnd {
-                request_id,
-                session_id,
-                model: self.parts.model.options.model.clone(),
-                outcome: outcome.map_err(|e| request_failure(&e)),
-                usage,
-            })));
-    }
-
     async fn shutdown(&mut self) {
         self.shell.stop();
         self.parts.policy.stop_asking();
@@ -416,19 +359,6 @@ impl Actor {
         }
         busy
     }
-}
-
-/// What a failed task said.
-fn panic_text(err: JoinError) -> String {
-    if !err.is_panic() {
-        return err.to_string();
-    }
-    let payload = err.into_panic();
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".to_string())
 }
 
 /// The shadow store of the working directory, bounded as configured.

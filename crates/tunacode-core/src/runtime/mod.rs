@@ -23,6 +23,7 @@ mod project_file_ops;
 mod project_refresh;
 mod protected;
 mod questions;
+mod request_start;
 mod requests;
 mod rewind_ops;
 mod rewind_routes;

@@ -36,6 +36,8 @@ pub(super) struct Message {
     pub(super) text: String,
     /// Files an editor handed over with it.
     pub(super) attachments: Vec<Attachment>,
+    /// Images given with it.
+    pub(super) images: Vec<tunacode_protocol::runtime::ImageInput>,
 }
 
 /// The running request and what waits behind it.

@@ -99,6 +99,7 @@ fn the_catalogue_lists_the_registrys_models_and_the_known_providers() {
                 ..Pricing::default()
             },
             reasoning: true,
+            vision: None,
         }],
         RegistrySource::Bundled,
     );

@@ -32,6 +32,7 @@ pub fn options() -> AgentOptions {
         system_prompt: "SYSTEM".into(),
         max_output_tokens: None,
         reasoning_effort: None,
+        vision: None,
         pricing: None,
         guidance: Default::default(),
         context: Default::default(),

@@ -176,14 +176,18 @@ fn request_blocks(message: &Message) -> Vec<Value> {
         match part {
             // System prompts travel in `ModelRequest::system`, never inside history.
             Part::SystemPrompt(_) => {}
-            Part::UserPrompt(p) => match &p.content {
-                Value::Array(items) => blocks.extend(
-                    items
-                        .iter()
-                        .filter_map(|item| text_block(&content_to_text(item))),
-                ),
-                other => blocks.extend(text_block(&content_to_text(other))),
-            },
+            Part::UserPrompt(p) => {
+                match &p.content {
+                    Value::Array(items) => blocks.extend(items.iter().filter_map(|item| {
+                        match tunacode_protocol::as_image(item) {
+                            Some(i) => Some(json!({"type": "image", "source": {
+                            "type": "base64", "media_type": i.media_type, "data": i.data}})),
+                            None => text_block(&content_to_text(item)),
+                        }
+                    })),
+                    other => blocks.extend(text_block(&content_to_text(other))),
+                }
+            }
             Part::ToolReturn(p) => blocks.push(json!({
                 "type": "tool_result",
                 "tool_use_id": p.tool_call_id,

@@ -163,7 +163,14 @@ fn request_parts(message: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
         match part {
             // System prompts travel in `systemInstruction`, never inside history.
             Part::SystemPrompt(_) => {}
-            Part::UserPrompt(p) => parts.push(json!({"text": content_to_text(&p.content)})),
+            Part::UserPrompt(p) => {
+                parts.push(json!({"text": tunacode_protocol::text_without_images(&p.content)}));
+                parts.extend(
+                    tunacode_protocol::images_in(&p.content)
+                        .iter()
+                        .map(|i| json!({"inlineData": {"mimeType": i.media_type, "data": i.data}})),
+                );
+            }
             Part::ToolReturn(p) => {
                 parts.push(function_response(
                     &name_of(Some(&p.tool_name), &p.tool_call_id),

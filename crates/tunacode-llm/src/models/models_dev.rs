@@ -47,6 +47,10 @@ pub fn parse_models_dev(catalogue: &Value) -> Result<Vec<ModelInfo>, LlmError> {
                     cache_write: f("/cost/cache_write"),
                 },
                 reasoning: m.get("reasoning").and_then(Value::as_bool).unwrap_or(false),
+                vision: m
+                    .pointer("/modalities/input")
+                    .and_then(Value::as_array)
+                    .map(|inputs| inputs.iter().any(|i| i == "image")),
             });
         }
     }
@@ -124,6 +128,7 @@ mod tests {
                     cache_write: 3.75
                 },
                 reasoning: true,
+                vision: None,
             }]
         );
         assert!(parse_models_dev(&json!({})).is_err());

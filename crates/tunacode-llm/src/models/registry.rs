@@ -70,6 +70,9 @@ pub struct ModelInfo {
     /// Whether it reasons.
     #[serde(default)]
     pub reasoning: bool,
+    /// Whether it takes images as input; `None` when the catalogue does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
 }
 
 impl ModelInfo {
@@ -95,6 +98,8 @@ pub struct ModelOverride {
     pub cache_read: Option<f64>,
     /// Cache write price per million tokens.
     pub cache_write: Option<f64>,
+    /// Whether the model takes images.
+    pub vision: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -191,7 +196,11 @@ impl ModelRegistry {
                 max_output: 0,
                 pricing: Pricing::default(),
                 reasoning: false,
+                vision: None,
             });
+            if o.vision.is_some() {
+                entry.vision = o.vision;
+            }
             if let Some(v) = o.context_window {
                 entry.context_window = v;
             }
@@ -318,6 +327,7 @@ mod tests {
                 max_output: 1000,
                 pricing: Pricing::default(),
                 reasoning: true,
+                vision: None,
             }],
             RegistrySource::Refreshed,
         );

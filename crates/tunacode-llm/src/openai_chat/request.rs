@@ -367,12 +367,34 @@ fn returned_images(message: &Message) -> Option<ChatMessage<'static>> {
     })
 }
 
+/// A user prompt with images as Chat content parts: its text, then an `image_url` part per image
+/// (a `data:` URL).
+fn user_parts_with_images(content: &Value) -> Value {
+    let Value::Array(items) = content else {
+        return Value::Array(Vec::new());
+    };
+    let parts = items
+        .iter()
+        .map(|item| match tunacode_protocol::as_image(item) {
+            Some(image) => json!({"type": "image_url", "image_url": {"url": image.data_url()}}),
+            None => json!({"type": "text", "text": content_to_text(item)}),
+        })
+        .collect();
+    Value::Array(parts)
+}
+
 /// Tool answers, prompts and retries of a request, each its own Chat message.
 fn request_part(part: &Part) -> Option<ChatMessage<'_>> {
     Some(match part {
         // System prompts travel in `ModelRequest::system`, never inside history.
         Part::SystemPrompt(_) | Part::Thinking(_) | Part::ToolCall(_) | Part::Other(_) => {
             return None;
+        }
+        Part::UserPrompt(p) if !tunacode_protocol::images_in(&p.content).is_empty() => {
+            ChatMessage {
+                content: ChatContent::Owned(user_parts_with_images(&p.content)),
+                ..ChatMessage::text("user", "")
+            }
         }
         Part::UserPrompt(p) => ChatMessage {
             content: ChatContent::Value(&p.content),

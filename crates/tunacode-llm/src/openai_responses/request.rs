@@ -135,6 +135,9 @@ fn user_content(content: &Value) -> Value {
     let parts: Vec<Value> = items
         .iter()
         .map(|item| {
+            if let Some(image) = tunacode_protocol::as_image(item) {
+                return json!({"type": "input_image", "image_url": image.data_url()});
+            }
             let kind = item.get("kind").and_then(Value::as_str);
             match (kind, item.get("url").and_then(Value::as_str)) {
                 (Some("image-url"), Some(url)) => json!({"type": "input_image", "image_url": url}),

@@ -17,7 +17,7 @@ pub use budget::{BudgetQuestion, BudgetScope, BudgetView, CapView};
 pub use context::{ContextBreakdown, ContextItem, ContextSection};
 pub use event::{RequestEnd, RunOutcome, RuntimeEvent};
 pub use failure::{OpFailure, RequestFailure};
-pub use op::{Attachment, Op, Secret};
+pub use op::{Attachment, ImageInput, Op, Secret};
 pub use project_file::{PendingProjectFile, ProjectFileKind};
 pub use question::{
     Answer, ApprovalAnswer, ApprovalQuestion, LimitDecision, LoopDecision, LoopQuestion,

@@ -27,6 +27,9 @@ pub enum Op {
         text: String,
         /// Files attached to the message, after the mentioned ones.
         attachments: Vec<Attachment>,
+        /// Images given with the message (besides `@image.png` mentions).
+        #[serde(default)]
+        images: Vec<ImageInput>,
     },
     /// Compacts the history (queued behind a running request): the model summarizes the older
     /// turns, which the summary replaces in the conversation; `focus` says what it should keep.
@@ -222,6 +225,34 @@ impl Op {
         Op::UserMessage {
             text: text.into(),
             attachments: Vec::new(),
+            images: Vec::new(),
         }
     }
+
+    /// A message from the user with images.
+    pub fn user_message_with_images(text: impl Into<String>, images: Vec<ImageInput>) -> Op {
+        Op::UserMessage {
+            text: text.into(),
+            attachments: Vec::new(),
+            images,
+        }
+    }
+}
+
+/// An image given with a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", untagged)]
+pub enum ImageInput {
+    /// A file (the user gave it: it may lie outside the workspace, but never a secret).
+    File {
+        /// Its path.
+        path: std::path::PathBuf,
+    },
+    /// The image itself.
+    Inline {
+        /// E.g. `image/png`.
+        media_type: String,
+        /// The bytes, base64.
+        data: String,
+    },
 }

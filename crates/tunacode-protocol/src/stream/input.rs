@@ -18,6 +18,10 @@ pub enum InputLine {
     UserMessage {
         /// What the user says.
         text: String,
+        /// Images sent with it: `{"path": "shot.png"}` or `{"media_type": "image/png", "data":
+        /// <base64>}` (PNG, JPEG, GIF or WebP, up to 5 MiB each).
+        #[serde(default)]
+        images: Vec<crate::runtime::ImageInput>,
     },
     /// Claude Code's form of a user message, so tools written for it work.
     User {
@@ -182,8 +186,8 @@ impl InputLine {
     /// The operation this line asks for.
     pub fn into_op(self) -> Result<Op, String> {
         Ok(match self {
-            InputLine::UserMessage { text } => Op::user_message(text),
-            InputLine::User { message } => Op::user_message(claude_text(&message)?),
+            InputLine::UserMessage { text, images } => Op::user_message_with_images(text, images),
+            InputLine::User { message } => claude_op(&message)?,
             InputLine::Approval {
                 request_id,
                 decision,
@@ -260,6 +264,31 @@ fn approval_answer(
         (ApprovalChoice::AllowSession, None) => ApprovalAnswer::AllowSession,
         (ApprovalChoice::Deny, None) => ApprovalAnswer::Deny { note },
     })
+}
+
+/// A Claude-style message as a user message: its text blocks, and its base64 images.
+fn claude_op(message: &ClaudeMessage) -> Result<Op, String> {
+    Ok(Op::user_message_with_images(
+        claude_text(message)?,
+        claude_images(message),
+    ))
+}
+
+/// The base64 `image` blocks of a Claude-style message.
+fn claude_images(message: &ClaudeMessage) -> Vec<crate::runtime::ImageInput> {
+    let Value::Array(blocks) = &message.content else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b["type"] == "image" && b["source"]["type"] == "base64")
+        .filter_map(|b| {
+            Some(crate::runtime::ImageInput::Inline {
+                media_type: b["source"]["media_type"].as_str()?.to_string(),
+                data: b["source"]["data"].as_str()?.to_string(),
+            })
+        })
+        .collect()
 }
 
 fn claude_text(message: &ClaudeMessage) -> Result<String, String> {

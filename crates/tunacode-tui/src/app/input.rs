@@ -29,6 +29,8 @@ impl App {
                 } else if let Some((prompt, _)) = &mut self.overlays.key_prompt {
                     prompt.handle_paste(&text);
                 } else if self.overlays.dialog.is_none() && self.overlays.picker.is_none() {
+                    // A dropped screenshot's path goes as an `@` mention: sent as an image.
+                    let text = crate::app::paste::image_mention(&text, &self.cwd).unwrap_or(text);
                     self.input.paste(&text);
                     self.update_completion();
                 }

@@ -14,6 +14,7 @@ mod input;
 pub mod input_state;
 mod mcp;
 pub mod overlays;
+mod paste;
 pub mod picker;
 mod rewind;
 pub mod runtime_mirror;
