@@ -47,19 +47,7 @@ impl Session {
             | RuntimeEvent::Forked(_) => self.on_tree_event(event),
             // Shown when `/budget` asked; the one sent after each request is not news.
             RuntimeEvent::Budget(view) => self.on_budget(view),
-            RuntimeEvent::McpServers(servers) => {
-                let text = servers
-                    .iter()
-                    .map(|s| format!("- {}: {}", s.name, tunacode_core::mcp::describe_state(s)))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let text = if text.is_empty() {
-                    "No MCP servers.".into()
-                } else {
-                    text
-                };
-                self.on_reply(ReplyKind::Mcp, text)
-            }
+            RuntimeEvent::McpServers(servers) => self.on_reply(ReplyKind::Mcp, mcp_list(&servers)),
             RuntimeEvent::McpServer(status) => match status.state.error() {
                 Some(error) => self.notice(
                     NoticeSeverity::Warning,
@@ -70,8 +58,11 @@ impl Session {
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
             RuntimeEvent::UserMessage { text, .. } => self.on_first_message(&text),
-            // ACP has no `!` commands of its own; a shell op's end says it all.
+            // ACP has no `!` commands of its own; a shell op's end says it all. A refused key is
+            // said by the request's own error (an editor has no key prompt).
             RuntimeEvent::SessionOpened(_)
+            | RuntimeEvent::KeyRejected { .. }
+            | RuntimeEvent::ServerModels { .. }
             | RuntimeEvent::ShellOutput { .. }
             | RuntimeEvent::Queued { .. }
             | RuntimeEvent::YoloChanged { .. }
@@ -282,4 +273,18 @@ pub(crate) fn plan(items: &[TodoItem]) -> Plan {
             })
             .collect(),
     )
+}
+
+/// The MCP servers as `/mcp` lists them.
+fn mcp_list(servers: &[tunacode_protocol::ServerStatus]) -> String {
+    let text = servers
+        .iter()
+        .map(|s| format!("- {}: {}", s.name, tunacode_core::mcp::describe_state(s)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    if text.is_empty() {
+        "No MCP servers.".into()
+    } else {
+        text
+    }
 }

@@ -17,6 +17,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 mod provider;
 mod retry;
+mod server_models;
 mod sse;
 pub mod usage_norm;
 
@@ -30,3 +31,4 @@ pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, known_provider, known_provider_names,
 };
 pub use retry::{RetryPolicy, parse_retry_after};
+pub use server_models::server_models;

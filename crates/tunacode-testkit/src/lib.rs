@@ -4,6 +4,7 @@
 
 mod anthropic;
 mod error;
+mod fake_options;
 mod gemini;
 mod lsp;
 mod mcp;

@@ -20,23 +20,11 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use crate::error::TestkitError;
+pub use crate::fake_options::FakeOptions;
 use crate::openai_chat::OpenAiChat;
 use crate::recorded::RecordedRequest;
 use crate::script::{Ending, Reply, Turn};
 use crate::wire::{RenderContext, SseReply, WireFormat};
-
-/// Options for [`FakeProvider::start_with`].
-#[derive(Debug, Clone, Default)]
-pub struct FakeOptions {
-    /// Restart the script from the first turn when it is exhausted (for benchmarks).
-    pub cycle: bool,
-    /// Port to bind on 127.0.0.1; 0 picks a free one.
-    pub port: u16,
-    /// When set, a request that offers no tools (a history-summary request) is answered with this
-    /// text without taking a turn of the script, as a real model would write the summary whenever it
-    /// is asked.
-    pub summary: Option<String>,
-}
 
 /// A scripted fake LLM provider listening on 127.0.0.1. The n-th request to the wire format's
 /// endpoint gets the n-th [`Turn`]. Dropping it shuts the server down.
@@ -54,6 +42,7 @@ struct Shared {
     format: Arc<dyn WireFormat>,
     script: Vec<Turn>,
     summary: Option<String>,
+    served_models: Vec<String>,
     cycle: bool,
     state: Mutex<State>,
     changed: Condvar,
@@ -141,6 +130,7 @@ impl FakeProvider {
             format,
             script,
             summary: options.summary,
+            served_models: options.served_models,
             cycle: options.cycle,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
@@ -290,7 +280,10 @@ async fn handle(
         return Ok(refuse(&shared, request, &broken));
     }
     let served = take_turn(&shared, &request, endpoint && is_post);
-    let response = if !endpoint {
+    let lists_models = request.method == "GET" && request.path_without_query().ends_with("/models");
+    let response = if lists_models {
+        models_response(&shared.served_models)
+    } else if !endpoint {
         let message = format!(
             "fake provider: no route for {} {}",
             request.method, request.path
@@ -328,6 +321,16 @@ async fn handle(
         }
     };
     Ok(response)
+}
+
+/// What an OpenAI-compatible server's `GET /models` answers: the models it serves.
+fn models_response(models: &[String]) -> Response<Body> {
+    let data: Vec<serde_json::Value> = models
+        .iter()
+        .map(|id| serde_json::json!({"id": id, "object": "model", "owned_by": "fake"}))
+        .collect();
+    let body = serde_json::json!({"object": "list", "data": data});
+    json_response(StatusCode::OK, body.to_string())
 }
 
 /// Refuses a request the real provider would refuse (HTTP 400, in the format's own error shape),

@@ -250,6 +250,7 @@ async fn cycling_restarts_the_script() {
             cycle: true,
             port: 0,
             summary: None,
+            served_models: Vec::new(),
         },
     );
     let statuses = [200, 503, 200, 503, 200];
@@ -332,6 +333,7 @@ fn fixed_port_in_use_is_an_error() {
             cycle: false,
             port: fake.addr().port(),
             summary: None,
+            served_models: Vec::new(),
         },
     );
     assert!(matches!(taken, Err(TestkitError::Io(_))));

@@ -254,6 +254,7 @@ impl Actor {
             Op::SaveKey { var, key, model } => self.on_save_key(var, key, model).await,
             Op::SaveTheme { name } => self.on_save_theme(name).await,
             Op::SetContextWindow { tokens } => self.on_set_context_window(tokens).await,
+            Op::ListServerModels => self.on_list_server_models(),
             Op::NewSession | Op::ResumeSession { .. } | Op::ListSessions => {
                 self.on_session_op(op).await
             }

@@ -44,6 +44,25 @@ impl Actor {
         }
     }
 
+    /// `/model`: the models the current provider's server lists, asked without holding up the
+    /// runtime (a server that does not answer lists none; it is logged).
+    pub(super) fn on_list_server_models(&self) {
+        let provider = self.parts.model.provider.clone();
+        let events = self.parts.events.clone();
+        tokio::spawn(async move {
+            let models = tunacode_llm::server_models(&provider)
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::info!(error = %e, "the server's models could not be listed");
+                    Vec::new()
+                });
+            events.send(RuntimeEvent::ServerModels {
+                provider: provider.provider.clone(),
+                models,
+            });
+        });
+    }
+
     /// `/context window N`: saved for the current model, which is then resolved again with it.
     pub(super) async fn on_set_context_window(&mut self, tokens: u64) {
         let file = self.parts.settings.paths.config_file.clone();

@@ -83,6 +83,15 @@ impl Actor {
                 s.usage.session_total,
             )
         };
+        if let (Err(e), Some(var)) = (&outcome, &self.parts.model.provider.key_hint)
+            && e.kind() == "auth"
+        {
+            self.parts.events.send(RuntimeEvent::KeyRejected {
+                provider: self.parts.model.provider.provider.clone(),
+                var: var.clone(),
+                from_env: std::env::var_os(var).is_some(),
+            });
+        }
         self.parts
             .events
             .send(RuntimeEvent::RequestEnded(Box::new(RequestEnd {

@@ -97,6 +97,25 @@ pub enum RuntimeEvent {
     },
     /// The custom slash commands of this project and user (sent when the runtime opens).
     CustomCommands(Vec<CommandView>),
+    /// The models the current provider's server serves (empty when it lists none, or could not
+    /// be asked).
+    ServerModels {
+        /// The provider, as model ids name it.
+        provider: String,
+        /// The models' ids at the server.
+        models: Vec<String>,
+    },
+    /// The provider refused the model's key (HTTP 401/403) on the last request: a front end can
+    /// ask for a new one (`SaveKey`). `from_env`: the key came from the environment, where a key
+    /// saved to the config does not replace it.
+    KeyRejected {
+        /// The provider.
+        provider: String,
+        /// The variable the key is read from.
+        var: String,
+        /// Whether the rejected key is set in the environment.
+        from_env: bool,
+    },
     /// What the next request holds, part by part, against the window (the answer to
     /// `DescribeContext`).
     Context(Box<super::context::ContextBreakdown>),

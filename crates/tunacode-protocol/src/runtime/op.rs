@@ -185,6 +185,9 @@ pub enum Op {
         /// The window in tokens.
         tokens: u64,
     },
+    /// Lists the models the current provider's server serves (`GET /models` of an
+    /// OpenAI-compatible server), answered with `ServerModels`.
+    ListServerModels,
     /// Saves the interactive UI's theme to the user's config (`settings.theme`), for the next start.
     SaveTheme {
         /// The theme's name.

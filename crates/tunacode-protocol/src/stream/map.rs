@@ -86,6 +86,12 @@ fn forked_line(forked: &crate::runtime::Forked) -> OutputEvent {
 }
 
 /// The public line for a runtime event (`None`: not shown; `RequestEnded` becomes the `result`).
+///
+/// No line: the MCP server list, project files, budgets and turn lists (asked for by front ends
+/// with their own views); a `!` command's live output (scripts cannot start one); a refused key
+/// (the request's own error line says it); a server's model list; and the runtime's own
+/// bookkeeping (`run` launches without a setup phase: a missing model or key is an error before
+/// any line).
 pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
     Some(match event {
         RuntimeEvent::Agent(e) => from_agent(e),
@@ -120,29 +126,24 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::ProjectFilePending(pending) => {
             OutputEvent::notice("warning", pending.notice())
         }
-        // Scripts cannot start `!` commands, so there is no live output of one to show.
-        // A script sets its caps itself (`--max-cost`) and reads the spend in `usage_updated` and
-        // the result.
+        RuntimeEvent::Context(breakdown) => OutputEvent::Context((**breakdown).clone()),
+        RuntimeEvent::Rewound(rewound) => rewound_line(rewound),
+        RuntimeEvent::Forked(forked) => forked_line(forked),
+        // See the doc above for why these have no line.
         RuntimeEvent::McpServers(_)
         | RuntimeEvent::ProjectFiles { .. }
         | RuntimeEvent::Budget(_)
         | RuntimeEvent::ShellOutput { .. }
         | RuntimeEvent::Turns(_)
         | RuntimeEvent::Exported { .. }
-        | RuntimeEvent::CustomCommands(_) => {
-            return None;
-        }
-        RuntimeEvent::Context(breakdown) => OutputEvent::Context((**breakdown).clone()),
-        RuntimeEvent::Rewound(rewound) => rewound_line(rewound),
-        RuntimeEvent::Forked(forked) => forked_line(forked),
-        // `run` launches without a setup phase: a missing model or key is an error before any line.
-        RuntimeEvent::RequestEnded(_)
+        | RuntimeEvent::CustomCommands(_)
+        | RuntimeEvent::KeyRejected { .. }
+        | RuntimeEvent::ServerModels { .. }
+        | RuntimeEvent::RequestEnded(_)
         | RuntimeEvent::SessionList { .. }
         | RuntimeEvent::SetupNeeded(_)
         | RuntimeEvent::SetupChecked(_)
-        | RuntimeEvent::Stopped => {
-            return None;
-        }
+        | RuntimeEvent::Stopped => return None,
     })
 }
 

@@ -157,6 +157,7 @@ fn main() -> ExitCode {
         cycle: args.cycle,
         port: args.port,
         summary: None,
+        served_models: Vec::new(),
     };
     let provider = match FakeProvider::try_start_with(Arc::clone(&args.format), script, options) {
         Ok(provider) => provider,

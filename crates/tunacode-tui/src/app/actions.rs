@@ -211,6 +211,35 @@ impl App {
         );
         picker.select_id(&current);
         self.overlays.picker = Some(picker);
+        // A server's own models (an OpenAI-compatible one lists them) join the list when they come.
+        self.submit_op(Op::ListServerModels);
+    }
+
+    /// The models the current provider's server serves, added to an open `/model` picker.
+    pub(crate) fn on_server_models(&mut self, provider: &str, models: Vec<String>) {
+        let Some(picker) = self
+            .overlays
+            .picker
+            .as_mut()
+            .filter(|p| p.kind == PickerKind::Model)
+        else {
+            return;
+        };
+        let current = &self.view.status.model;
+        let items = models
+            .into_iter()
+            .map(|id| {
+                let key = format!("{provider}:{id}");
+                let mark = if key == *current { "●" } else { " " };
+                PickerItem {
+                    label: format!("{mark} {key}"),
+                    detail: "  served by this provider's server".into(),
+                    id: key,
+                    preview: None,
+                }
+            })
+            .collect();
+        picker.extend(items);
     }
 
     /// Applies a theme by name.

@@ -52,11 +52,11 @@ impl App {
                 sessions,
                 unreadable,
             } => self.open_resume_picker(sessions, unreadable),
-            RuntimeEvent::Context(breakdown) => {
-                self.view
-                    .transcript
-                    .push(CellKind::Info(breakdown.render()));
+            RuntimeEvent::ServerModels { provider, models } => {
+                self.on_server_models(&provider, models)
             }
+            RuntimeEvent::KeyRejected { .. } => self.on_key_rejected(event),
+            RuntimeEvent::Context(b) => self.view.transcript.push(CellKind::Info(b.render())),
             RuntimeEvent::Permissions(text) => self.view.transcript.push(CellKind::Info(text)),
             RuntimeEvent::Rewound(rewound) => self.on_rewound(rewound),
             RuntimeEvent::Turns(turns) => self.on_turns(turns),
@@ -76,14 +76,15 @@ impl App {
             RuntimeEvent::McpProjectPending { file, servers } => {
                 self.on_mcp_project_pending(&file, &servers)
             }
-            RuntimeEvent::ProjectFilePending(pending) => self
-                .view
-                .transcript
-                .push(CellKind::Notice(NoticeLevel::Warning, pending.notice())),
+            RuntimeEvent::ProjectFilePending(p) => self.notice(NoticeLevel::Warning, p.notice()),
             RuntimeEvent::ProjectFiles { text, .. } => {
                 self.view.transcript.push(CellKind::Info(text))
             }
         }
+    }
+
+    fn notice(&mut self, level: NoticeLevel, text: String) {
+        self.view.transcript.push(CellKind::Notice(level, text));
     }
 
     /// The caps and their spend: on the status line always, in the transcript when `/budget` asked.
@@ -234,6 +235,32 @@ impl App {
             };
             self.view.transcript.push(CellKind::Info(text));
         }
+    }
+
+    /// The provider refused the key: a new one is asked for and saved as setup saves it (then the
+    /// model is resolved again with it). A key from the environment wins over the config's, so then
+    /// the user is told where to change it instead.
+    fn on_key_rejected(&mut self, event: RuntimeEvent) {
+        let RuntimeEvent::KeyRejected {
+            provider,
+            var,
+            from_env,
+        } = event
+        else {
+            return;
+        };
+        if from_env {
+            self.view.transcript.push(CellKind::Notice(
+                NoticeLevel::Warning,
+                format!(
+                    "{provider} refused the key in ${var}. Set a valid one in your shell (a key \
+                     saved in the config is used only when ${var} is unset)."
+                ),
+            ));
+            return;
+        }
+        let model = self.view.status.model.clone();
+        self.overlays.key_prompt = Some((KeyPrompt::new(&provider, &var), model));
     }
 
     fn on_op_failed(&mut self, failure: OpFailure) {

@@ -57,7 +57,8 @@ pub struct Picker {
     pub kind: PickerKind,
     /// The title.
     pub title: String,
-    items: Vec<PickerItem>,
+    /// Every item, in order.
+    pub items: Vec<PickerItem>,
     /// The filter typed so far.
     pub filter: String,
     shown: Vec<usize>,
@@ -76,6 +77,21 @@ impl Picker {
             filter: String::new(),
             shown,
             selected: 0,
+        }
+    }
+
+    /// Adds `items` after the others (those whose id is listed already are left out), keeping the
+    /// filter and the selection.
+    pub fn extend(&mut self, items: Vec<PickerItem>) {
+        let selected = self.current().map(|i| i.id.clone());
+        for item in items {
+            if !self.items.iter().any(|i| i.id == item.id) {
+                self.items.push(item);
+            }
+        }
+        self.refilter();
+        if let Some(id) = selected {
+            self.select_id(&id);
         }
     }
 

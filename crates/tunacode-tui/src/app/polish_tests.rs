@@ -304,3 +304,103 @@ async fn a_theme_picked_is_saved_for_the_next_start() {
     let config: serde_json::Value = serde_json::from_str(&config).unwrap();
     assert_eq!(config["settings"]["theme"], "light");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_key_asks_for_a_new_one_which_is_saved_and_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![
+        Turn::http_error(
+            401,
+            &[],
+            r#"{"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}"#,
+        ),
+        Turn::text("works now"),
+    ]);
+    std::fs::create_dir_all(dir.path().join("config")).unwrap();
+    // A variable of its own, so nothing in the test's environment can set it.
+    let config = json!({
+        "default_model": "local:test-model",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat",
+                                "key_env": "TUNACODE_TEST_REFUSED_KEY"}},
+        "env": {"TUNACODE_TEST_REFUSED_KEY": "sk-old"},
+    });
+    let config_file = dir.path().join("config/tunacode.json");
+    std::fs::write(&config_file, config.to_string()).unwrap();
+    let mut tui = crate::app::view_tests::test_config(dir.path(), &fake.base_url());
+    tui.launch.flags.model = None;
+    tui.launch.flags.base_url = None;
+    let (mut app, mut ch) = crate::app::build_app(tui).await.unwrap();
+    pump_until(&mut app, &mut ch, |a| a.mirror.session_shown).await;
+    app.submit("hello".into());
+    pump_until(&mut app, &mut ch, |a| a.overlays.key_prompt.is_some()).await;
+    app.submit_key("sk-new".into());
+    // Saved, then the model is resolved again with it (and says so).
+    pump_until(&mut app, &mut ch, |a| {
+        notes(a).iter().any(|n| n == "Model: local:test-model")
+    })
+    .await;
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config_file).unwrap()).unwrap();
+    assert_eq!(saved["env"]["TUNACODE_TEST_REFUSED_KEY"], "sk-new");
+    app.submit("again".into());
+    pump_until(&mut app, &mut ch, |a| {
+        !a.busy() && fake.requests().len() == 2
+    })
+    .await;
+    let auth = fake.requests()[1]
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+        .map(|(_, v)| v.clone());
+    assert_eq!(auth.as_deref(), Some("Bearer sk-new"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_picker_lists_an_openai_compatible_servers_own_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start_with(
+        std::sync::Arc::new(tunacode_testkit::OpenAiChat),
+        vec![],
+        tunacode_testkit::FakeOptions {
+            served_models: vec!["qwen3-coder:30b".into(), "llama3.2:3b".into()],
+            ..tunacode_testkit::FakeOptions::default()
+        },
+    );
+    std::fs::create_dir_all(dir.path().join("config")).unwrap();
+    let config = json!({
+        "default_model": "local:llama3.2:3b",
+        "providers": {"local": {"base_url": fake.base_url(), "wire_api": "openai-chat"}},
+    });
+    std::fs::write(dir.path().join("config/tunacode.json"), config.to_string()).unwrap();
+    let mut tui = crate::app::view_tests::test_config(dir.path(), &fake.base_url());
+    tui.launch.flags.model = None;
+    tui.launch.flags.base_url = None;
+    let (mut app, mut ch) = crate::app::build_app(tui).await.unwrap();
+    pump_until(&mut app, &mut ch, |a| a.mirror.session_shown).await;
+    app.run_command(SlashCommand::Model(None));
+    let listed = |a: &App, id: &str| {
+        a.overlays
+            .picker
+            .as_ref()
+            .is_some_and(|p| p.items.iter().any(|i| i.id == id))
+    };
+    pump_until(&mut app, &mut ch, |a| listed(a, "local:qwen3-coder:30b")).await;
+    assert!(listed(&app, "local:llama3.2:3b"));
+    let asked = fake.requests();
+    assert!(
+        asked
+            .iter()
+            .any(|r| r.method == "GET" && r.path.ends_with("/models"))
+    );
+    let picker = app.overlays.picker.as_ref().unwrap();
+    let served = picker
+        .items
+        .iter()
+        .find(|i| i.id == "local:llama3.2:3b")
+        .unwrap();
+    assert!(
+        served.label.starts_with('●'),
+        "the model in use is marked: {}",
+        served.label
+    );
+}

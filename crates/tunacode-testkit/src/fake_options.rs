@@ -1,0 +1,16 @@
+//! [`FakeOptions`]: how a fake provider serves besides its script.
+
+/// Options for `FakeProvider::start_with`.
+#[derive(Debug, Clone, Default)]
+pub struct FakeOptions {
+    /// Restart the script from the first turn when it is exhausted (for benchmarks).
+    pub cycle: bool,
+    /// Port to bind on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+    /// When set, a request that offers no tools (a history-summary request) is answered with this
+    /// text without taking a turn of the script, as a real model would write the summary whenever it
+    /// is asked.
+    pub summary: Option<String>,
+    /// What `GET …/models` lists (an OpenAI-compatible server's own models).
+    pub served_models: Vec<String>,
+}
