@@ -50,7 +50,14 @@ impl App {
         if self.mirror.busy {
             self.mirror.queued_texts.push(text.clone());
         }
-        self.submit_work(Op::user_message(text));
+        let images: Vec<_> = std::mem::take(&mut self.input.images)
+            .into_iter()
+            .map(|path| tunacode_protocol::runtime::ImageInput::File { path })
+            .collect();
+        if !images.is_empty() {
+            self.input.hint = None;
+        }
+        self.submit_work(Op::user_message_with_images(text, images));
     }
 
     /// Submits work that runs as a request (now, or after the running one): the UI shows it busy.

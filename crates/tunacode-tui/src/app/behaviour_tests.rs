@@ -332,6 +332,7 @@ async fn the_setup_check_uses_the_settings_the_run_will_use() {
                         break result;
                     }
                 }
+                Some(_) => {}
                 None => panic!("closed"),
             }
         }

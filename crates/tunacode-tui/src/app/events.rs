@@ -20,6 +20,12 @@ impl App {
     pub fn on_msg(&mut self, msg: AppMsg) {
         match msg {
             AppMsg::Runtime(event) => self.on_runtime_event(*event),
+            AppMsg::ClipboardImage(Ok(path)) => {
+                self.input.images.push(path);
+                let n = self.input.images.len();
+                self.input.hint = Some(format!("{n} image(s) pasted; sent with the message"));
+            }
+            AppMsg::ClipboardImage(Err(why)) => self.notice(NoticeLevel::Info, why),
         }
     }
 

@@ -8,7 +8,7 @@ use tunacode_core::Op;
 
 use crate::app::dialogs::DialogOutcome;
 use crate::app::picker::{PickerKind, PickerOutcome};
-use crate::app::state::{App, Screen};
+use crate::app::state::{App, AppMsg, Screen};
 use crate::complete::{CompletionContext, apply_completion};
 use crate::setup::{KeyPromptAction, SetupAction};
 
@@ -129,6 +129,18 @@ impl App {
         true
     }
 
+    /// Reads the clipboard's image off the event loop; it comes back as `ClipboardImage`.
+    fn paste_clipboard_image(&mut self) {
+        let (dir, msgs) = (self.pastes_dir.clone(), self.msgs.clone());
+        tokio::spawn(async move {
+            let read =
+                tokio::task::spawn_blocking(move || crate::app::clipboard_image::paste_image(&dir))
+                    .await
+                    .unwrap_or_else(|e| Err(format!("internal error: {e}")));
+            let _ = msgs.send(AppMsg::ClipboardImage(read));
+        });
+    }
+
     /// Esc while something runs: interrupts it, and the messages queued behind it come back to the
     /// input (the runtime drops its queue) instead of vanishing.
     fn stop_request(&mut self) {
@@ -223,6 +235,8 @@ impl App {
                     self.on_idle_esc(alt);
                 }
             }
+            // An image from the clipboard (a terminal pastes only text).
+            KeyCode::Char('v') if ctrl => self.paste_clipboard_image(),
             // Readline's Ctrl+U: delete from the cursor to the start of the line.
             KeyCode::Char('u') if ctrl => {
                 self.input.editor.delete_line_by_head();

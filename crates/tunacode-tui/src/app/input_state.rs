@@ -1,6 +1,7 @@
 //! The input box and what helps typing into it: the editor, the completion popup, the input history,
 //! the files `@` completes, the armed Ctrl+C, and the hint in the box's title.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use ratatui::Frame;
@@ -45,6 +46,8 @@ pub struct InputState {
     pub quit_armed: Option<Instant>,
     /// A short hint shown in the input's title.
     pub hint: Option<String>,
+    /// Images pasted from the clipboard, sent with the next message.
+    pub images: Vec<PathBuf>,
 }
 
 impl InputState {

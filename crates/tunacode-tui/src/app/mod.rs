@@ -6,6 +6,7 @@
 mod actions;
 mod agent_events;
 mod checks;
+mod clipboard_image;
 pub mod commands;
 pub mod dialogs;
 mod events;
@@ -88,6 +89,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
             files: SharedFileIndex::spawn(config.cwd.clone()),
             quit_armed: None,
             hint: None,
+            images: Vec::new(),
         },
         view: ViewState {
             theme,
@@ -106,6 +108,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         should_quit: false,
         msgs: msg_tx.clone(),
         cwd: config.cwd.clone(),
+        pastes_dir: config.history_dir.with_file_name("pastes"),
     };
     connect(&mut app, config.launch, msg_tx).await?;
     Ok((app, Channels { msg_rx }))

@@ -404,3 +404,30 @@ async fn the_model_picker_lists_an_openai_compatible_servers_own_models() {
         served.label
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_pasted_from_the_clipboard_goes_with_the_next_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = FakeProvider::start(vec![Turn::text("A dot.")]);
+    let (mut app, mut ch) = test_app_at(dir.path(), &fake.base_url()).await;
+    // What Ctrl+V's clipboard read hands back: the image kept in a file.
+    let png = dir.path().join("paste.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n0000").unwrap();
+    app.on_msg(crate::app::state::AppMsg::ClipboardImage(Ok(png)));
+    assert_eq!(
+        app.input.hint.as_deref(),
+        Some("1 image(s) pasted; sent with the message")
+    );
+    app.submit("what is this?".into());
+    pump_until(&mut app, &mut ch, |a| !a.busy()).await;
+    let body = fake.requests()[0].body.to_string();
+    assert!(
+        body.contains("image_url") && body.contains("data:image/png;base64,"),
+        "{body}"
+    );
+    assert!(app.input.images.is_empty());
+    app.on_msg(crate::app::state::AppMsg::ClipboardImage(Err(
+        "No image in the clipboard".into(),
+    )));
+    assert!(notes(&app).iter().any(|n| n == "No image in the clipboard"));
+}

@@ -17,6 +17,8 @@ use crate::setup::SetupScreen;
 pub enum AppMsg {
     /// An event from the runtime.
     Runtime(Box<RuntimeEvent>),
+    /// An image read from the clipboard (Ctrl+V), kept in a file, or why there is none.
+    ClipboardImage(Result<PathBuf, String>),
 }
 
 /// What the screen shows.
@@ -47,6 +49,8 @@ pub struct App {
     pub msgs: mpsc::UnboundedSender<AppMsg>,
     /// The working directory.
     pub cwd: PathBuf,
+    /// Where images pasted from the clipboard are kept.
+    pub pastes_dir: PathBuf,
 }
 
 impl App {
