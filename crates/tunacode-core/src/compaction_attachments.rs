@@ -43,9 +43,13 @@ fn shortened_copy(message: &Message) -> Option<(Message, Vec<String>)> {
     let mut copy = message.clone();
     let mut paths = Vec::new();
     for part in &mut copy.parts {
+        // A prompt with images keeps its list whole (its images go on being sent).
         let Part::UserPrompt(prompt) = part else {
             continue;
         };
+        if !prompt.content.is_string() {
+            continue;
+        }
         let text = content_to_text(&prompt.content);
         let (cut, cut_paths) = shorten_blocks(&text);
         if !cut_paths.is_empty() {

@@ -77,14 +77,17 @@ pub fn load_images(
         .enumerate()
         .map(|(i, input)| match input {
             ImageInput::File { path } => {
-                let path = workspace.root().join(path);
-                if workspace.secrets().reason_for(&path).is_some() {
+                let given = workspace.root().join(path);
+                // Where it really is (links followed) is what is judged.
+                let path = std::fs::canonicalize(&given)
+                    .map_err(|e| format!("cannot read the image `{}`: {e}", given.display()))?;
+                if workspace.secrets().reason_for(&path).is_some() || !path.is_file() {
                     return Err(format!(
-                        "`{}` may hold secrets; it is not sent",
-                        path.display()
+                        "`{}` may hold secrets or is not a file; it is not sent",
+                        given.display()
                     ));
                 }
-                let bytes = std::fs::read(&path)
+                let bytes = read_capped(&path)
                     .map_err(|e| format!("cannot read the image `{}`: {e}", path.display()))?;
                 let name = path.file_name().map_or_else(
                     || path.display().to_string(),
@@ -108,6 +111,16 @@ pub fn load_images(
             }
         })
         .collect()
+}
+
+/// At most [`MAX_IMAGE_BYTES`] and one byte of `path` (one byte more says it is too big).
+fn read_capped(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_IMAGE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// A prompt's content with images: its text, then each image (the file name as its identifier).

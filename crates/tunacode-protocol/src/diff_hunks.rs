@@ -138,14 +138,12 @@ pub fn diff_hunks(diff: &str) -> Vec<DiffHunk> {
 
 /// The line counts of a `@@ -a,b +c,d @@` line (a missing count is 1).
 fn hunk_sizes(line: &str) -> (usize, usize) {
-    let mut sizes =
-        line.split_whitespace()
-            .skip(1)
-            .take(2)
-            .map(|range| match range[1..].split_once(',') {
-                Some((_, count)) => count.parse().unwrap_or(0),
-                None => 1,
-            });
+    let mut sizes = line.split_whitespace().skip(1).take(2).map(|range| {
+        match range.get(1..).unwrap_or("").split_once(',') {
+            Some((_, count)) => count.parse().unwrap_or(0),
+            None => 1,
+        }
+    });
     (sizes.next().unwrap_or(0), sizes.next().unwrap_or(0))
 }
 

@@ -61,6 +61,37 @@ pub(crate) fn same_as_reviewed(
     ))
 }
 
+/// Refuses a hunk pick unless the review split `reviewed` into exactly the hunks written here, hunk
+/// by hunk the same text: `changes` are the files' `(old, new)` in the order the preview shows them.
+/// (A line ending the review cannot see, like a lone carriage return, or a file name holding a
+/// newline, would otherwise shift which hunk a number names.)
+pub(crate) fn split_as_reviewed(
+    changes: &[(&str, &str)],
+    reviewed: &str,
+) -> Result<(), crate::tool_error::ToolError> {
+    let shown = tunacode_protocol::diff_hunks(reviewed);
+    let ours: Vec<String> = changes
+        .iter()
+        .flat_map(|(old, new)| {
+            TextDiff::from_lines(*old, *new)
+                .unified_diff()
+                .context_radius(3)
+                .iter_hunks()
+                .map(|h| h.to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if ours.len() == shown.len() && ours.iter().zip(&shown).all(|(a, b)| *a == b.text) {
+        return Ok(());
+    }
+    Err(crate::tool_error::ToolError::Retry(
+        "this edit cannot be written in part (its diff has a line break the review cannot split \
+         the same way, e.g. a lone carriage return or a newline in a file name), so nothing was \
+         written; make the edit without it, or ask the user to take it whole"
+            .into(),
+    ))
+}
+
 /// How many hunks [`unified_diff`] shows for `old` → `new`.
 pub(crate) fn hunk_count(old: &str, new: &str) -> usize {
     hunk_ranges(&TextDiff::from_lines(old, new)).len()

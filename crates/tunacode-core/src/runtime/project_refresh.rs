@@ -2,7 +2,8 @@
 //! when the context is described: a new `AGENTS.md`, skill or `.tunacode/commands/*.md` is seen
 //! without a restart. Nothing changes (and the provider's prompt cache is kept) unless a file did.
 //! The files pass the same boundary checks as at start; the model cannot write them unasked
-//! (`tools/src/protected.rs`), so reading them again loosens nothing.
+//! (`tools/src/protected.rs`), so reading them again loosens nothing. A custom `guide_file` name is
+//! not guarded there, so instruction files under it are not read again.
 
 use std::sync::Arc;
 
@@ -15,6 +16,9 @@ use crate::runtime::actor::Actor;
 use crate::runtime::blocking::off_thread;
 use crate::runtime::custom_ops::announce_commands;
 use crate::skills::{Skill, find_skills};
+
+/// The instruction file names `tools/src/protected.rs` guards (always asked before a change).
+const PROTECTED_GUIDES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
 /// The project files as they read now.
 #[derive(Debug, PartialEq)]
@@ -33,13 +37,21 @@ impl Actor {
             self.parts.settings.paths.clone(),
             self.parts.settings.cwd.clone(),
         );
+        let started_with = self.parts.settings.instructions.clone();
         let Ok(now) = off_thread("reading the project files", move || {
             let guide = tunacode_store::UserConfig::load(&paths.config_file)
                 .map_or_else(|_| "AGENTS.md".to_string(), |c| c.settings.guide_file);
             let mut skipped = Vec::new();
             let user = paths.user_dir();
+            // Only the names the model can never write unasked are read again: a custom
+            // `guide_file` is not protected, so it stays as the session started with it.
+            let instructions = if PROTECTED_GUIDES.contains(&guide.as_str()) {
+                find_instructions(&user, &cwd, &guide, &mut skipped)
+            } else {
+                started_with
+            };
             Ok(ProjectFiles {
-                instructions: find_instructions(&user, &cwd, &guide, &mut skipped),
+                instructions,
                 skills: find_skills(&user, &cwd, &mut skipped),
                 commands: find_commands(&user, &cwd, &mut skipped),
                 skipped,

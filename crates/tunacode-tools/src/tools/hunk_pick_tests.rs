@@ -124,3 +124,59 @@ async fn apply_patch_numbers_hunks_across_files_and_leaves_a_file_with_none_kept
     );
     assert!(!out.content.contains("a.txt"), "{}", out.content);
 }
+
+#[tokio::test]
+async fn a_split_the_review_cannot_see_is_refused_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    // A lone carriage return: the diff library ends a line there, the review does not, so two
+    // hunks would read as one and the numbers would shift.
+    let old = format!("a\nb\rc\n{}", numbered(30));
+    std::fs::write(dir.path().join("f.txt"), &old).unwrap();
+    let ctx = ctx(dir.path());
+    let new = old
+        .replacen("a\n", "A\n", 1)
+        .replace("line 25\n", "line XXV\n");
+    let a = args(json!({"file_path": "f.txt", "target": old, "replacement": new}));
+    let preview = UpdateFile.preview(&a, &ctx).await.unwrap().unwrap();
+    let refused = UpdateFile
+        .call_picked(a, &ctx, &preview, &accepting(vec![0]))
+        .await;
+    assert!(
+        matches!(&refused, Err(ToolError::Retry(m)) if m.contains("cannot be written in part")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        old
+    );
+}
+
+#[tokio::test]
+async fn a_patch_change_without_hunks_is_shown_and_never_written_in_part() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "x\n").unwrap();
+    std::fs::write(dir.path().join("a.txt"), numbered(3)).unwrap();
+    let ctx = ctx(dir.path());
+    std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+    let patch = "*** Begin Patch\n*** Delete File: empty.txt\n*** Update File: a.txt\n@@\n line 1\n-line 2\n+line TWO\n line 3\n*** End Patch\n";
+    let a = args(json!({ "input": patch }));
+    let preview = ApplyPatch.preview(&a, &ctx).await.unwrap().unwrap();
+    assert!(
+        preview.contains("--- a/empty.txt\n+++ /dev/null\n"),
+        "{preview}"
+    );
+    assert_eq!(diff_hunks(&preview).len(), 1);
+    ApplyPatch
+        .call_picked(a, &ctx, &preview, &accepting(vec![0]))
+        .await
+        .unwrap();
+    assert!(
+        dir.path().join("empty.txt").exists(),
+        "the unreviewable delete was not made"
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("a.txt"))
+            .unwrap()
+            .contains("line TWO")
+    );
+}

@@ -44,7 +44,9 @@ impl Change {
         }
     }
 
-    /// The change as a unified diff, `/dev/null` standing for a missing side.
+    /// The change as a unified diff, `/dev/null` standing for a missing side. A change with no hunk
+    /// (a move without a content change, an empty file added or deleted) still shows its headers, so
+    /// the approval shows it.
     pub(super) fn diff(&self) -> String {
         let old_header = match &self.old {
             Some(_) => format!("a/{}", self.shown),
@@ -59,6 +61,10 @@ impl Change {
             self.old.as_deref().unwrap_or(""),
             self.new.as_deref().unwrap_or(""),
         );
-        unified_diff(old, new, &old_header, &new_header)
+        let diff = unified_diff(old, new, &old_header, &new_header);
+        if diff.is_empty() {
+            return format!("--- {old_header}\n+++ {new_header}\n");
+        }
+        diff
     }
 }
