@@ -139,7 +139,6 @@ fn a_second_overflow_is_a_clear_error() {
 
 #[test]
 fn compact_on_demand_keeps_what_the_user_asks_and_later_requests_carry_the_summary() {
-    use std::io::Write;
     let env = TestEnv::new().unwrap();
     // Enough history that a summary is smaller than what it replaces (a summary that is not is not
     // applied: the test above).
@@ -153,26 +152,15 @@ fn compact_on_demand_keeps_what_the_user_asks_and_later_requests_carry_the_summa
         Turn::text("Listed."),
         Turn::text("Still here."),
     ]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in [
-        json!({"type": "user_message", "text": "list the files"}),
-        json!({"type": "compact", "focus": "the file names"}),
-        json!({"type": "user_message", "text": "what was there?"}),
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin);
-    let run = finish(child, None);
+    let run = stream_session(
+        &env,
+        &fake,
+        &[
+            json!({"type": "user_message", "text": "list the files"}),
+            json!({"type": "compact", "focus": "the file names"}),
+            json!({"type": "user_message", "text": "what was there?"}),
+        ],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let results: Vec<&str> = run
         .of_type("result")
@@ -193,27 +181,6 @@ fn compact_on_demand_keeps_what_the_user_asks_and_later_requests_carry_the_summa
     assert_tool_pairing(&last.body);
 }
 
-/// Sends `lines` to a stream-json run against `fake` and waits for it to end.
-fn stream_run(env: &TestEnv, fake: &FakeProvider, lines: &[serde_json::Value]) -> Run {
-    use std::io::Write;
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in lines {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin);
-    finish(child, None)
-}
-
 #[test]
 fn a_summary_that_would_not_shrink_the_history_is_not_applied_and_says_so() {
     let env = TestEnv::new().unwrap();
@@ -226,7 +193,7 @@ fn a_summary_that_would_not_shrink_the_history_is_not_applied_and_says_so() {
             ..FakeOptions::default()
         },
     );
-    let run = stream_run(
+    let run = stream_session(
         &env,
         &fake,
         &[
@@ -267,7 +234,7 @@ fn a_large_attachment_in_the_kept_turn_is_shortened_so_the_request_fits() {
     std::fs::write(env.workspace().join("big.rs"), &big).unwrap();
     write_config(&env, 8000);
     let fake = fake(vec![Turn::text("Hi."), Turn::text("It adds numbers.")]);
-    let run = stream_run(
+    let run = stream_session(
         &env,
         &fake,
         &[

@@ -6,28 +6,13 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{ChildStdin, Stdio};
 use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
-use tunacode_testkit::{FakeProvider, LineReader, TestEnv, Turn, wait_with_timeout};
+use tunacode_testkit::{FakeProvider, TestEnv, Turn, wait_with_timeout};
 
 const WAIT: Duration = Duration::from_secs(30);
-
-fn send(stdin: &mut ChildStdin, line: Value) {
-    writeln!(stdin, "{line}").unwrap();
-    stdin.flush().unwrap();
-}
-
-fn next_of(reader: &mut LineReader, ty: &str) -> Value {
-    let pattern = format!("\"type\":\"{ty}\"");
-    let line = reader
-        .wait_for(WAIT, |l| l.contains(&pattern))
-        .unwrap_or_else(|| panic!("no {ty} line; seen: {:#?}", reader.seen));
-    serde_json::from_str(&line).unwrap()
-}
 
 fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()
@@ -44,26 +29,16 @@ fn accepting_two_of_three_hunks_writes_exactly_those_and_tells_the_model_the_thi
         Turn::tool_calls(&[("p1", "apply_patch", &args)]),
         Turn::text("Noted."),
     ]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut child, mut out) = spawn_stream(&env, &fake, "openai:test-model", &[]);
     let mut stdin = child.stdin.take().unwrap();
-    let mut out = LineReader::new(child.stdout.take().unwrap());
-    send(
+    send_line(
         &mut stdin,
         json!({"type": "user_message", "text": "rename three lines"}),
     );
     let ask = next_of(&mut out, "approval_requested");
     assert_eq!(ask["hunks"], 3, "{ask}");
     // An index the question does not offer is refused; the question stays open.
-    send(
+    send_line(
         &mut stdin,
         json!({"type": "approval", "request_id": ask["request_id"], "decision": "allow", "hunks": [0, 3]}),
     );
@@ -74,7 +49,7 @@ fn accepting_two_of_three_hunks_writes_exactly_those_and_tells_the_model_the_thi
             .contains(ask["request_id"].as_str().unwrap()),
         "{refused}"
     );
-    send(
+    send_line(
         &mut stdin,
         json!({"type": "approval", "request_id": ask["request_id"], "decision": "allow",
                "hunks": [0, 2], "note": "line 20 stays: the parser counts on it"}),

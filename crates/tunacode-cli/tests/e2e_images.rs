@@ -141,31 +141,19 @@ fn a_model_that_takes_no_images_refuses_them_before_anything_is_sent() {
 
 #[test]
 fn stream_json_sends_inline_images_and_claude_image_blocks() {
-    use std::io::Write;
     let env = TestEnv::new().unwrap();
     let fake = FakeProvider::start(vec![Turn::text("one"), Turn::text("two")]);
-    let mut child = env
-        .command(&bin())
-        .args(["run", "--model", "openai:test-model", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--input-format", "stream-json", "--output", "stream-json"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for line in [
-        json!({"type": "user_message", "text": "first",
-               "images": [{"media_type": "image/png", "data": b64()}]}),
-        json!({"type": "user", "message": {"role": "user", "content": [
-            {"type": "text", "text": "second"},
-            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64()}}]}}),
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    drop(stdin);
-    let run = finish(child, None);
+    let run = stream_session(
+        &env,
+        &fake,
+        &[
+            json!({"type": "user_message", "text": "first",
+                   "images": [{"media_type": "image/png", "data": b64()}]}),
+            json!({"type": "user", "message": {"role": "user", "content": [
+                {"type": "text", "text": "second"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64()}}]}}),
+        ],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let requests = fake.requests();
     image_part("openai-chat", &requests[0].body);

@@ -17,17 +17,7 @@ use tunacode_testkit::{FakeProvider, LineReader, Reply, TestEnv, Turn, wait_with
 const WAIT: Duration = Duration::from_secs(30);
 
 fn send(stdin: &mut ChildStdin, line: Value) {
-    writeln!(stdin, "{line}").unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Waits for the next line of `ty` and returns it parsed.
-fn next_of(reader: &mut LineReader, ty: &str) -> Value {
-    let pattern = format!("\"type\":\"{ty}\"");
-    let line = reader
-        .wait_for(WAIT, |l| l.contains(&pattern))
-        .unwrap_or_else(|| panic!("no {ty} line; seen: {:#?}", reader.seen));
-    serde_json::from_str(&line).unwrap()
+    send_line(stdin, line);
 }
 
 /// `tunacode run` reading operations from a piped stdin.

@@ -133,6 +133,34 @@ pub fn spawn_stream(
     (child, reader)
 }
 
+/// Runs a stream-json session of `lines` on `openai:test-model` against `fake`, to its end.
+pub fn stream_session(env: &TestEnv, fake: &FakeProvider, lines: &[Value]) -> Run {
+    use std::io::Write;
+    let (mut child, reader) = spawn_stream(env, fake, "openai:test-model", &[]);
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in lines {
+        writeln!(stdin, "{line}").expect("write a line");
+    }
+    drop(stdin);
+    finish(child, Some(reader))
+}
+
+/// Writes one stream-json line to a running session.
+pub fn send_line(stdin: &mut std::process::ChildStdin, line: Value) {
+    use std::io::Write;
+    writeln!(stdin, "{line}").expect("write a line");
+    stdin.flush().expect("flush");
+}
+
+/// Waits (30 s at most) for the next line of type `ty` and returns it parsed.
+pub fn next_of(reader: &mut LineReader, ty: &str) -> Value {
+    let pattern = format!("\"type\":\"{ty}\"");
+    let line = reader
+        .wait_for(Duration::from_secs(30), |l| l.contains(&pattern))
+        .unwrap_or_else(|| panic!("no {ty} line; seen: {:#?}", reader.seen));
+    serde_json::from_str(&line).expect("a JSON line")
+}
+
 /// Waits for a spawned run to end and collects its output.
 pub fn finish(mut child: Child, mut reader: Option<LineReader>) -> Run {
     let mut stderr_pipe = child.stderr.take().expect("stderr");
