@@ -40,8 +40,10 @@ impl Overlays {
         self.picker.take().is_some() || self.key_prompt.take().is_some()
     }
 
-    /// What is open over the chat: the picker, the key prompt, the question (down to the status line).
-    pub fn render(&self, frame: &mut Frame, area: Rect, status_area: Rect, theme: &Theme) {
+    /// What is open over the chat: the picker and the key prompt over `chat` (above the input box),
+    /// the question down to the status line (it replaces the input box).
+    pub fn render(&self, frame: &mut Frame, (chat, status_area): (Rect, Rect), theme: &Theme) {
+        let area = chat;
         if let Some(picker) = &self.picker {
             picker.render(frame, area, theme);
         }
@@ -50,8 +52,8 @@ impl Overlays {
         }
         if let Some(dialog) = &self.dialog {
             let above_status = Rect {
-                height: status_area.y.saturating_sub(area.y),
-                ..area
+                height: status_area.y.saturating_sub(chat.y),
+                ..chat
             };
             dialog.render(frame, above_status, theme);
         }

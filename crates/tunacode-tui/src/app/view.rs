@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Direction, Layout};
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::widgets::Paragraph;
 
 use crate::app::input_state::InputLook;
@@ -63,7 +63,12 @@ impl App {
             status_area,
         );
 
+        // A picker opens over the chat, above the input box (it takes the keys while open).
+        let above_input = Rect {
+            height: input_area.y.saturating_sub(area.y),
+            ..area
+        };
         self.overlays
-            .render(frame, area, status_area, &self.view.theme);
+            .render(frame, (above_input, status_area), &self.view.theme);
     }
 }
