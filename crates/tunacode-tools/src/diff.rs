@@ -47,10 +47,7 @@ fn hunk_ranges(diff: &TextDiff<'_, '_, '_, str>) -> Vec<(Range<usize>, Range<usi
 
 /// Refuses a hunk pick when the change now differs from the one the user reviewed (the file changed
 /// while they looked): the indices they picked would name other hunks.
-pub(crate) fn same_as_reviewed(
-    now: &str,
-    reviewed: &str,
-) -> Result<(), crate::tool_error::ToolError> {
+fn same_as_reviewed(now: &str, reviewed: &str) -> Result<(), crate::tool_error::ToolError> {
     if now == reviewed {
         return Ok(());
     }
@@ -61,14 +58,17 @@ pub(crate) fn same_as_reviewed(
     ))
 }
 
-/// Refuses a hunk pick unless the review split `reviewed` into exactly the hunks written here, hunk
-/// by hunk the same text: `changes` are the files' `(old, new)` in the order the preview shows them.
-/// (A line ending the review cannot see, like a lone carriage return, or a file name holding a
-/// newline, would otherwise shift which hunk a number names.)
-pub(crate) fn split_as_reviewed(
+/// Refuses a hunk pick unless the change reads now (`now`, its diff) as the user reviewed it, and the
+/// review split `reviewed` into exactly the hunks written here, hunk by hunk the same text: `changes`
+/// are the files' `(old, new)` in the order the preview shows them. (A line ending the review cannot
+/// see, like a lone carriage return, or a file name holding a newline, would otherwise shift which
+/// hunk a number names.)
+pub(crate) fn as_reviewed(
+    now: &str,
     changes: &[(&str, &str)],
     reviewed: &str,
 ) -> Result<(), crate::tool_error::ToolError> {
+    same_as_reviewed(now, reviewed)?;
     let shown = tunacode_protocol::diff_hunks(reviewed);
     let ours: Vec<String> = changes
         .iter()

@@ -10,7 +10,7 @@ use tunacode_protocol::HunkSelection;
 
 use crate::args::{parse, path_arg};
 use crate::beneath::Beneath;
-use crate::diff::{apply_picked, line_counts, same_as_reviewed, split_as_reviewed, unified_diff};
+use crate::diff::{apply_picked, as_reviewed, line_counts, unified_diff};
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -246,8 +246,7 @@ impl Tool for UpdateFile {
         pick: &HunkSelection,
     ) -> Result<ToolOutput, ToolError> {
         let mut plan = plan(&args, ctx).await?;
-        same_as_reviewed(&plan.diff, reviewed)?;
-        split_as_reviewed(&[(&plan.old, &plan.new)], reviewed)?;
+        as_reviewed(&plan.diff, &[(&plan.old, &plan.new)], reviewed)?;
         plan.new = apply_picked(&plan.old, &plan.new, 0, pick);
         plan.diff = unified_diff(
             &plan.old,

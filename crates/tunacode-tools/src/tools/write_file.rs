@@ -11,7 +11,7 @@ use tunacode_protocol::HunkSelection;
 
 use crate::args::{parse, path_arg};
 use crate::beneath::Beneath;
-use crate::diff::{apply_picked, same_as_reviewed, split_as_reviewed, unified_diff};
+use crate::diff::{apply_picked, as_reviewed, unified_diff};
 use crate::fsutil::{blocking, io_error};
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -167,8 +167,7 @@ impl Tool for WriteFile {
         pick: &HunkSelection,
     ) -> Result<ToolOutput, ToolError> {
         let mut plan = plan(&args, ctx).await?;
-        same_as_reviewed(&plan.diff, reviewed)?;
-        split_as_reviewed(&[("", &plan.content)], reviewed)?;
+        as_reviewed(&plan.diff, &[("", &plan.content)], reviewed)?;
         plan.content = apply_picked("", &plan.content, 0, pick);
         plan.diff = unified_diff("", &plan.content, "/dev/null", &format!("b/{}", plan.shown));
         finish(plan, ctx).await

@@ -23,7 +23,7 @@ use tunacode_protocol::HunkSelection;
 use change::Change;
 
 use crate::args::parse as parse_args;
-use crate::diff::{same_as_reviewed, split_as_reviewed};
+use crate::diff::as_reviewed;
 use crate::fsutil::blocking;
 use crate::schema::schema_for;
 use crate::tool::{Tool, ToolContext, ToolKind, ToolOutput};
@@ -141,7 +141,6 @@ impl Tool for ApplyPatch {
         pick: &HunkSelection,
     ) -> Result<ToolOutput, ToolError> {
         let changes = planned(&args, ctx).await?;
-        same_as_reviewed(&combined_diff(&changes), reviewed)?;
         let sides: Vec<(&str, &str)> = changes
             .iter()
             .map(|c| {
@@ -151,7 +150,7 @@ impl Tool for ApplyPatch {
                 )
             })
             .collect();
-        split_as_reviewed(&sides, reviewed)?;
+        as_reviewed(&combined_diff(&changes), &sides, reviewed)?;
         write_changes(pick::picked(changes, pick), ctx).await
     }
 
