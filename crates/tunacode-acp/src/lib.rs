@@ -22,6 +22,7 @@ mod session;
 mod session_tree;
 mod setup;
 mod shared;
+mod subagents;
 mod tool_calls;
 mod turns;
 mod updates;

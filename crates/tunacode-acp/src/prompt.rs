@@ -161,7 +161,7 @@ pub(crate) enum ReplyKind {
 }
 
 /// The built-in commands offered to editors: name, description, input hint.
-const BUILTIN: [(&str, &str, Option<&str>); 12] = [
+const BUILTIN: [(&str, &str, Option<&str>); 13] = [
     (
         "compact",
         "Summarize the older conversation to free context",
@@ -214,6 +214,11 @@ const BUILTIN: [(&str, &str, Option<&str>); 12] = [
         Some("approve"),
     ),
     (
+        "agents",
+        "Show the sub-agent types; approve: use this project's .tunacode/agents",
+        Some("approve"),
+    ),
+    (
         "budget",
         "Show the spend caps, or set one for this session's run: session 5, day 2M tokens, request off",
         Some("scope and amount, e.g. session 5"),
@@ -253,6 +258,7 @@ pub(crate) fn parse_command(text: &str) -> Option<Result<SlashCommand, String>> 
         Builtin::Mcp(_) => SlashCommand::Reply(Op::ListMcp, ReplyKind::Mcp),
         Builtin::Checks(arg) => return Some(project_file(ProjectFileKind::Checks, arg)),
         Builtin::Hooks(arg) => return Some(project_file(ProjectFileKind::Hooks, arg)),
+        Builtin::Agents(arg) => return Some(project_file(ProjectFileKind::Agents, arg)),
         Builtin::Budget(None) => SlashCommand::Reply(Op::DescribeBudget, ReplyKind::Budget),
         Builtin::Budget(Some(c)) => SlashCommand::Reply(
             Op::SetBudget {

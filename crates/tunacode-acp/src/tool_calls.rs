@@ -58,6 +58,11 @@ pub(crate) fn title(tool: &str, args: &Value) -> String {
         ("web_fetch", _) => format!("Fetch {}", arg(args, "url").unwrap_or_default()),
         ("todo", _) => "Update the todo list".into(),
         ("skill", _) => format!("Load skill {}", arg(args, "name").unwrap_or_default()),
+        ("task", _) => format!(
+            "Sub-agent {}: {}",
+            arg(args, "subagent_type").unwrap_or_default(),
+            arg(args, "description").unwrap_or_default()
+        ),
         _ => tool.to_string(),
     }
 }

@@ -56,6 +56,7 @@ impl Session {
                 None => Ok(()),
             },
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::Subagent(update) => self.on_subagent(*update),
             RuntimeEvent::ShellFinished { output, .. } => self.say(output),
             RuntimeEvent::UserMessage { text, .. } => self.on_first_message(&text),
             // ACP has no `!` commands of its own; a shell op's end says it all. A refused key is
@@ -157,7 +158,7 @@ impl Session {
 
     /// A running command printed `text`: the call's content becomes everything printed so far (an
     /// update replaces the content), the tail kept when it grows long.
-    fn on_tool_output(&mut self, id: String, text: &str) -> Result<(), Error> {
+    pub(crate) fn on_tool_output(&mut self, id: String, text: &str) -> Result<(), Error> {
         /// How much of a running command's output the editor is shown.
         const SHOWN: usize = 16 * 1024;
         let so_far = self.live_output.entry(id.clone()).or_default();

@@ -68,6 +68,8 @@ pub enum Command {
     Checks(ProjectFileArgs),
     /// The lifecycle hooks in force here; `approve` this project's .tunacode/hooks.json.
     Hooks(ProjectFileArgs),
+    /// The agent types sub-agents start as; `approve` this project's .tunacode/agents.
+    Agents(ProjectFileArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.

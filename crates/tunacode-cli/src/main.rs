@@ -56,6 +56,9 @@ fn main() -> ExitCode {
             Some(Command::Hooks(args)) => {
                 project_files_cmd::run(ProjectFileKind::Hooks, args).await
             }
+            Some(Command::Agents(args)) => {
+                project_files_cmd::run(ProjectFileKind::Agents, args).await
+            }
             Some(Command::Undo(args)) => tree_cmd::undo(args).await,
             Some(Command::Rewind(args)) => tree_cmd::rewind(args).await,
             Some(Command::Redo(args)) => tree_cmd::redo(args).await,

@@ -82,8 +82,8 @@ impl<O: Write, E: Write> Renderer<O, E> {
         }
         match self.format {
             OutputFormat::StreamJson => {
-                if let Some(line) = schema::from_runtime(event) {
-                    self.line(&Line::new(line));
+                if let Some(line) = schema::line_of(event) {
+                    self.line(&line);
                 }
                 if let RuntimeEvent::SessionOpened(view) = event
                     && let Some(notice) = schema::session_notice(view)
@@ -479,14 +479,14 @@ mod tests {
             .collect();
         assert_eq!(
             lines[0],
-            json!({"schema_version": 5, "type": "text_delta", "text": "a"})
+            json!({"schema_version": 6, "type": "text_delta", "text": "a"})
         );
         assert_eq!(lines[2]["type"], "result");
-        assert_eq!(lines[2]["schema_version"], 5);
+        assert_eq!(lines[2]["schema_version"], 6);
         assert_eq!(lines[2]["status"], "completed");
         assert_eq!(lines[2]["tool_calls"][0]["tool_name"], "grep");
         assert_eq!(lines[3]["status"], "iteration_limit");
         assert_eq!(lines[3]["tool_calls"], json!([]));
-        assert!(lines.iter().all(|l| l["schema_version"] == 5));
+        assert!(lines.iter().all(|l| l["schema_version"] == 6));
     }
 }

@@ -1,6 +1,6 @@
-//! `tunacode checks [approve]` and `tunacode hooks [approve]`: the checks (or hooks) in force here
-//! (the config's and an approved file of the project's), and the approval of the project's
-//! `.tunacode/checks.json` (or `hooks.json`) as it is now.
+//! `tunacode checks [approve]`, `tunacode hooks [approve]` and `tunacode agents [approve]`: the
+//! checks (hooks, agent types) in force here (the config's and the project's approved files), and
+//! the approval of the project's `.tunacode/checks.json` (`hooks.json`, `agents/`) as it is now.
 
 use std::io::Write;
 
@@ -14,12 +14,16 @@ pub async fn run(kind: ProjectFileKind, args: ProjectFileArgs) -> anyhow::Result
     let cwd = crate::sessions_cmd::project_dir(args.cwd)?;
     let approve = args.action == Some(ProjectFileAction::Approve);
     let text = tokio::task::spawn_blocking(move || {
-        use tunacode_core::{checks, hooks};
+        use tunacode_core::{checks, hooks, subagents};
         match (kind, approve) {
             (ProjectFileKind::Checks, true) => checks::approve_project_checks(&paths, &cwd, None),
             (ProjectFileKind::Checks, false) => checks::describe_checks(&paths, &cwd),
             (ProjectFileKind::Hooks, true) => hooks::approve_project_hooks(&paths, &cwd, None),
             (ProjectFileKind::Hooks, false) => hooks::describe_hooks(&paths, &cwd),
+            (ProjectFileKind::Agents, true) => {
+                subagents::approve_project_agents(&paths, &cwd, None)
+            }
+            (ProjectFileKind::Agents, false) => subagents::describe_agents(&paths, &cwd),
         }
     })
     .await??;

@@ -38,7 +38,7 @@ fn stream_json_carries_a_command_s_output_before_it_ends() {
     let first: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(first["tool_call_id"], "live");
     assert_eq!(first["stream"], "stdout");
-    assert_eq!(first["schema_version"], 5);
+    assert_eq!(first["schema_version"], 6);
     assert!(
         !reader
             .seen

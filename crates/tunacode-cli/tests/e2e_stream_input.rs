@@ -176,7 +176,7 @@ fn a_script_drives_a_multi_turn_session_with_approvals_and_an_interrupt() {
     out.read_to_end(Duration::from_secs(5));
     for line in &out.seen {
         let v: Value = serde_json::from_str(line).unwrap();
-        assert_eq!(v["schema_version"], 5, "{line}");
+        assert_eq!(v["schema_version"], 6, "{line}");
     }
 
     let requests = fake.requests();

@@ -2,7 +2,6 @@
 //! [`Agent::process_request`] per user message and read the event stream.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tunacode_llm::ProviderSettings;
 use tunacode_store::SessionStore;
@@ -11,46 +10,9 @@ use tunacode_tools::{ExecPolicy, ToolSet, ToolSource, Workspace};
 use crate::approval::Approver;
 use crate::client_cache::ClientCache;
 use crate::events::EventSink;
-use crate::history::PruneConfig;
 use crate::session::SessionHandle;
 
-/// How the engine runs requests.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AgentOptions {
-    /// `provider:model` (recorded in the session).
-    pub model: String,
-    /// The model's name at the provider.
-    pub provider_model: String,
-    /// Model calls per request.
-    pub max_iterations: u32,
-    /// Whole-request time limit.
-    pub request_timeout: Option<Duration>,
-    /// Retries of a tool that failed for a passing reason.
-    pub tool_max_retries: u32,
-    /// Parallel read-only calls.
-    pub max_parallel: usize,
-    /// History pruning budget.
-    pub prune: PruneConfig,
-    /// The system prompt.
-    pub system_prompt: String,
-    /// Upper bound on output tokens per call.
-    pub max_output_tokens: Option<u32>,
-    /// Reasoning effort (`low`, `medium`, `high`) for reasoning models; `None`: the provider's default.
-    pub reasoning_effort: Option<String>,
-    /// Whether the model takes images (from the catalogue; `None`: not known).
-    pub vision: Option<bool>,
-    /// The model's prices, to cost calls the provider does not price itself.
-    pub pricing: Option<tunacode_llm::models::Pricing>,
-    /// How the loop steers (self-evaluation, no-progress alert, fallback response).
-    pub guidance: crate::guidance::GuidanceOptions,
-    /// The context budget: window, output reserve and when to compact.
-    pub context: crate::compaction::ContextBudget,
-    /// The project's checks in force (the user's, and an approved project file's).
-    pub checks: tunacode_store::ChecksConfig,
-    /// The lifecycle hooks in force (the user's, and an approved project file's).
-    pub hooks: std::sync::Arc<crate::hooks::HookSet>,
-}
-
+pub use crate::agent_options::AgentOptions;
 pub use tunacode_protocol::runtime::RunOutcome;
 
 /// What an [`Agent`] is built from. Front ends never build one: the runtime
@@ -115,6 +77,10 @@ pub struct Agent {
     pub(crate) budget: Arc<crate::budget::Budget>,
     pub(crate) fallbacks: Arc<Vec<FallbackModel>>,
     pub(crate) lsp: Option<Arc<crate::lsp::LspManager>>,
+    /// The sub-agents it may start (`None`: no `task` tool).
+    pub(crate) subagents: Option<Arc<crate::subagents::host::Subagents>>,
+    /// Which sub-agent this engine is (`None`: the agent's own).
+    pub(crate) subagent: Option<tunacode_protocol::runtime::SubagentLabel>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -145,7 +111,18 @@ impl Agent {
             budget: parts.budget,
             fallbacks: parts.fallbacks,
             lsp: parts.lsp,
+            subagents: None,
+            subagent: None,
         }
+    }
+
+    /// The engine offering the `task` tool, starting sub-agents of `subagents`.
+    pub(crate) fn with_subagents(
+        mut self,
+        subagents: Option<Arc<crate::subagents::host::Subagents>>,
+    ) -> Self {
+        self.subagents = subagents;
+        self
     }
 
     /// The models a call falls back to when its own is overloaded.
@@ -187,6 +164,8 @@ impl Agent {
             budget: self.budget.clone(),
             fallbacks: self.fallbacks.clone(),
             lsp: self.lsp.clone(),
+            subagents: self.subagents.clone(),
+            subagent: self.subagent.clone(),
         }
     }
 
@@ -215,6 +194,8 @@ impl Agent {
             budget: self.budget.clone(),
             fallbacks: self.fallbacks.clone(),
             lsp: self.lsp.clone(),
+            subagents: self.subagents.clone(),
+            subagent: self.subagent.clone(),
         }
     }
 

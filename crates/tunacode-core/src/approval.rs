@@ -31,6 +31,8 @@ pub struct ApprovalRequest {
     pub hook_asks: bool,
     /// How many hunks of `preview` the user may accept one by one (0: the call is taken whole).
     pub hunks: usize,
+    /// The sub-agent making the call (`None`: the agent's own), shown with the question.
+    pub subagent: Option<tunacode_protocol::runtime::SubagentLabel>,
 }
 
 /// The user's answer.

@@ -32,6 +32,15 @@ pub enum BudgetStop {
     /// The day's ledger could not be read or written.
     #[error("the day's spend could not be checked: {0}")]
     Ledger(String),
+    /// A sub-agent's own cap has not enough left (never raised: the sub-agent stops, the others go
+    /// on).
+    #[error("the sub-agent's budget is exhausted: {spent} of {limit} spent")]
+    SubagentCap {
+        /// The cap.
+        limit: String,
+        /// What it spent against it.
+        spent: String,
+    },
 }
 
 /// What this runtime spent.
@@ -39,6 +48,18 @@ pub enum BudgetStop {
 struct Tally {
     run: Spend,
     request: Spend,
+    /// What running sub-agents spent that their parent's session does not count yet (their usage
+    /// joins it when they end): counted against the session cap meanwhile.
+    children: Spend,
+}
+
+/// A sub-agent's budget: its own cap, and the parent's budget each of its calls is also held
+/// against (so parent and sub-agents together never pass the parent's caps).
+#[derive(Debug)]
+struct ParentLink {
+    budget: Arc<Budget>,
+    /// What the parent's session spent.
+    session: crate::session::SessionHandle,
 }
 
 /// The budget of one runtime (shared by every engine it builds).
@@ -48,6 +69,8 @@ pub struct Budget {
     tally: Mutex<Tally>,
     /// The day's ledger (used while a daily cap is set).
     ledger: Option<SpendLedger>,
+    /// For a sub-agent's budget: the parent's.
+    parent: Option<ParentLink>,
 }
 
 /// A call's worst case, held until it settles.
@@ -59,6 +82,8 @@ pub(crate) struct Held {
     amount: Spend,
     day_hold: Option<(String, String)>,
     free: bool,
+    /// For a sub-agent's call: what the parent's budget holds for it.
+    parent: Option<Box<Held>>,
 }
 
 impl Held {
@@ -69,6 +94,7 @@ impl Held {
             amount: Spend::default(),
             day_hold: None,
             free: true,
+            parent: None,
         }
     }
 
@@ -90,6 +116,7 @@ impl Budget {
             caps: Mutex::new(caps),
             tally: Mutex::default(),
             ledger: data_dir.map(SpendLedger::new),
+            parent: None,
         }
     }
 
@@ -128,8 +155,12 @@ impl Budget {
     /// Every cap set, with what was spent against it (`session`: the session's spend). Blocking
     /// when a daily cap is set (reads the day's ledger).
     pub fn view(&self, session: Spend) -> BudgetView {
+        if let Some(link) = &self.parent {
+            return link.budget.view(link.session_spend());
+        }
         let caps = self.caps();
         let tally = *self.tally();
+        let session = session.plus(tally.children);
         let day = || {
             self.ledger
                 .as_ref()
@@ -172,6 +203,9 @@ impl Budget {
     /// Plans and holds a call of `shape` (`session`: what the session spent so far). Blocking (the
     /// day's ledger): call off the async threads.
     pub(crate) fn hold(&self, shape: CallShape, session: Spend) -> Result<Held, BudgetStop> {
+        if let Some(link) = &self.parent {
+            return self.hold_for_subagent(link, shape);
+        }
         let caps = self.caps();
         if !caps.any() {
             return Ok(Held::free());
@@ -180,7 +214,7 @@ impl Budget {
         let c = &caps.config;
         let mut left = vec![
             left("request", c.request, tally.request),
-            left("session", c.session, session),
+            left("session", c.session, session.plus(tally.children)),
             left("run", caps.run, tally.run),
         ];
         left.retain(|l| l.cap.is_set());
@@ -190,6 +224,7 @@ impl Budget {
                 amount,
                 day_hold: None,
                 free: false,
+                parent: None,
             });
         };
         let today = today();
@@ -210,6 +245,7 @@ impl Budget {
             amount,
             day_hold: held.map(|(id, ())| (today, id)),
             free: false,
+            parent: None,
         })
     }
 
@@ -232,12 +268,127 @@ impl Budget {
             tally.run = tally.run.plus(spent);
             tally.request = tally.request.plus(spent);
         }
+        if let Some(link) = &self.parent {
+            let parent = &link.budget;
+            if let Some(parent_held) = held.parent {
+                parent.settle_spent(*parent_held, spent);
+            }
+            let mut tally = parent.tally();
+            tally.children = tally.children.plus(spent);
+        }
         if let (Some(ledger), Some((day, id))) = (&self.ledger, held.day_hold)
             && let Err(e) = ledger.settle(&day, &id, spent)
         {
             tracing::warn!(error = %e, "settling the day's spend");
         }
         spent
+    }
+
+    /// Settles `held` at `spent`, already priced (a sub-agent's call, settled in its parent's).
+    fn settle_spent(&self, held: Held, spent: Spend) {
+        if held.is_free() {
+            return;
+        }
+        {
+            let mut tally = self.tally();
+            tally.run = tally.run.plus(spent);
+            tally.request = tally.request.plus(spent);
+        }
+        if let (Some(ledger), Some((day, id))) = (&self.ledger, held.day_hold)
+            && let Err(e) = ledger.settle(&day, &id, spent)
+        {
+            tracing::warn!(error = %e, "settling the day's spend");
+        }
+    }
+
+    /// Whether any cap applies to the calls made under this budget (a sub-agent's own, or its
+    /// parent's).
+    pub fn capped(&self) -> bool {
+        self.caps().any() || self.parent.as_ref().is_some_and(|l| l.budget.capped())
+    }
+
+    /// A sub-agent's budget under this one: its own `cap` (unset: none of its own), every call also
+    /// held against this budget, whose session is `session`.
+    pub(crate) fn child(
+        self: &Arc<Self>,
+        session: crate::session::SessionHandle,
+        cap: Cap,
+    ) -> Arc<Budget> {
+        let mut caps = BudgetCaps::default();
+        caps.config.request = cap;
+        Arc::new(Budget {
+            caps: Mutex::new(caps),
+            tally: Mutex::default(),
+            ledger: None,
+            parent: Some(ParentLink {
+                budget: self.clone(),
+                session,
+            }),
+        })
+    }
+
+    /// A share of what is left under this budget's tightest cap (request, session, run; `session`:
+    /// what the session spent) for one of `ways` sub-agents running at once; unset when nothing caps.
+    pub(crate) fn share(&self, ways: usize, session: Spend) -> Cap {
+        let caps = self.caps();
+        let tally = *self.tally();
+        let scopes = [
+            (caps.config.request, tally.request),
+            (caps.config.session, session.plus(tally.children)),
+            (caps.run, tally.run),
+        ];
+        let ways = ways.max(1);
+        let mut share = Cap::default();
+        for (cap, taken) in scopes {
+            if let Some(usd) = cap.usd {
+                let part = (usd - taken.usd).max(0.0) / ways as f64;
+                share.usd = Some(share.usd.map_or(part, |s: f64| s.min(part)));
+            }
+            if let Some(tokens) = cap.tokens {
+                let part = tokens.saturating_sub(taken.tokens) / ways as u64;
+                share.tokens = Some(share.tokens.map_or(part, |s: u64| s.min(part)));
+            }
+        }
+        share
+    }
+
+    /// A sub-agent under this budget ended and its usage joined the parent's session: its spend is
+    /// no longer counted apart.
+    pub(crate) fn child_ended(&self, child: &Budget) {
+        let spent = child.tally().run;
+        let mut tally = self.tally();
+        tally.children = Spend {
+            usd: (tally.children.usd - spent.usd).max(0.0),
+            tokens: tally.children.tokens.saturating_sub(spent.tokens),
+        };
+    }
+
+    /// A sub-agent's call: its own cap first (never raised), then the parent's caps.
+    fn hold_for_subagent(&self, link: &ParentLink, shape: CallShape) -> Result<Held, BudgetStop> {
+        let own = self.cap(BudgetScope::Request);
+        let taken = self.tally().request;
+        let (own_clamp, amount) = if own.is_set() {
+            decide(shape, &[left("request", own, taken)]).map_err(|stop| match stop {
+                BudgetStop::Exhausted { limit, spent, .. } => {
+                    BudgetStop::SubagentCap { limit, spent }
+                }
+                other => other,
+            })?
+        } else {
+            (None, Spend::default())
+        };
+        let parent = link.budget.hold(shape, link.session_spend())?;
+        let clamp = match (own_clamp, parent.clamp) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Ok(Held {
+            clamp,
+            amount: if own.is_set() { amount } else { parent.amount },
+            day_hold: None,
+            free: false,
+            parent: Some(Box::new(parent)),
+        })
     }
 
     fn tally(&self) -> std::sync::MutexGuard<'_, Tally> {
@@ -260,6 +411,17 @@ pub fn spend_of(usage: &Usage, pricing: Option<Pricing>) -> Spend {
 
 fn left(scope: &'static str, cap: Cap, taken: Spend) -> Left {
     Left { scope, cap, taken }
+}
+
+impl ParentLink {
+    /// What the parent's session spent.
+    fn session_spend(&self) -> Spend {
+        let total = self.session.lock().usage.session_total;
+        Spend {
+            usd: total.cost,
+            tokens: total.request_tokens + total.response_tokens,
+        }
+    }
 }
 
 /// The plan as a clamp and a hold, or the stop.
@@ -298,46 +460,5 @@ fn today() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use tunacode_llm::models::Pricing;
-    use tunacode_store::{Cap, Spend};
-
-    use super::{Budget, BudgetCaps};
-    use crate::budget_plan::CallShape;
-
-    fn shape() -> CallShape {
-        CallShape {
-            input_tokens: 1000,
-            max_output: 1000,
-            pricing: Some(Pricing {
-                input: 1000.0,
-                output: 1000.0,
-                cache_read: 0.0,
-                cache_write: 0.0,
-            }),
-        }
-    }
-
-    #[test]
-    fn a_call_that_broke_off_without_usage_counts_at_its_worst_case_and_one_never_started_at_nothing()
-     {
-        let caps = BudgetCaps {
-            run: Cap {
-                usd: Some(10.0),
-                tokens: None,
-            },
-            ..BudgetCaps::default()
-        };
-        let budget = Budget::new(caps, None);
-        let held = budget.hold(shape(), Spend::default()).unwrap();
-        budget.settle(held, None, (shape().pricing, true));
-        let spent = budget.view(Spend::default()).caps[0].spent_usd;
-        assert!(
-            (spent - 2.0).abs() < 1e-9,
-            "1000 in + 1000 out at $1000/M: {spent}"
-        );
-        let held = budget.hold(shape(), Spend::default()).unwrap();
-        budget.settle(held, None, (shape().pricing, false));
-        assert!((budget.view(Spend::default()).caps[0].spent_usd - 2.0).abs() < 1e-9);
-    }
-}
+#[path = "budget_tests.rs"]
+mod tests;

@@ -45,6 +45,9 @@ impl RequestError {
             RequestError::Store(_) => "store",
             RequestError::Budget(crate::budget::BudgetStop::Exhausted { .. }) => "budget_exhausted",
             RequestError::Budget(crate::budget::BudgetStop::Ledger(_)) => "budget_ledger",
+            RequestError::Budget(crate::budget::BudgetStop::SubagentCap { .. }) => {
+                "budget_exhausted"
+            }
             RequestError::PromptBlocked(_) => "prompt_blocked",
             RequestError::Images(_) => "images_unsupported",
             RequestError::Internal(_) => "internal",

@@ -5,6 +5,7 @@
 //! prints.
 
 mod agent;
+mod agent_options;
 mod approval;
 pub mod budget;
 mod budget_plan;
@@ -53,6 +54,7 @@ mod settings_error;
 pub mod setup;
 pub mod skills;
 mod streaming;
+pub mod subagents;
 pub mod tokens;
 
 pub use agent::{Agent, AgentOptions, AgentParts, FallbackModel, RunOutcome};

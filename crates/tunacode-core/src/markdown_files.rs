@@ -85,7 +85,7 @@ pub fn search_dirs(
 pub fn collect_by_name<T>(
     dirs: &[SearchDir],
     skipped: &mut Vec<Skipped>,
-    pick: impl Fn(&Path, &Path, &mut Vec<Skipped>) -> Option<(String, T)>,
+    mut pick: impl FnMut(&Path, &Path, &mut Vec<Skipped>) -> Option<(String, T)>,
 ) -> BTreeMap<String, T> {
     let mut found = BTreeMap::new();
     for search in dirs {

@@ -187,6 +187,7 @@ async fn a_skills_listing_does_not_follow_links_out_of_it() {
         cancel: tokio_util::sync::CancellationToken::new(),
         exec: Default::default(),
         output: None,
+        call_id: String::new(),
     };
     let mut args = serde_json::Map::new();
     args.insert("name".into(), serde_json::json!("pdf"));

@@ -11,7 +11,7 @@ use tunacode_llm::models::{ModelOverride, ModelRegistry};
 use tunacode_llm::{ModelId, ProviderSettings, RetryPolicy, WireApi, known_provider};
 use tunacode_store::{Paths, UserConfig};
 
-use crate::agent::AgentOptions;
+use crate::agent_options::AgentOptions;
 use crate::concurrency::default_max_parallel;
 use crate::guidance::GuidanceOptions;
 use crate::history::PruneConfig;
@@ -101,6 +101,10 @@ pub struct RuntimeSettings {
     pub lsp: tunacode_store::LspConfig,
     /// How the workspace is recorded for rewind.
     pub rewind: tunacode_store::RewindConfig,
+    /// The agent types sub-agents are started as (the repository's once approved).
+    pub agent_types: crate::subagents::approval::ResolvedTypes,
+    /// How sub-agents run (`settings.agents`).
+    pub agents: tunacode_store::AgentsConfig,
 }
 
 impl RuntimeSettings {
@@ -134,6 +138,8 @@ impl RuntimeSettings {
         let project_hooks = crate::hooks::resolve_hooks(paths, config, &cwd).project;
         let commands =
             crate::custom_commands::find_commands(&paths.user_dir(), &cwd, &mut skipped_files);
+        let agent_types =
+            crate::subagents::approval::resolve_types(paths, &cwd, &mut skipped_files);
         Ok(RuntimeSettings {
             paths: paths.clone(),
             cwd,
@@ -156,6 +162,8 @@ impl RuntimeSettings {
             project_hooks,
             lsp: config.settings.lsp.clone(),
             rewind: config.settings.rewind.clone(),
+            agent_types,
+            agents: config.settings.agents.clone(),
         })
     }
 

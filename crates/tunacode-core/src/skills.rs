@@ -263,6 +263,7 @@ mod tests {
             cancel: tokio_util::sync::CancellationToken::new(),
             exec: Default::default(),
             output: None,
+            call_id: String::new(),
         };
         let mut args = Map::new();
         args.insert("name".into(), json!("pdf"));

@@ -124,6 +124,7 @@ fn ctx(dir: &Path) -> ToolContext {
         cancel: CancellationToken::new(),
         exec: Default::default(),
         output: None,
+        call_id: String::new(),
     }
 }
 

@@ -38,6 +38,8 @@ pub enum SlashCommand {
     Checks(Option<String>),
     /// `/hooks [approve]`: the hooks in force; approve the project's `.tunacode/hooks.json`.
     Hooks(Option<String>),
+    /// `/agents [approve]`: the agent types; approve the project's `.tunacode/agents`.
+    Agents(Option<String>),
     /// `/context` (`/skills`).
     Context,
     /// `/context window N`: sets the model's context window (saved to the config).
@@ -92,6 +94,7 @@ pub fn parse_slash(text: &str) -> Option<Result<SlashCommand, String>> {
         "mcp" => SlashCommand::Mcp(arg),
         "checks" => SlashCommand::Checks(arg),
         "hooks" => SlashCommand::Hooks(arg),
+        "agents" => SlashCommand::Agents(arg),
         "context" => match context_window(arg.as_deref()) {
             Ok(None) => SlashCommand::Context,
             Ok(Some(tokens)) => SlashCommand::ContextWindow(tokens),

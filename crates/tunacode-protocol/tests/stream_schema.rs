@@ -34,6 +34,10 @@ const RELEASED: &[(u32, &str)] = &[
         5,
         "cd80c96f1ed9b0e7e25c9349a54108f50f12bdcaccb4cbf56ab5961bfef756ef",
     ),
+    (
+        6,
+        "3d30f80e3f64bb77f05138c3298ea59aed7a4640bb9fb612eb7aa430559a8c6e",
+    ),
 ];
 
 fn repo_file(name: &str) -> PathBuf {

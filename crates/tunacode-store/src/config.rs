@@ -67,6 +67,8 @@ pub struct Settings {
     pub lsp: crate::lsp_config::LspConfig,
     /// How the workspace is recorded for rewind.
     pub rewind: crate::rewind_config::RewindConfig,
+    /// How sub-agents run.
+    pub agents: crate::agents_config::AgentsConfig,
     /// Keys this version does not use, kept as read.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -194,6 +196,7 @@ impl Default for Settings {
             checks: crate::checks_config::ChecksConfig::default(),
             lsp: crate::lsp_config::LspConfig::default(),
             rewind: crate::rewind_config::RewindConfig::default(),
+            agents: crate::agents_config::AgentsConfig::default(),
             compaction_threshold: 0.85,
             other: Map::new(),
         }

@@ -1,6 +1,7 @@
 //! Files of TunaCode: the user's config (`~/.config/tunacode.json`), session files (one per session under
 //! the XDG data dir, grouped by project, written atomically), and where they live.
 
+mod agents_config;
 mod budget_config;
 mod checks_config;
 mod config;
@@ -23,6 +24,7 @@ mod session_store;
 mod session_tree;
 mod spend_ledger;
 
+pub use agents_config::AgentsConfig;
 pub use budget_config::{BudgetConfig, Cap};
 pub use checks_config::{
     CheckKind, CheckSpec, CheckWhen, ChecksConfig, ProjectChecks, parse_project_checks,

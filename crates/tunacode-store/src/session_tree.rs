@@ -236,6 +236,7 @@ mod tests {
             parent: Some(ForkOrigin {
                 session_id: "o".into(),
                 prompt: 2,
+                subagent: None,
             }),
             nodes: vec![node("fix it")],
             ..SessionTree::default()

@@ -13,4 +13,8 @@ pub struct FakeOptions {
     pub summary: Option<String>,
     /// What `GET …/models` lists (an OpenAI-compatible server's own models).
     pub served_models: Vec<String>,
+    /// Conversations with scripts of their own (sub-agents), told apart by what they send.
+    pub routes: Vec<crate::routes::Route>,
+    /// Requests held until several are in flight together.
+    pub gather: Option<crate::routes::Gather>,
 }

@@ -5,11 +5,11 @@ use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::stream::{self, BoxStream, StreamExt};
-use http_body_util::{BodyExt, Either, Full, StreamBody};
+use http_body_util::{Either, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
@@ -43,6 +43,7 @@ struct Shared {
     script: Vec<Turn>,
     summary: Option<String>,
     served_models: Vec<String>,
+    routing: crate::routes::Routing,
     cycle: bool,
     state: Mutex<State>,
     changed: Condvar,
@@ -131,6 +132,7 @@ impl FakeProvider {
             script,
             summary: options.summary,
             served_models: options.served_models,
+            routing: crate::routes::Routing::new(options.routes, options.gather),
             cycle: options.cycle,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
@@ -155,6 +157,11 @@ impl FakeProvider {
     /// `http://127.0.0.1:PORT/v1`.
     pub fn base_url(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// Whether the requests of [`FakeOptions::gather`] were all in flight together.
+    pub fn gathered(&self) -> bool {
+        self.shared.routing.gathered()
     }
 
     /// The listening address.
@@ -269,7 +276,7 @@ async fn handle(
     connection_id: u64,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let request = read_request(req, connection_id).await;
+    let request = RecordedRequest::read(req, connection_id).await;
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
@@ -279,7 +286,7 @@ async fn handle(
     {
         return Ok(refuse(&shared, request, &broken));
     }
-    let served = take_turn(&shared, &request, endpoint && is_post);
+    let served = take_turn(&shared, &request, endpoint && is_post).await;
     let lists_models = request.method == "GET" && request.path_without_query().ends_with("/models");
     let response = if lists_models {
         models_response(&shared.served_models)
@@ -344,55 +351,30 @@ fn refuse(shared: &Shared, request: RecordedRequest, broken: &str) -> Response<B
     )
 }
 
-/// The request as received: the line, the headers and the body (JSON when it parses).
-async fn read_request(req: Request<Incoming>, connection_id: u64) -> RecordedRequest {
-    let received_at = Instant::now();
-    let method = req.method().as_str().to_string();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map_or_else(|| req.uri().path().to_string(), |p| p.as_str().to_string());
-    let headers = req
-        .headers()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    let raw = match req.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => Bytes::new(),
-    };
-    RecordedRequest {
-        method,
-        path,
-        headers,
-        body: serde_json::from_slice(&raw).unwrap_or(serde_json::Value::Null),
-        raw_body: String::from_utf8_lossy(&raw).into_owned(),
-        received_at,
-        connection_id,
-    }
-}
-
-/// Records the request and picks what answers it: the fixed summary for a tool-less model call when
+/// Records the request (once the requests it is gathered with arrived) and picks what answers it: the fixed summary for a tool-less model call when
 /// one is set (it does not use up a turn), else the script's next turn when the call is one the format
 /// serves. `None` when the script is exhausted or the call is not a model call.
-fn take_turn(
+async fn take_turn(
     shared: &Shared,
     request: &RecordedRequest,
     model_call: bool,
 ) -> Option<(Turn, usize)> {
+    shared.routing.gather(&request.raw_body, model_call).await;
     let summary = shared
         .summary
         .as_ref()
         .filter(|_| model_call && !offers_tools(&request.body));
-    match summary {
-        Some(text) => {
+    if let Some(text) = summary {
+        shared.record(request.clone(), false);
+        return Some((Turn::text(text), 0));
+    }
+    let routed = model_call
+        .then(|| shared.routing.turn(&request.raw_body))
+        .flatten();
+    match routed {
+        Some(turn) => {
             shared.record(request.clone(), false);
-            Some((Turn::text(text), 0))
+            turn
         }
         None => shared.record(request.clone(), model_call),
     }

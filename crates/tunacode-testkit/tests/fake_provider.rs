@@ -251,6 +251,7 @@ async fn cycling_restarts_the_script() {
             port: 0,
             summary: None,
             served_models: Vec::new(),
+            ..FakeOptions::default()
         },
     );
     let statuses = [200, 503, 200, 503, 200];
@@ -334,6 +335,7 @@ fn fixed_port_in_use_is_an_error() {
             port: fake.addr().port(),
             summary: None,
             served_models: Vec::new(),
+            ..FakeOptions::default()
         },
     );
     assert!(matches!(taken, Err(TestkitError::Io(_))));

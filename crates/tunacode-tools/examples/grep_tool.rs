@@ -24,6 +24,7 @@ async fn main() {
         cancel: CancellationToken::new(),
         exec: Default::default(),
         output: None,
+        call_id: String::new(),
     };
     let args = json!({"pattern": pattern, "max_results": 1000, "case_sensitive": true});
     let Some(args) = args.as_object().cloned() else {

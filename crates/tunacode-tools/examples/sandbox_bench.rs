@@ -73,6 +73,7 @@ async fn main() {
             env: None,
         }),
         output: None,
+        call_id: String::new(),
     };
     let off = describe("unconfined", &time(&tool, &context(SandboxMode::Off)).await);
     let on = describe(

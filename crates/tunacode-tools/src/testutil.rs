@@ -13,6 +13,7 @@ pub(crate) fn ctx(dir: &std::path::Path) -> ToolContext {
         cancel: CancellationToken::new(),
         exec: Default::default(),
         output: None,
+        call_id: String::new(),
     }
 }
 

@@ -26,6 +26,8 @@ pub struct ToolContext {
     pub exec: Arc<ExecPolicy>,
     /// Where a running command's output goes as it is produced (`None`: only the final result).
     pub output: Option<ToolOutputSink>,
+    /// The id of the model's call being run (empty when the agent runs a tool on its own account).
+    pub call_id: String,
 }
 
 /// What a tool returns.

@@ -99,9 +99,15 @@ impl ToolDispatcher {
                 Segment::Parallel(calls) => {
                     // Futures are built first so the stream's type holds no higher-ranked closure
                     // (which would make the whole request future non-`Send`).
+                    // Sub-agents mostly wait on their model: they are bounded by their own
+                    // limit (`settings.agents.max_parallel`), not the CPU-sized one.
+                    let tasks = calls
+                        .iter()
+                        .filter(|c| c.tool_name == crate::subagents::host::TASK_TOOL)
+                        .count();
                     let runs: Vec<_> = calls.into_iter().map(|call| self.run_one(call)).collect();
                     let results: Vec<Part> = futures::stream::iter(runs)
-                        .buffered(self.max_parallel.max(1))
+                        .buffered(self.max_parallel.max(1) + tasks)
                         .collect()
                         .await;
                     answers.extend(results);
@@ -326,6 +332,8 @@ impl ToolDispatcher {
             targets,
             hook_asks,
             hunks,
+            // A sub-agent's approver labels its requests.
+            subagent: None,
         };
         tokio::select! {
             decision = self.approver.approve(&request) => Some(decision),
@@ -338,6 +346,7 @@ impl ToolDispatcher {
         let events = self.events.clone();
         let id = id.to_string();
         let mut ctx = self.ctx.clone();
+        ctx.call_id = id.clone();
         ctx.output = Some(ToolOutputSink::new(move |stream, text| {
             events.emit(AgentEvent::ToolOutput {
                 tool_call_id: id.clone(),

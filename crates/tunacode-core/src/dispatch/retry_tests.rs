@@ -56,6 +56,7 @@ fn dispatcher(tool: Arc<Flaky>, retries: u32) -> ToolDispatcher {
             cancel: CancellationToken::new(),
             exec: Default::default(),
             output: None,
+            call_id: String::new(),
         },
         approver: Arc::new(AutoApprove),
         events: EventSink::none(),

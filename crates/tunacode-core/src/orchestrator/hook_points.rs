@@ -31,6 +31,7 @@ pub(crate) fn hook_context(agent: &Agent, cancel: CancellationToken) -> HookCont
             cancel,
             exec: agent.exec.clone(),
             output: None,
+            call_id: String::new(),
         },
     }
 }

@@ -12,6 +12,7 @@ use tunacode_tools::ToolSet;
 use crate::agent::Agent;
 use crate::compaction::fixed_tokens;
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
+use crate::subagents::task_tool::TaskTool;
 
 /// The fixed parts of one model call.
 pub(super) struct Offer {
@@ -45,6 +46,14 @@ impl Offer {
 /// tools), in a stable order.
 pub(super) fn callable_tools(agent: &Agent) -> ToolSet {
     let mut tools = agent.current_tools();
+    // A sub-agent has only the tools its type gave it.
+    if agent.subagent.is_some() {
+        return tools;
+    }
+    if let Some(host) = &agent.subagents {
+        let parent = agent.with_session(agent.session.clone(), agent.tools.clone());
+        tools.add(Arc::new(TaskTool::new(parent, host.clone())));
+    }
     tools.add(Arc::new(PresentPlan {
         approver: agent.approver.clone(),
         session: agent.session.clone(),

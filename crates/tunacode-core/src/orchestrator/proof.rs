@@ -158,6 +158,7 @@ pub(super) async fn run_one(
         cancel: req.cancel.clone(),
         exec: req.agent.exec.clone(),
         output: None,
+        call_id: String::new(),
     };
     let run = run_check(check, &ctx).await.map_err(|e| match e {
         ToolError::Cancelled => Interrupt::Cancelled,

@@ -25,7 +25,7 @@ pub(super) async fn hold(
 ) -> Result<Held, Interrupt> {
     let agent = req.agent;
     let budget = agent.budget.clone();
-    if !budget.caps().any() {
+    if !budget.capped() {
         return Ok(Held::free());
     }
     let shape = CallShape {

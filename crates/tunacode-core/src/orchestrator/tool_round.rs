@@ -71,6 +71,7 @@ fn dispatcher(req: &Request, t: &Transcript) -> ToolDispatcher {
             cancel: req.cancel.clone(),
             exec: agent.exec.clone(),
             output: None,
+            call_id: String::new(),
         },
         approver: agent.approver.clone(),
         events: agent.events.clone(),

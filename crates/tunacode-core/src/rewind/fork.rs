@@ -38,6 +38,7 @@ pub fn fork(session: &Session, at: Option<usize>) -> Result<Session, RewindError
         parent: Some(ForkOrigin {
             session_id: session.id.clone(),
             prompt: at,
+            subagent: None,
         }),
         nodes: session.tree.nodes[..at].to_vec(),
         ..SessionTree::default()

@@ -68,14 +68,7 @@ impl Actor {
         let settings = config.settings;
         let store = SessionStore::new(&settings.paths.sessions_dir);
         let opened = open_session(&store, &settings, config.session).await?;
-        let mcp = McpManager::with_env(
-            &settings.cwd,
-            {
-                let events = events.clone();
-                Arc::new(move |status| events.send(RuntimeEvent::McpServer(status)))
-            },
-            settings.exec.env.clone(),
-        );
+        let mcp = mcp_for(&settings, &events);
         let policy = policy_for(&settings, (config.yolo, config.interactive), &mcp, &events);
         let sandbox = sandbox_setup::sandbox_state(&settings).await;
         policy.set_sandbox(sandbox.state);
@@ -90,6 +83,7 @@ impl Actor {
             events.clone(),
         );
         let parts = Parts {
+            subagents: crate::subagents::host::host_for(&settings).await,
             lsp: Arc::new(lsp),
             budget: crate::budget::Budget::for_runtime(settings.budget, &settings.paths),
             fallbacks: Arc::new(fallbacks),
@@ -132,7 +126,8 @@ impl Actor {
         let skipped = self.parts.settings.skipped_files.iter().map(|s| {
             format!("{s}; instruction files, skills and commands must be regular files inside their own folder")
         });
-        for message in notices.into_iter().chain(skipped) {
+        let agent_types = self.parts.settings.agent_types.problems.iter().cloned();
+        for message in notices.into_iter().chain(skipped).chain(agent_types) {
             self.parts.events.emit(AgentEvent::Notice {
                 level: tunacode_protocol::NoticeLevel::Warning,
                 message,
@@ -142,7 +137,11 @@ impl Actor {
         use crate::project_file_state::waiting;
         let checks = waiting(ProjectFileKind::Checks, settings.project_checks.as_ref());
         let hooks = waiting(ProjectFileKind::Hooks, settings.project_hooks.as_ref());
-        for pending in checks.into_iter().chain(hooks) {
+        let agents = waiting(
+            ProjectFileKind::Agents,
+            settings.agent_types.project.as_ref(),
+        );
+        for pending in checks.into_iter().chain(hooks).chain(agents) {
             self.parts
                 .events
                 .send(RuntimeEvent::ProjectFilePending(pending));
@@ -411,6 +410,16 @@ async fn fallbacks_of(
     tokio::task::spawn_blocking(resolve)
         .await
         .map_err(|e| RuntimeError::Internal(e.to_string()))
+}
+
+/// The MCP servers' manager, reporting each change as an event.
+fn mcp_for(settings: &RuntimeSettings, events: &EventSink) -> McpManager {
+    let events = events.clone();
+    McpManager::with_env(
+        &settings.cwd,
+        Arc::new(move |status| events.send(RuntimeEvent::McpServer(status))),
+        settings.exec.env.clone(),
+    )
 }
 
 /// Opens the session a runtime starts with, off the async threads.

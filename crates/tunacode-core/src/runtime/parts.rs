@@ -38,6 +38,8 @@ pub(super) struct Parts {
     pub(super) fallbacks: Arc<Vec<crate::agent::FallbackModel>>,
     /// The language servers, started as edits need them, stopped with the runtime.
     pub(super) lsp: Arc<crate::lsp::LspManager>,
+    /// The sub-agents engines may start (`None`: no `task` tool).
+    pub(super) subagents: Option<Arc<crate::subagents::host::Subagents>>,
 }
 
 impl Parts {
@@ -73,6 +75,7 @@ impl Parts {
             fallbacks: self.fallbacks.clone(),
             lsp: Some(self.lsp.clone()),
         })
+        .with_subagents(self.subagents.clone())
     }
 
     /// The fixed tools: the built-in ones bound to `todos`, `skill` when there are skills, the extra

@@ -418,6 +418,7 @@ fn approval_question(
         scope: SessionScope::of(&request.tool_name, &request.args),
         once_only,
         hunks: request.hunks,
+        subagent: request.subagent.clone().map(Box::new),
     }
 }
 

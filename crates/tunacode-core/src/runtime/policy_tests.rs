@@ -18,6 +18,7 @@ fn request(tool: &str, args: serde_json::Value, kind: ToolKind) -> ApprovalReque
         targets: Vec::new(),
         hook_asks: false,
         hunks: 0,
+        subagent: None,
     }
 }
 

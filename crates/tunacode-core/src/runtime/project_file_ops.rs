@@ -14,6 +14,7 @@ use crate::runtime::blocking::off_thread;
 use crate::runtime::config_ops::resolve_model;
 use crate::runtime::events::{OpFailure, RuntimeEvent, settings_failure};
 use crate::runtime::ops::Op;
+use crate::subagents::approval::{approve_project_agents, describe_agents};
 
 impl Actor {
     pub(super) async fn on_project_file_op(&mut self, op: Op) {
@@ -31,6 +32,7 @@ impl Actor {
         let shown = match kind {
             ProjectFileKind::Checks => settings.project_checks.as_ref(),
             ProjectFileKind::Hooks => settings.project_hooks.as_ref(),
+            ProjectFileKind::Agents => settings.agent_types.project.as_ref(),
         }
         .map(|state| state.text.clone())
         .unwrap_or_default();
@@ -41,18 +43,30 @@ impl Actor {
                 (ProjectFileKind::Checks, false) => describe_checks(&paths, &cwd),
                 (ProjectFileKind::Hooks, true) => approve_project_hooks(&paths, &cwd, shown),
                 (ProjectFileKind::Hooks, false) => describe_hooks(&paths, &cwd),
+                (ProjectFileKind::Agents, true) => approve_project_agents(&paths, &cwd, shown),
+                (ProjectFileKind::Agents, false) => describe_agents(&paths, &cwd),
             }
             .map_err(settings_failure)?;
-            Ok((text, state_now(&paths, &cwd, kind)))
+            let agent_types = (kind == ProjectFileKind::Agents)
+                .then(|| crate::subagents::approval::resolve_types(&paths, &cwd, &mut Vec::new()));
+            Ok((text, state_now(&paths, &cwd, kind), agent_types))
         })
         .await;
-        let (text, state) = match text {
+        let (text, state, agent_types) = match text {
             Ok(found) => found,
             Err(failure) => return self.fail(failure),
         };
         match kind {
             ProjectFileKind::Checks => self.parts.settings.project_checks = state,
             ProjectFileKind::Hooks => self.parts.settings.project_hooks = state,
+            ProjectFileKind::Agents => {
+                if let Some(types) = agent_types {
+                    self.parts.settings.agent_types = types;
+                }
+            }
+        }
+        if approve && kind == ProjectFileKind::Agents {
+            self.reload_subagents().await;
         }
         if approve && let Err(failure) = self.reload_options().await {
             return self.fail(failure);
@@ -60,6 +74,15 @@ impl Actor {
         self.parts
             .events
             .send(RuntimeEvent::ProjectFiles { kind, text });
+    }
+
+    /// Starts sub-agents of the types in force from the next request on.
+    pub(super) async fn reload_subagents(&mut self) {
+        self.parts.subagents = crate::subagents::host::host_for(&self.parts.settings).await;
+        let agent = self
+            .agent
+            .with_session(self.agent.session().clone(), self.agent.tools.clone());
+        self.agent = Arc::new(agent.with_subagents(self.parts.subagents.clone()));
     }
 
     /// Re-reads the current model's settings (the checks in force among them) and installs an
@@ -90,5 +113,8 @@ fn state_now(
                 .project
         }
         ProjectFileKind::Hooks => crate::hooks::resolve_hooks(paths, &config, cwd).project,
+        ProjectFileKind::Agents => {
+            crate::subagents::approval::resolve_types(paths, cwd, &mut Vec::new()).project
+        }
     }
 }

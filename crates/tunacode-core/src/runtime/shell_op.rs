@@ -73,6 +73,7 @@ impl UserShell {
             // The user's own `!` command runs as in their shell: no sandbox, their environment.
             exec: Default::default(),
             output: Some(live),
+            call_id: String::new(),
         }
     }
 }

@@ -137,6 +137,9 @@ pub enum RuntimeEvent {
     /// The spend caps and what was spent against them (when the runtime opens with caps, after
     /// each request, and when asked or changed).
     Budget(super::budget::BudgetView),
+    /// A sub-agent (started by a `task` call of the running request) started, did something, or
+    /// ended.
+    Subagent(Box<super::subagent::SubagentUpdate>),
     /// An operation could not be carried out; nothing changed.
     OpFailed(OpFailure),
     /// No model or key is configured (or setup was asked for): no session is open until a

@@ -12,6 +12,7 @@ mod question;
 mod rewind;
 mod session;
 mod setup;
+mod subagent;
 
 pub use budget::{BudgetQuestion, BudgetScope, BudgetView, CapView};
 pub use context::{ContextBreakdown, ContextItem, ContextSection};
@@ -29,3 +30,4 @@ pub use session::{
     SessionSummary, SessionView, UndoneFile,
 };
 pub use setup::{CatalogueModel, ModelCatalogue, ProviderInfo, SetupChoice, SetupInfo};
+pub use subagent::{SubagentChange, SubagentLabel, SubagentReport, SubagentStatus, SubagentUpdate};

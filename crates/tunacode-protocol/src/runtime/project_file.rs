@@ -13,6 +13,8 @@ pub enum ProjectFileKind {
     Checks,
     /// `.tunacode/hooks.json`: the project's lifecycle hooks.
     Hooks,
+    /// `.tunacode/agents/` (or `.claude/agents/`): the project's agent types.
+    Agents,
 }
 
 impl ProjectFileKind {
@@ -21,6 +23,7 @@ impl ProjectFileKind {
         match self {
             ProjectFileKind::Checks => ".tunacode/checks.json",
             ProjectFileKind::Hooks => ".tunacode/hooks.json",
+            ProjectFileKind::Agents => ".tunacode/agents",
         }
     }
 
@@ -29,6 +32,7 @@ impl ProjectFileKind {
         match self {
             ProjectFileKind::Checks => "/checks",
             ProjectFileKind::Hooks => "/hooks",
+            ProjectFileKind::Agents => "/agents",
         }
     }
 
@@ -37,6 +41,7 @@ impl ProjectFileKind {
         match self {
             ProjectFileKind::Checks => "checks",
             ProjectFileKind::Hooks => "hooks",
+            ProjectFileKind::Agents => "agent types",
         }
     }
 }
@@ -70,9 +75,13 @@ fn notice_text(
     if let Some(problem) = problem {
         return format!("{} is not used: {problem}", file.display());
     }
+    let (used, how) = match kind {
+        ProjectFileKind::Agents => ("be used", "their tools ask as the agent's own do"),
+        _ => ("run", "they run in the commands' sandbox"),
+    };
     format!(
-        "{} declares {} {} that will not run until you approve them: {}. Review the file, then \
-         approve with `{} approve` (they run in the commands' sandbox).",
+        "{} declares {} {} that will not {used} until you approve them: {}. Review the file, then \
+         approve with `{} approve` ({how}).",
         file.display(),
         names.len(),
         kind.what(),

@@ -81,6 +81,9 @@ pub struct ApprovalQuestion {
     /// can only be taken whole.
     #[serde(default)]
     pub hunks: usize,
+    /// The sub-agent whose call this is (`None`: the agent's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<Box<super::subagent::SubagentLabel>>,
 }
 
 /// The reach of a session allowance (what "allow for this session" covers; the runtime decides

@@ -36,8 +36,13 @@ pub struct SessionSummary {
 pub struct ForkOrigin {
     /// The original session.
     pub session_id: String,
-    /// Its prompt (1-based) the fork's history ends after.
+    /// Its prompt (1-based) the fork's history ends after (for a sub-agent's session: the prompt
+    /// whose request started it).
     pub prompt: usize,
+    /// The agent type, when this session is a sub-agent's (started by the parent's `task` call)
+    /// rather than a fork.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
 }
 
 /// A saved session in a listing, with a short preview.

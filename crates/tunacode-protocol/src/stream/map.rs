@@ -3,10 +3,13 @@
 
 use crate::event::{AgentEvent, ToolStatus};
 use crate::mcp::{ServerState, ServerStatus};
-use crate::runtime::{Question, QuestionKind, Rewound, RuntimeEvent};
+use crate::runtime::{
+    Question, QuestionKind, Rewound, RuntimeEvent, SubagentChange, SubagentUpdate,
+};
+use crate::stream::line::Line;
 use crate::stream::notice::level_name;
 use crate::stream::output::OutputEvent;
-use crate::stream::values::{CheckOut, TodoOut, ToolUseOut, UndoneFile, finish_reason};
+use crate::stream::values::{CheckOut, TodoOut, ToolUseOut, UndoneFile, UsageOut, finish_reason};
 
 fn tool_status(status: ToolStatus) -> &'static str {
     match status {
@@ -28,6 +31,7 @@ fn question(q: &Question) -> OutputEvent {
             reason: a.reason.clone(),
             session_scope: a.scope.to_string(),
             hunks: a.hunks,
+            subagent: a.subagent.as_deref().cloned(),
         },
         QuestionKind::IterationLimit(r) => OutputEvent::LimitChoiceRequested {
             request_id: q.id.clone(),
@@ -129,6 +133,7 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         RuntimeEvent::Context(breakdown) => OutputEvent::Context((**breakdown).clone()),
         RuntimeEvent::Rewound(rewound) => rewound_line(rewound),
         RuntimeEvent::Forked(forked) => forked_line(forked),
+        RuntimeEvent::Subagent(update) => subagent_line(update)?,
         // See the doc above for why these have no line.
         RuntimeEvent::McpServers(_)
         | RuntimeEvent::ProjectFiles { .. }
@@ -144,6 +149,50 @@ pub fn from_runtime(event: &RuntimeEvent) -> Option<OutputEvent> {
         | RuntimeEvent::SetupNeeded(_)
         | RuntimeEvent::SetupChecked(_)
         | RuntimeEvent::Stopped => return None,
+    })
+}
+
+/// Every public line of a runtime event, a sub-agent's marked with the parent's call.
+pub fn line_of(event: &RuntimeEvent) -> Option<Line<OutputEvent>> {
+    let line = Line::new(from_runtime(event)?);
+    Some(match event {
+        RuntimeEvent::Subagent(update) => line.under(&update.label.parent_tool_call_id),
+        _ => line,
+    })
+}
+
+/// The public line for what a sub-agent did (`None`: an engine event with no line).
+fn subagent_line(update: &SubagentUpdate) -> Option<OutputEvent> {
+    let label = &update.label;
+    Some(match &update.change {
+        SubagentChange::Started {
+            session_id,
+            model,
+            worktree,
+        } => OutputEvent::SubagentStarted {
+            tool_call_id: label.parent_tool_call_id.clone(),
+            agent_type: label.agent_type.clone(),
+            description: label.description.clone(),
+            session_id: session_id.clone(),
+            model: model.clone(),
+            worktree: worktree.clone(),
+        },
+        SubagentChange::Event(event) => from_agent(event),
+        SubagentChange::Finished(report) => OutputEvent::SubagentFinished {
+            tool_call_id: label.parent_tool_call_id.clone(),
+            agent_type: label.agent_type.clone(),
+            session_id: report.session_id.clone(),
+            status: report.status,
+            answer: report.answer.clone(),
+            error: report.error.clone(),
+            files_read: report.files_read.clone(),
+            files_changed: report.files_changed.clone(),
+            commands: report.commands.clone(),
+            usage: UsageOut::from(&report.usage),
+            duration_ms: report.duration_ms,
+            diff: report.diff.clone(),
+            diff_outcome: report.diff_outcome.clone(),
+        },
     })
 }
 

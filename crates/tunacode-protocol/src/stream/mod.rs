@@ -15,7 +15,7 @@ mod values;
 
 pub use input::{ApprovalChoice, ClaudeMessage, InputLine, LimitChoice, PlanChoice, parse_line};
 pub use line::{Line, SCHEMA_VERSION};
-pub use map::{from_agent, from_runtime};
+pub use map::{from_agent, from_runtime, line_of};
 pub use notice::{level_name, session_notice};
 pub use output::OutputEvent;
 pub use result::{RunResult, ToolSummary};

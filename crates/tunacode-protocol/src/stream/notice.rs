@@ -84,14 +84,14 @@ mod tests {
         let line = session_notice(&view(Some(recovery))).map(Line::new);
         assert_eq!(
             serde_json::to_value(&line).unwrap(),
-            json!({"schema_version": 5, "type": "notice", "level": "warning",
+            json!({"schema_version": 6, "type": "notice", "level": "warning",
                 "message": "m", "kind": "journal_recovery",
                 "recovery": {"recovered": 3, "kept_aside": 1, "kept_file": "/d/s.jsonl.corrupt-x"}})
         );
         let plain = session_notice(&view(Some(SessionNotice::info("m")))).map(Line::new);
         assert_eq!(
             serde_json::to_value(&plain).unwrap(),
-            json!({"schema_version": 5, "type": "notice", "level": "info", "message": "m"})
+            json!({"schema_version": 6, "type": "notice", "level": "info", "message": "m"})
         );
         assert!(session_notice(&view(None)).is_none());
     }

@@ -68,6 +68,8 @@ pub enum OutputEvent {
         reason: String,
         session_scope: String,
         hunks: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        subagent: Option<crate::runtime::SubagentLabel>,
     },
     LimitChoiceRequested {
         request_id: String,
@@ -185,6 +187,33 @@ pub enum OutputEvent {
         session_id: String,
         parent: String,
         prompt: usize,
+    },
+    SubagentStarted {
+        tool_call_id: String,
+        agent_type: String,
+        description: String,
+        session_id: String,
+        model: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        worktree: Option<String>,
+    },
+    SubagentFinished {
+        tool_call_id: String,
+        agent_type: String,
+        session_id: String,
+        status: crate::runtime::SubagentStatus,
+        answer: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        files_read: Vec<String>,
+        files_changed: Vec<String>,
+        commands: Vec<String>,
+        usage: UsageOut,
+        duration_ms: u64,
+        #[serde(skip_serializing_if = "String::is_empty")]
+        diff: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        diff_outcome: Option<String>,
     },
     McpServer {
         name: String,

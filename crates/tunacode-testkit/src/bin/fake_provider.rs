@@ -158,6 +158,8 @@ fn main() -> ExitCode {
         port: args.port,
         summary: None,
         served_models: Vec::new(),
+        routes: Vec::new(),
+        gather: None,
     };
     let provider = match FakeProvider::try_start_with(Arc::clone(&args.format), script, options) {
         Ok(provider) => provider,

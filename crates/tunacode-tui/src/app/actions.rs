@@ -122,6 +122,9 @@ impl App {
             Command::Hooks(arg) => {
                 self.project_file_command(ProjectFileKind::Hooks, arg.as_deref())
             }
+            Command::Agents(arg) => {
+                self.project_file_command(ProjectFileKind::Agents, arg.as_deref())
+            }
             Command::Permissions => self.submit_op(Op::DescribePermissions),
             Command::Context => self.submit_op(Op::DescribeContext),
             Command::ContextWindow(tokens) => self.submit_op(Op::SetContextWindow { tokens }),

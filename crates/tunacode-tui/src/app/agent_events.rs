@@ -162,7 +162,7 @@ impl App {
 
     /// A running command printed `text`: shown in its cell until the call's result replaces it (the
     /// last 64 KiB kept).
-    fn on_tool_output(&mut self, id: &str, text: &str) {
+    pub(super) fn on_tool_output(&mut self, id: &str, text: &str) {
         const KEPT: usize = 64 * 1024;
         let Some(cell) = self.view.transcript.tool_mut(id) else {
             return;

@@ -54,6 +54,11 @@ pub const COMMANDS: &[CommandInfo] = &[
         "[approve]",
         "The lifecycle hooks in force (approve: use this project's .tunacode/hooks.json)",
     ),
+    CommandInfo::builtin(
+        "agents",
+        "[approve]",
+        "The sub-agent types (approve: use this project's .tunacode/agents)",
+    ),
     CommandInfo::builtin("skills", "", "The skills the model can load"),
     CommandInfo::builtin(
         "context",

@@ -74,6 +74,7 @@ impl App {
             )),
             RuntimeEvent::Budget(view) => self.on_budget(view),
             RuntimeEvent::OpFailed(failure) => self.on_op_failed(failure),
+            RuntimeEvent::Subagent(update) => self.on_subagent(*update),
             // MCP servers.
             RuntimeEvent::McpServer(status) => self.on_mcp_status(status),
             RuntimeEvent::McpServers(statuses) => {

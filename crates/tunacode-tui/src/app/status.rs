@@ -10,6 +10,8 @@ use ratatui::text::{Line, Span};
 use tunacode_protocol::Usage;
 use unicode_width::UnicodeWidthStr;
 
+pub use crate::app::status_place::{git_branch, short_path};
+use crate::app::status_place::{place, place_reserve};
 use crate::theme::Theme;
 
 /// Spinner frames.
@@ -61,6 +63,8 @@ pub struct StatusState {
     pub since: Instant,
     /// Spinner frame.
     pub frame: usize,
+    /// The sub-agents running now.
+    pub agents: crate::app::running_agents::RunningAgents,
 }
 
 /// How many MCP servers are ready, failed, and configured (disabled ones not counted).
@@ -93,6 +97,7 @@ impl StatusState {
             activity: Activity::Idle,
             since: Instant::now(),
             frame: 0,
+            agents: Default::default(),
         }
     }
 
@@ -115,7 +120,7 @@ impl StatusState {
         let mut used = right_width + 1;
         let mut all_fit = true;
         // The minor segments (cache, MCP, session) leave room for the place's short form first.
-        let reserve = self.place_reserve().map_or(0, |w| w + sep_width);
+        let reserve = place_reserve(&self.cwd, self.branch.as_deref()).map_or(0, |w| w + sep_width);
         for (i, segment) in left.into_iter().enumerate() {
             let w: usize = segment.iter().map(|s| s.content.width()).sum::<usize>()
                 + if i > 0 { sep_width } else { 0 };
@@ -133,7 +138,11 @@ impl StatusState {
         }
         // The place comes last: shortened to the room left rather than dropped while any form fits.
         if all_fit
-            && let Some(place) = self.place((width as usize).saturating_sub(used + sep_width))
+            && let Some(place) = place(
+                &self.cwd,
+                self.branch.as_deref(),
+                (width as usize).saturating_sub(used + sep_width),
+            )
         {
             spans.push(Span::styled(sep, theme.muted));
             spans.push(Span::styled(place, theme.muted));
@@ -162,6 +171,9 @@ impl StatusState {
         }
         if let Some(cap) = &self.budget {
             left.push(vec![budget_span(cap, theme)]);
+        }
+        if let Some(agents) = self.agents_text() {
+            left.push(vec![Span::styled(agents, theme.accent)]);
         }
         if self.yolo {
             left.push(vec![Span::styled("YOLO", theme.warning)]);
@@ -196,19 +208,6 @@ impl StatusState {
         (left, first_minor)
     }
 
-    /// The columns kept for the place before the minor segments: its `…/dir (branch)` form, at most
-    /// [`PLACE_RESERVE`]; `None` without a working directory.
-    fn place_reserve(&self) -> Option<usize> {
-        if self.cwd.is_empty() {
-            return None;
-        }
-        let branch = self.branch.as_ref().map_or(0, |b| b.width() + 3);
-        let dir = shortened_dirs(&self.cwd)
-            .last()
-            .map_or(self.cwd.width(), |d| d.width());
-        Some((dir + branch).min(PLACE_RESERVE))
-    }
-
     /// `ctx 42% ████░░░░`, colored by how full the context is; `None` while the window is unknown.
     fn context_gauge(&self, theme: &Theme) -> Option<Vec<Span<'static>>> {
         let window = self.context_window.filter(|w| *w > 0)?;
@@ -228,20 +227,22 @@ impl StatusState {
         ])
     }
 
-    /// The working directory and branch in at most `room` columns: the whole directory, else
-    /// `…/parent/dir`, else `…/dir`, then the same without the branch; `None` when not even `…/dir`
-    /// fits (a name cut to `…/pr…` tells nothing).
-    fn place(&self, room: usize) -> Option<String> {
-        let branch = match &self.branch {
-            Some(b) => format!(" ({b})"),
-            None => String::new(),
-        };
-        let mut forms = vec![self.cwd.clone()];
-        forms.extend(shortened_dirs(&self.cwd));
-        if let Some(dir) = forms.iter().find(|d| d.width() + branch.width() <= room) {
-            return Some(format!("{dir}{branch}"));
+    /// `⧉ 2 agents $0.0123` while sub-agents run (their tokens when nothing is priced).
+    fn agents_text(&self) -> Option<String> {
+        let running = &self.agents.by_call;
+        let n = running.len();
+        if n == 0 {
+            return None;
         }
-        forms.into_iter().find(|d| d.width() <= room)
+        let noun = if n == 1 { "agent" } else { "agents" };
+        let cost: f64 = running.values().map(|a| a.cost).sum();
+        Some(match cost > 0.0 {
+            true => format!("⧉ {n} {noun} ${cost:.4}"),
+            false => {
+                let tokens = running.values().map(|a| a.tokens).sum();
+                format!("⧉ {n} {noun} {} tok", human_tokens(tokens))
+            }
+        })
     }
 
     fn activity_spans(&self, theme: &Theme, now: Instant) -> Vec<Span<'static>> {
@@ -269,47 +270,6 @@ pub fn human_tokens(n: u64) -> String {
         1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
         _ => format!("{:.1}M", n as f64 / 1e6),
     }
-}
-
-/// Shorter forms of a directory: `…/parent/dir`, then `…/dir` (each only when it leaves something out).
-fn shortened_dirs(dir: &str) -> Vec<String> {
-    let parts: Vec<&str> = dir.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    [2, 1]
-        .into_iter()
-        .filter(|keep| parts.len() > *keep)
-        .map(|keep| format!("…/{}", parts[parts.len() - keep..].join("/")))
-        .collect()
-}
-
-/// The most columns the place keeps before the minor segments of the status line.
-const PLACE_RESERVE: usize = 30;
-
-/// The path with the home directory written as `~`.
-pub fn short_path(path: &Path) -> String {
-    let text = path.display().to_string();
-    match std::env::var("HOME") {
-        Ok(home) if !home.is_empty() && text.starts_with(&home) => {
-            format!("~{}", &text[home.len()..])
-        }
-        _ => text,
-    }
-}
-
-/// The current git branch of the repository containing `dir` (from `.git/HEAD`), if any.
-pub fn git_branch(dir: &Path) -> Option<String> {
-    let mut current = Some(dir);
-    while let Some(d) = current {
-        let head = d.join(".git").join("HEAD");
-        if let Ok(text) = std::fs::read_to_string(&head) {
-            let text = text.trim();
-            return Some(match text.strip_prefix("ref: refs/heads/") {
-                Some(branch) => branch.to_string(),
-                None => text.chars().take(8).collect(),
-            });
-        }
-        current = d.parent();
-    }
-    None
 }
 
 /// The cap closest to being used up: `$1.20/$5 session` (`12k/2M tok day`), warning past 80%.
@@ -463,10 +423,13 @@ mod tests {
         let gone = line(45);
         assert!(!gone.contains("proj") && !gone.contains("…"), "{gone}");
         assert_eq!(
-            shortened_dirs("~/a/b/c"),
+            crate::app::status_place::shortened_dirs("~/a/b/c"),
             vec!["…/b/c".to_string(), "…/c".to_string()]
         );
-        assert_eq!(shortened_dirs("~/proj"), vec!["…/proj".to_string()]);
+        assert_eq!(
+            crate::app::status_place::shortened_dirs("~/proj"),
+            vec!["…/proj".to_string()]
+        );
     }
 
     #[test]

@@ -233,6 +233,7 @@ pub fn key_argument(args: &Value) -> String {
         "path",
         "plan",
         "action",
+        "description",
     ]
     .iter()
     .find_map(|k| args.get(*k).and_then(Value::as_str))

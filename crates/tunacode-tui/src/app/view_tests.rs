@@ -321,6 +321,7 @@ async fn approval_dialog_with_diff_and_with_a_note() {
                 },
                 once_only: false,
                 hunks: 0,
+                subagent: None,
                 tool_name: tool.into(),
                 args,
                 kind,

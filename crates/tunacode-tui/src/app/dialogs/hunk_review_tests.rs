@@ -32,6 +32,7 @@ fn edit_dialog() -> ApprovalDialog {
             scope: SessionScope::Tool("apply_patch".into()),
             once_only: false,
             hunks: 3,
+            subagent: None,
         },
     )
 }

@@ -27,6 +27,7 @@ fn approval() -> ApprovalDialog {
             scope: SessionScope::CommandPrefix(vec!["cargo".into(), "test".into()]),
             once_only: false,
             hunks: 0,
+            subagent: None,
         },
     )
 }

@@ -1,0 +1,109 @@
+//! [`TaskTool`]: `task` (the name and arguments opencode and Claude Code use: `description`,
+//! `prompt`, `subagent_type`) starts a sub-agent and answers with what it did and found. The call
+//! itself changes nothing (a sub-agent's own calls are approved as the agent's are), so it is
+//! read-only: several run in parallel, each waiting for one of `max_parallel` places.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::{Map, Value, json};
+use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput};
+
+use super::child::{ChildRun, run_child};
+use super::host::{Subagents, TASK_TOOL};
+use crate::agent::Agent;
+
+/// The `task` tool of one engine (it holds a copy of the engine it starts sub-agents from).
+pub struct TaskTool {
+    parent: Agent,
+    host: Arc<Subagents>,
+    description: String,
+}
+
+impl TaskTool {
+    /// The tool starting sub-agents of `host`'s types from `parent`.
+    pub fn new(parent: Agent, host: Arc<Subagents>) -> Self {
+        let description = describe(&host);
+        TaskTool {
+            parent,
+            host,
+            description,
+        }
+    }
+}
+
+/// The tool's description: what it does, then each type by name.
+fn describe(host: &Subagents) -> String {
+    let mut text = String::from(
+        "Start a sub-agent on a self-contained task. It works with its own context and tools and \
+         returns its answer with the files it read and changed and the commands it ran. Start \
+         several in one response to run them in parallel. Give it everything it needs in \
+         `prompt`: it does not see this conversation. Types:",
+    );
+    for agent in &host.types {
+        text.push_str(&format!("\n- {}: {}", agent.name, agent.description));
+    }
+    text
+}
+
+/// Text argument `key`, required.
+fn required(args: &Map<String, Value>, key: &str) -> Result<String, ToolError> {
+    match args.get(key).and_then(Value::as_str).map(str::trim) {
+        Some(text) if !text.is_empty() => Ok(text.to_string()),
+        _ => Err(ToolError::Retry(format!("`{key}` is required"))),
+    }
+}
+
+#[async_trait]
+impl Tool for TaskTool {
+    fn name(&self) -> &str {
+        TASK_TOOL
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        let names: Vec<&str> = self.host.types.iter().map(|t| t.name.as_str()).collect();
+        json!({
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "A short (3-5 word) label."},
+                "prompt": {"type": "string", "description": "The whole task, with what it needs to know."},
+                "subagent_type": {"type": "string", "enum": names},
+            },
+            "required": ["description", "prompt", "subagent_type"],
+        })
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::ReadOnly
+    }
+
+    async fn call(
+        &self,
+        args: Map<String, Value>,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let description = required(&args, "description")?;
+        let prompt = required(&args, "prompt")?;
+        let name = required(&args, "subagent_type")?;
+        let Some(agent_type) = self.host.find(&name).cloned() else {
+            let known: Vec<&str> = self.host.types.iter().map(|t| t.name.as_str()).collect();
+            return Err(ToolError::Retry(format!(
+                "no agent type `{name}`; the types are: {}",
+                known.join(", ")
+            )));
+        };
+        let run = ChildRun {
+            parent: &self.parent,
+            host: &self.host,
+            agent_type,
+            description,
+            prompt,
+        };
+        let report = run_child(run, ctx).await?;
+        Ok(ToolOutput::text(super::report::model_text(&report)))
+    }
+}
