@@ -110,6 +110,11 @@ impl ProtectedPaths {
         }
     }
 
+    /// The same agent files, for a workspace in `root` instead (a sub-agent's worktree).
+    pub fn for_root(&self, root: PathBuf) -> Self {
+        ProtectedPaths::new(vec![root], self.agent.clone())
+    }
+
     /// The workspace roots whose protected names the sandbox covers.
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots

@@ -78,6 +78,12 @@ pub trait Tool: Send + Sync {
     fn classify(&self, _args: &Map<String, Value>) -> ToolKind {
         self.kind()
     }
+    /// Whether THIS call may change files in the workspace, so rewind records it first. By default,
+    /// whether it is more than a read ([`Tool::classify`]); a tool that reads as it runs but has its
+    /// changes written afterwards (a sub-agent's) says so itself.
+    fn may_change_files(&self, args: &Map<String, Value>) -> bool {
+        self.classify(args) != ToolKind::ReadOnly
+    }
     /// The files THIS call would create, change, move or delete, as asked: made absolute, `..`
     /// removed, links not followed ([`Workspace::lexical`]). The approval policy asks about a call
     /// that touches a protected path every time. By default none (the tool changes no file by name).

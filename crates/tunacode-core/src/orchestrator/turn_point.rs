@@ -330,7 +330,7 @@ fn may_change(tools: &ToolSet, call: &ToolCallPart) -> bool {
         return false;
     };
     match call.args_object() {
-        Ok(args) => tool.classify(&args) != ToolKind::ReadOnly,
+        Ok(args) => tool.may_change_files(&args),
         Err(_) => false,
     }
 }

@@ -14,6 +14,7 @@ use tunacode_tools::{Tool, ToolContext, ToolError, ToolKind, ToolSet};
 
 use super::approver::SubagentApprover;
 use super::host::{Subagents, TASK_TOOL};
+use super::isolation::Isolation;
 use super::read_only_bash::ReadOnlyCommands;
 use super::types::AgentType;
 use crate::agent::{Agent, AgentOptions, AgentParts};
@@ -59,19 +60,26 @@ pub(super) async fn run_child(
         )));
     }
     let options = child_options(parent, host, &agent_type)?;
-    let _place = take_place(host, writer, &ctx.cancel).await?;
-    let (child, budget) = build_child(parent, host, &agent_type, (options, tools), &label);
-    let session_id = child.session.lock().id.clone();
+    let _slot = wait(host.slots.clone().acquire_owned(), &ctx.cancel).await?;
+    let place = Isolation::take(parent, host, writer, &ctx.cancel).await?;
+    let (child, budget) = build_child(
+        parent,
+        host,
+        &agent_type,
+        (options, tools),
+        (&label, &place),
+    );
     child.events.subagent(SubagentChange::Started {
-        session_id: session_id.clone(),
+        session_id: child.session.lock().id.clone(),
         model: child.options.model.clone(),
-        worktree: None,
+        worktree: place.worktree_dir(),
     });
     let started = Instant::now();
     let outcome = child
         .process_prompt(&prompt, &prompt, ctx.cancel.child_token())
         .await;
-    let report = super::report::gather(&child, label, outcome, started.elapsed()).await;
+    let mut report = super::report::gather(&child, label, outcome, started.elapsed()).await;
+    place.finish(parent, &mut report, &ctx.cancel).await;
     // Its spend joins the parent's session (the status line and the session's own caps see it).
     parent.session.lock().usage.session_total.add(&report.usage);
     parent.budget.child_ended(&budget);
@@ -82,36 +90,12 @@ pub(super) async fn run_child(
 }
 
 /// Whether any of `tools` can change something (the sub-agent is a writer).
-fn writes(tools: &ToolSet) -> bool {
+pub(super) fn writes(tools: &ToolSet) -> bool {
     tools.names().iter().any(|name| {
         tools
             .get(name)
             .is_some_and(|t| t.kind() != ToolKind::ReadOnly)
     })
-}
-
-/// What a running sub-agent holds: one of the places, and for a writer without a worktree of its
-/// own, the workspace.
-type Place = (
-    tokio::sync::OwnedSemaphorePermit,
-    Option<tokio::sync::OwnedMutexGuard<()>>,
-);
-
-/// Waits for a place to run in, then (for a writer) for the workspace to itself.
-async fn take_place(
-    host: &Subagents,
-    writer: bool,
-    cancel: &CancellationToken,
-) -> Result<Place, ToolError> {
-    let slot = wait(host.slots.clone().acquire_owned(), cancel).await?;
-    let turn = match writer {
-        true => {
-            let lock = host.writers.clone().lock_owned();
-            Some(wait(async { Ok::<_, ()>(lock.await) }, cancel).await?)
-        }
-        false => None,
-    };
-    Ok((slot, turn))
 }
 
 /// Waits for `ready` unless the parent is cancelled first.
@@ -128,7 +112,7 @@ async fn wait<T, E>(
 /// The sub-agent's tools: its parent's (MCP servers' included) that its type allows, never the
 /// ones no sub-agent gets; `bash` runs only read-only commands in a type that cannot otherwise
 /// change anything.
-fn child_tools(parent: &Agent, agent_type: &AgentType) -> ToolSet {
+pub(super) fn child_tools(parent: &Agent, agent_type: &AgentType) -> ToolSet {
     let allowed = parent
         .current_tools()
         .filtered(|t| !NOT_FOR_SUBAGENTS.contains(&t.name()) && agent_type.allows(t.name()));
@@ -181,8 +165,14 @@ fn build_child(
     host: &Subagents,
     agent_type: &AgentType,
     (options, tools): ((AgentOptions, tunacode_llm::ProviderSettings), ToolSet),
-    label: &SubagentLabel,
+    (label, place): (&SubagentLabel, &Isolation),
 ) -> (Agent, Arc<crate::budget::Budget>) {
+    let (workspace, exec) = place.workspace(parent);
+    // The language servers follow the parent's files, not a worktree's.
+    let lsp = match place {
+        Isolation::Worktree(_) => None,
+        _ => parent.lsp.clone(),
+    };
     let (options, provider) = options;
     let session = child_session(parent, agent_type, &options.model);
     let cap = agent_type.budget.unwrap_or_else(|| share(parent, host));
@@ -193,8 +183,8 @@ fn build_child(
         clients: parent.clients.clone(),
         tools,
         dynamic_tools: None,
-        workspace: parent.workspace.clone(),
-        exec: parent.exec.clone(),
+        workspace,
+        exec,
         checkpoints: None,
         approver: Arc::new(SubagentApprover {
             parent: parent.approver.clone(),
@@ -205,7 +195,7 @@ fn build_child(
         events: parent.events.for_subagent(label.clone()),
         budget: budget.clone(),
         fallbacks: parent.fallbacks.clone(),
-        lsp: parent.lsp.clone(),
+        lsp,
     });
     child.subagent = Some(label.clone());
     (child, budget)

@@ -11,14 +11,17 @@
 //! - `approver.rs`: its questions, labelled with it;
 //! - `report.rs`: what it did, from its session, as the parent's tool result.
 
+mod apply;
 pub(crate) mod approval;
 mod approver;
 mod child;
 pub(crate) mod host;
+mod isolation;
 mod read_only_bash;
 mod report;
 pub(crate) mod task_tool;
 mod types;
+mod worktree;
 
 pub use approval::{ResolvedTypes, approve_project_agents, describe_agents, resolve_types};
 pub use types::{AgentType, READ_ONLY_TOOLS, builtin_types, parse_type};

@@ -81,6 +81,13 @@ impl Tool for TaskTool {
         ToolKind::ReadOnly
     }
 
+    /// A writer's changes are written to the workspace when it ends (once approved).
+    fn may_change_files(&self, args: &Map<String, Value>) -> bool {
+        let name = args.get("subagent_type").and_then(Value::as_str);
+        name.and_then(|n| self.host.find(n))
+            .is_some_and(|t| super::child::writes(&super::child::child_tools(&self.parent, t)))
+    }
+
     async fn call(
         &self,
         args: Map<String, Value>,

@@ -1,0 +1,132 @@
+//! Worktrees: checked out at the parent's state (uncommitted and untracked files included), read
+//! back as changes, removed without a trace in the repository's list.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::Worktree;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/a.txt"), "one\n").unwrap();
+    std::fs::write(dir.path().join("src/gone.txt"), "bye\n").unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "target/\n").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "first"]);
+    dir
+}
+
+#[test]
+fn a_worktree_starts_from_the_parent_s_uncommitted_state_and_reads_back_what_changed() {
+    let repo = repo();
+    let root = repo.path();
+    // Uncommitted: a change, an untracked file, an ignored one, a staged one left as it is.
+    std::fs::write(root.join("src/a.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(root.join("src/new.txt"), "fresh\n").unwrap();
+    std::fs::create_dir(root.join("target")).unwrap();
+    std::fs::write(root.join("target/big.bin"), "ignored").unwrap();
+    let staged_before = git(root, &["diff", "--cached", "--name-only"]);
+
+    let worktree = Worktree::create(&root.join("src"))
+        .unwrap()
+        .expect("in git");
+    let dir = worktree.workdir();
+    assert!(dir.ends_with("tree/src"), "{}", dir.display());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("new.txt")).unwrap(),
+        "fresh\n"
+    );
+    assert!(
+        !dir.join("../target").exists(),
+        "ignored files are not copied"
+    );
+    assert_eq!(
+        git(root, &["diff", "--cached", "--name-only"]),
+        staged_before
+    );
+
+    std::fs::write(dir.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(dir.join("b.txt"), "added\n").unwrap();
+    std::fs::remove_file(dir.join("gone.txt")).unwrap();
+    std::fs::write(dir.join("../README"), "outside src\n").unwrap();
+    let changes = worktree.changes().unwrap();
+    let mut files: Vec<(String, Option<String>, Option<String>)> = changes
+        .files
+        .iter()
+        .map(|f| {
+            let text =
+                |b: &Option<Vec<u8>>| b.as_ref().map(|b| String::from_utf8_lossy(b).into_owned());
+            (
+                f.path.display().to_string(),
+                text(&f.before),
+                text(&f.after),
+            )
+        })
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            (
+                "a.txt".into(),
+                Some("one\ntwo\n".into()),
+                Some("one\ntwo\nthree\n".into())
+            ),
+            ("b.txt".into(), None, Some("added\n".into())),
+            ("gone.txt".into(), Some("bye\n".into()), None),
+        ]
+    );
+    assert_eq!(
+        changes.not_applied,
+        ["README (outside the working directory)"]
+    );
+    assert!(changes.diff.contains("+three"), "{}", changes.diff);
+
+    let checkout = dir.parent().unwrap().to_path_buf();
+    worktree.remove();
+    assert!(!checkout.exists());
+    let listed = git(root, &["worktree", "list", "--porcelain"]);
+    assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
+    // The parent's files are as they were.
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+}
+
+#[test]
+fn outside_git_or_before_the_first_commit_there_is_no_worktree() {
+    let plain = tempfile::tempdir().unwrap();
+    assert!(Worktree::create(plain.path()).unwrap().is_none());
+    let empty = tempfile::tempdir().unwrap();
+    git(empty.path(), &["init", "-q"]);
+    assert!(Worktree::create(empty.path()).unwrap().is_none());
+}
