@@ -42,7 +42,10 @@ pub fn run(args: SessionsArgs) -> anyhow::Result<u8> {
             let fork = s
                 .parent
                 .as_ref()
-                .map(|p| format!("↳ after prompt {} of {}  ", p.prompt, short(&p.session_id)))
+                .map(|p| match &p.subagent {
+                    Some(kind) => format!("↳ sub-agent {kind} of {}  ", short(&p.session_id)),
+                    None => format!("↳ after prompt {} of {}  ", p.prompt, short(&p.session_id)),
+                })
                 .unwrap_or_default();
             writeln!(
                 out,

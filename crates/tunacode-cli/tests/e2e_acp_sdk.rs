@@ -2,7 +2,7 @@
 //! (`@agentclientprotocol/sdk` from npm, installed by `scripts/setup-acp-client.sh`; the driver is
 //! `scripts/acp-client/drive.mjs`): initialize, a new session, an edit allowed once then always (with
 //! its diff), a cancel in the middle of a streamed answer, then the session loaded in a second process
-//! with the same history.
+//! with the same history; a sub-agent's `task` call updated while it works.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -299,4 +299,62 @@ fn the_reference_client_forks_a_session_and_the_original_stays_as_it_was() {
         tree.contains(&original),
         "the fork names its parent: {tree}"
     );
+}
+
+#[test]
+fn the_reference_client_sees_a_sub_agent_s_task_call_update_as_it_works() {
+    let env = TestEnv::new().unwrap();
+    std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
+    let task = json!({"description": "read a", "prompt": "acp-task: what is in a.txt?", "subagent_type": "explore"});
+    let options = tunacode_testkit::FakeOptions {
+        routes: vec![tunacode_testkit::Route {
+            markers: vec!["You are a sub-agent".into(), "acp-task".into()],
+            turns: vec![
+                Turn::tool_calls(&[("a1", "read_file", r#"{"file_path": "a.txt"}"#)]),
+                Turn::text("a.txt says alpha."),
+            ],
+        }],
+        ..tunacode_testkit::FakeOptions::default()
+    };
+    let fake = FakeProvider::start_with(
+        std::sync::Arc::new(tunacode_testkit::OpenAiChat),
+        vec![
+            Turn::tool_calls(&[("t1", "task", &task.to_string())]),
+            Turn::text("The sub-agent read it."),
+        ],
+        options,
+    );
+    let cwd = env.workspace();
+    let events = drive(
+        &env,
+        &fake,
+        &json!([
+            {"do": "initialize", "protocolVersion": 1},
+            {"do": "new_session", "cwd": cwd},
+            {"do": "prompt", "prompt": "ask a sub-agent", "permissions": []},
+        ]),
+    );
+    assert_eq!(response(&events, 2)["result"]["stopReason"], "end_turn");
+    let started = updates(&events, "tool_call")
+        .into_iter()
+        .find(|u| u["toolCallId"] == "t1")
+        .expect("the task call is announced");
+    assert_eq!(started["title"], "Sub-agent explore: read a");
+    let texts: Vec<String> = updates(&events, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["toolCallId"] == "t1")
+        .flat_map(|u| u["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c["content"]["text"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("• Read a.txt")),
+        "its tool call shows while it runs: {texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("a.txt says alpha.") && !t.contains("ended:")),
+        "its text shows before the result: {texts:?}"
+    );
+    assert!(texts.last().unwrap().contains("ended: done"), "{texts:?}");
 }

@@ -488,3 +488,70 @@ fn a_sub_agent_cannot_reach_past_its_type_or_its_worktree() {
         "{writer}"
     );
 }
+
+fn stalling(text: &str) -> Turn {
+    Turn::Reply(Reply {
+        text: Some(text.into()),
+        chunk_chars: 200,
+        ending: tunacode_testkit::Ending::Stall { after_events: 2 },
+        ..Reply::default()
+    })
+}
+
+#[test]
+fn an_interrupt_stops_every_sub_agent_and_each_keeps_its_session_and_what_it_wrote() {
+    let env = TestEnv::new().unwrap();
+    let one = json!({"description": "one", "prompt": "stall-one: dig", "subagent_type": "explore"});
+    let two = json!({"description": "two", "prompt": "stall-two: dig", "subagent_type": "explore"});
+    let parent = vec![Turn::tool_calls(&[
+        ("t1", "task", &one.to_string()),
+        ("t2", "task", &two.to_string()),
+    ])];
+    let options = FakeOptions {
+        routes: vec![
+            route("stall-one", vec![stalling("Found the first half.")]),
+            route("stall-two", vec![stalling("Found the other half.")]),
+        ],
+        ..FakeOptions::default()
+    };
+    let fake = FakeProvider::start_with(std::sync::Arc::new(OpenAiChat), parent, options);
+    let (mut child, mut out) = spawn_stream(&env, &fake, "openai:test-model", &[]);
+    let mut stdin = child.stdin.take().unwrap();
+    send_line(
+        &mut stdin,
+        json!({"type": "user_message", "text": "dig in parallel"}),
+    );
+    // Both have written before the interrupt (the reader keeps every line it went past).
+    let wrote = |id: &str| format!("\"parent_tool_call_id\":\"{id}\",\"type\":\"text_delta\"");
+    for id in ["t1", "t2"] {
+        let mine = wrote(id);
+        if !out.seen.iter().any(|l| l.contains(&mine)) {
+            out.wait_for(std::time::Duration::from_secs(30), |l| l.contains(&mine))
+                .unwrap_or_else(|| panic!("{id} never wrote; seen: {:#?}", out.seen));
+        }
+    }
+    send_line(&mut stdin, json!({"type": "interrupt"}));
+    let result = next_of(&mut out, "result");
+    drop(stdin);
+    let run = finish(child, Some(out));
+    assert_eq!(result["status"], "aborted", "{}", run.stdout);
+    let finished = run.of_type("subagent_finished");
+    assert_eq!(finished.len(), 2, "{}", run.stdout);
+    for line in &finished {
+        assert_eq!(line["status"], "cancelled", "{line}");
+    }
+    // Each sub-agent's session is saved with what it had written, as a child of the parent's.
+    let listed = list_sessions(&env);
+    let children: Vec<&Value> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["parent"]["subagent"] == "explore")
+        .collect();
+    assert_eq!(children.len(), 2, "{listed:#}");
+    let saved: String = children
+        .iter()
+        .map(|c| std::fs::read_to_string(c["path"].as_str().unwrap()).unwrap())
+        .collect();
+    assert!(saved.contains("Found the first half.") && saved.contains("Found the other half."));
+}

@@ -78,6 +78,12 @@ pub trait Tool: Send + Sync {
     fn classify(&self, _args: &Map<String, Value>) -> ToolKind {
         self.kind()
     }
+    /// Whether the tool ends its call itself soon after [`ToolContext::cancel`] fires, with a result
+    /// worth keeping (a sub-agent saves its session and says what it did so far). Other calls are
+    /// dropped when the request is cancelled. By default not.
+    fn stops_itself(&self) -> bool {
+        false
+    }
     /// Whether THIS call may change files in the workspace, so rewind records it first. By default,
     /// whether it is more than a read ([`Tool::classify`]); a tool that reads as it runs but has its
     /// changes written afterwards (a sub-agent's) says so itself.

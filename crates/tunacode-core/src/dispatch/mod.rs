@@ -374,12 +374,18 @@ impl ToolDispatcher {
             };
             // A tool that panics fails its call; the request and the session go on.
             let call = AssertUnwindSafe(run).catch_unwind();
-            let result = tokio::select! {
-                r = call => r.unwrap_or_else(|panic| Err(ToolError::Fatal(format!(
+            let crashed = |panic: Box<dyn std::any::Any + Send>| {
+                Err(ToolError::Fatal(format!(
                     "the tool crashed: {}",
                     panic_message(panic.as_ref())
-                )))),
-                _ = self.cancel().cancelled() => Err(ToolError::Cancelled),
+                )))
+            };
+            let result = match tool.stops_itself() {
+                true => call.await.unwrap_or_else(crashed),
+                false => tokio::select! {
+                    r = call => r.unwrap_or_else(crashed),
+                    _ = self.cancel().cancelled() => Err(ToolError::Cancelled),
+                },
             };
             match result {
                 Err(ToolError::Transient(msg)) if attempt < self.tool_max_retries => {

@@ -81,6 +81,11 @@ impl Tool for TaskTool {
         ToolKind::ReadOnly
     }
 
+    /// A cancelled sub-agent stops, saves its session and reports what it did so far.
+    fn stops_itself(&self) -> bool {
+        true
+    }
+
     /// A writer's changes are written to the workspace when it ends (once approved).
     fn may_change_files(&self, args: &Map<String, Value>) -> bool {
         let name = args.get("subagent_type").and_then(Value::as_str);

@@ -45,6 +45,18 @@ pub struct ForkOrigin {
     pub subagent: Option<String>,
 }
 
+impl ForkOrigin {
+    /// How a listing names the link: `fork of 1a2b3c4d at prompt 2`, or `sub-agent explore of
+    /// 1a2b3c4d (prompt 2)`.
+    pub fn relation(&self) -> String {
+        let parent = &self.session_id[..self.session_id.len().min(8)];
+        match &self.subagent {
+            Some(kind) => format!("sub-agent {kind} of {parent} (prompt {})", self.prompt),
+            None => format!("fork of {parent} at prompt {}", self.prompt),
+        }
+    }
+}
+
 /// A saved session in a listing, with a short preview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListedSession {

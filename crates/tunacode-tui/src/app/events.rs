@@ -315,11 +315,7 @@ impl App {
                     s.summary
                         .parent
                         .as_ref()
-                        .map(|p| format!(
-                            "  ↳ fork of {} at prompt {}",
-                            &p.session_id[..p.session_id.len().min(8)],
-                            p.prompt
-                        ))
+                        .map(|p| format!("  ↳ {}", p.relation()))
                         .unwrap_or_default()
                 ),
                 preview: Some(s.preview),

@@ -35,6 +35,8 @@ mod behaviour_tests;
 #[cfg(test)]
 mod polish_tests;
 #[cfg(test)]
+mod subagents_tests;
+#[cfg(test)]
 mod view_tests;
 
 use std::collections::BTreeMap;

@@ -160,6 +160,10 @@ impl StatusState {
     fn segments(&self, theme: &Theme) -> (Vec<Vec<Span<'static>>>, usize) {
         let mut left: Vec<Vec<Span<'static>>> = Vec::new();
         left.push(vec![Span::styled(format!(" {}", self.model), theme.accent)]);
+        // Running sub-agents and their spend matter more than the gauge while they run.
+        if let Some(agents) = self.agents_text() {
+            left.push(vec![Span::styled(agents, theme.accent)]);
+        }
         left.extend(self.context_gauge(theme));
         left.push(vec![Span::raw(format!(
             "↑{} ↓{}",
@@ -171,9 +175,6 @@ impl StatusState {
         }
         if let Some(cap) = &self.budget {
             left.push(vec![budget_span(cap, theme)]);
-        }
-        if let Some(agents) = self.agents_text() {
-            left.push(vec![Span::styled(agents, theme.accent)]);
         }
         if self.yolo {
             left.push(vec![Span::styled("YOLO", theme.warning)]);

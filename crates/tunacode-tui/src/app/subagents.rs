@@ -7,7 +7,7 @@ use tunacode_protocol::runtime::{SubagentChange, SubagentUpdate};
 
 use crate::app::running_agents::RunningAgent;
 use crate::app::state::App;
-use crate::app::transcript::key_argument;
+use crate::app::transcript::{CellKind, key_argument};
 
 impl App {
     /// Applies what a sub-agent did.
@@ -36,13 +36,17 @@ impl App {
             }
             SubagentChange::Event(AgentEvent::ToolCallStarted {
                 tool_name, args, ..
-            }) => format!("\n• {tool_name} {}\n", key_argument(&args)),
+            }) => {
+                let lead = if self.ends_line(&id) { "" } else { "\n" };
+                format!("{lead}• {tool_name} {}\n", key_argument(&args))
+            }
             SubagentChange::Event(AgentEvent::TextDelta { text }) => text,
             SubagentChange::Event(_) => return,
             SubagentChange::Finished(report) => {
                 running.remove(&id);
+                let lead = if self.ends_line(&id) { "" } else { "\n" };
                 format!(
-                    "\n{} {} after {:.1}s\n",
+                    "{lead}{} {} after {:.1}s\n",
                     report.label.agent_type,
                     report.status.name(),
                     report.duration_ms as f64 / 1000.0
@@ -50,5 +54,13 @@ impl App {
             }
         };
         self.on_tool_output(&id, &line);
+    }
+
+    /// Whether the task cell's text so far ends a line (a new line of it needs no break first).
+    fn ends_line(&mut self, id: &str) -> bool {
+        match self.view.transcript.tool_mut(id).map(|c| &c.kind) {
+            Some(CellKind::Tool(tool)) => tool.result.is_empty() || tool.result.ends_with('\n'),
+            _ => true,
+        }
     }
 }

@@ -236,9 +236,13 @@ impl QuestionDialog for ApprovalDialog {
         } else {
             "change files with"
         };
+        let who = match &q.subagent {
+            Some(label) => format!("The sub-agent {label}"),
+            None => "The agent".to_string(),
+        };
         let mut lines = vec![
             Line::styled(
-                format!("The agent wants to {verb} {}:", q.tool_name),
+                format!("{who} wants to {verb} {}:", q.tool_name),
                 theme.text,
             ),
             Line::styled(format!("(asking because {})", q.reason), theme.muted),
