@@ -12,6 +12,8 @@
 #   9. the sandbox: what Landlock and seccomp add to one command
 #  10. the editor protocol: section 2's task through `tunacode acp` against `tunacode run`
 #  11. checks: what TunaCode adds to a request around the project's checks (bench/checks.sh)
+#  12. sub-agents: what starting one costs TunaCode, a reader and a writer in its worktree
+#      (bench/subagents.sh)
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -109,3 +111,6 @@ python3 "$root/bench/acp_turns.py" "$bin" "$url" "$work/ws"
 
 echo "== 11. checks: a 20-edit request with after-edit and completion checks against none"
 "$root/bench/checks.sh" "$bin" "$fake"
+
+echo "== 12. sub-agents: what starting one costs (a reader; a writer in its own worktree)"
+"$root/bench/subagents.sh" "$bin" "$fake"

@@ -3,6 +3,10 @@
 //! the parent gets three structured results, and the one whose provider fails midway still returns
 //! what it found. Their sessions are saved as children of the parent's. A sub-agent that hits its
 //! own cap stops with `budget` while the other goes on, and the parent's cap counts what both spent.
+//! Two writers edit the same file in worktrees of their own and only the approved diff lands; an
+//! interrupt stops every sub-agent and each keeps its session; a sub-agent cannot reach past its
+//! type or its worktree; a defined type runs on its own model and a forking one starts from the
+//! conversation.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -554,4 +558,72 @@ fn an_interrupt_stops_every_sub_agent_and_each_keeps_its_session_and_what_it_wro
         .map(|c| std::fs::read_to_string(c["path"].as_str().unwrap()).unwrap())
         .collect();
     assert!(saved.contains("Found the first half.") && saved.contains("Found the other half."));
+}
+
+#[test]
+fn a_defined_type_runs_on_its_own_model_and_a_forking_one_starts_from_the_conversation() {
+    let env = TestEnv::new().unwrap();
+    let agents = env.config_file().parent().unwrap().join("tunacode/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("recall.md"),
+        "---\ndescription: Remembers the talk\nmodel: local:other-model\nfork: true\nmaxTurns: 3\n---\nRecall.\n",
+    )
+    .unwrap();
+    let task = json!({"description": "recall", "prompt": "recall-task: which bird?", "subagent_type": "recall"});
+    let parent = vec![
+        Turn::text("Noted: the bird is a pelican."),
+        Turn::tool_calls(&[("t1", "task", &task.to_string())]),
+        Turn::text("It remembered."),
+    ];
+    let options = FakeOptions {
+        routes: vec![route("recall-task", vec![Turn::text("A pelican.")])],
+        ..FakeOptions::default()
+    };
+    let fake = FakeProvider::start_with(std::sync::Arc::new(OpenAiChat), parent, options);
+    write_local_config(&env, &fake, json!({}));
+    let mut child = env
+        .command(&bin())
+        .args([
+            "run",
+            "--input-format",
+            "stream-json",
+            "--output",
+            "stream-json",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = tunacode_testkit::LineReader::new(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    send_line(
+        &mut stdin,
+        json!({"type": "user_message", "text": "remember PELICAN-7"}),
+    );
+    next_of(&mut out, "result");
+    send_line(
+        &mut stdin,
+        json!({"type": "user_message", "text": "ask a helper"}),
+    );
+    let result = next_of(&mut out, "result");
+    drop(stdin);
+    finish(child, Some(out));
+    assert_eq!(result["status"], "answered", "{result}");
+    let requests = fake.requests();
+    let asked = requests
+        .iter()
+        .find(|r| r.raw_body.contains(SUBAGENT) && r.raw_body.contains("recall-task"))
+        .expect("the sub-agent asked its model");
+    assert_eq!(asked.body["model"], "other-model");
+    assert!(
+        asked.raw_body.contains("PELICAN-7"),
+        "it starts from the conversation"
+    );
+    assert!(
+        asked.raw_body.contains("Recall."),
+        "it is told its type's part"
+    );
+    assert!(result_of(&requests.last().unwrap().body, "t1").contains("A pelican."));
 }
