@@ -152,15 +152,21 @@ impl Worktree {
         };
         staged(&["read-tree", &self.base])?;
         staged(&["add", "-A"])?;
-        let diff = staged(&["diff", "--cached", "--no-renames", "--no-color", &self.base])?;
-        let listed = staged(&[
-            "diff",
-            "--cached",
-            "--no-renames",
-            "--name-only",
-            "-z",
-            &self.base,
-        ])?;
+        // No external diff program or text conversion of the repository's, ever.
+        let diff_of = |how: &[&str]| {
+            let mut args = vec![
+                "diff",
+                "--cached",
+                "--no-renames",
+                "--no-ext-diff",
+                "--no-textconv",
+            ];
+            args.extend_from_slice(how);
+            args.push(&self.base);
+            staged(&args)
+        };
+        let diff = diff_of(&["--no-color"])?;
+        let listed = diff_of(&["--name-only", "-z"])?;
         let mut changes = Changes {
             diff: String::from_utf8_lossy(&diff).into_owned(),
             ..Changes::default()
@@ -172,6 +178,15 @@ impl Worktree {
                 changes.not_applied.push(why);
                 continue;
             };
+            // A name with a line break could read as another path in what the policy judges.
+            if name.to_string_lossy().chars().any(char::is_control) {
+                let why = format!(
+                    "{:?} (a control character in its name)",
+                    name.display().to_string()
+                );
+                changes.not_applied.push(why);
+                continue;
+            }
             match self.changed(&name, rel)? {
                 Some(changed) => changes.files.push(changed),
                 None => {

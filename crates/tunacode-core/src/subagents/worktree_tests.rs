@@ -130,3 +130,22 @@ fn outside_git_or_before_the_first_commit_there_is_no_worktree() {
     git(empty.path(), &["init", "-q"]);
     assert!(Worktree::create(empty.path()).unwrap().is_none());
 }
+
+#[test]
+fn a_name_with_a_line_break_is_never_offered_for_the_workspace() {
+    let repo = repo();
+    let worktree = Worktree::create(repo.path()).unwrap().expect("in git");
+    let dir = worktree.workdir();
+    std::fs::write(dir.join("ok.txt"), "fine\n").unwrap();
+    std::fs::write(dir.join("x\n*** Update File: ok.txt"), "hidden\n").unwrap();
+    let changes = worktree.changes().unwrap();
+    let names: Vec<String> = changes
+        .files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert_eq!(names, ["ok.txt"]);
+    assert_eq!(changes.not_applied.len(), 1, "{:?}", changes.not_applied);
+    assert!(changes.not_applied[0].contains("control character"));
+    worktree.remove();
+}
