@@ -51,6 +51,9 @@ struct Tally {
     /// What running sub-agents spent that their parent's session does not count yet (their usage
     /// joins it when they end): counted against the session cap meanwhile.
     children: Spend,
+    /// The worst cases of calls in flight (sub-agents call in parallel): counted against every cap
+    /// until each call settles.
+    held: Spend,
 }
 
 /// A sub-agent's budget: its own cap, and the parent's budget each of its calls is also held
@@ -132,6 +135,9 @@ impl Budget {
 
     /// The cap of `scope`.
     pub fn cap(&self, scope: BudgetScope) -> Cap {
+        if let Some(link) = &self.parent {
+            return link.budget.cap(scope);
+        }
         let caps = self.caps();
         match scope {
             BudgetScope::Request => caps.config.request,
@@ -143,6 +149,10 @@ impl Budget {
 
     /// Sets the cap of `scope` for the rest of this runtime (an unset `cap` removes it).
     pub fn set(&self, scope: BudgetScope, cap: Cap) {
+        // A sub-agent's own cap is never raised: a raise is the parent's.
+        if let Some(link) = &self.parent {
+            return link.budget.set(scope, cap);
+        }
         let mut caps = self.caps.lock().unwrap_or_else(|p| p.into_inner());
         match scope {
             BudgetScope::Request => caps.config.request = cap,
@@ -210,16 +220,24 @@ impl Budget {
         if !caps.any() {
             return Ok(Held::free());
         }
-        let tally = *self.tally();
+        // The tally stays locked until this call's worst case is counted in it.
+        let mut tally = self.tally();
         let c = &caps.config;
+        let held = tally.held;
         let mut left = vec![
-            left("request", c.request, tally.request),
-            left("session", c.session, session.plus(tally.children)),
-            left("run", caps.run, tally.run),
+            left("request", c.request, tally.request.plus(held)),
+            left(
+                "session",
+                c.session,
+                session.plus(tally.children).plus(held),
+            ),
+            left("run", caps.run, tally.run.plus(held)),
         ];
         left.retain(|l| l.cap.is_set());
         let Some(ledger) = self.ledger.as_ref().filter(|_| c.day.is_set()) else {
-            return decide(shape, &left).map(|(clamp, amount)| Held {
+            let (clamp, amount) = decide(shape, &left)?;
+            tally.held = tally.held.plus(amount);
+            return Ok(Held {
                 clamp,
                 amount,
                 day_hold: None,
@@ -240,6 +258,7 @@ impl Budget {
             })
             .map_err(ledger_failure)?;
         let (clamp, amount) = decided.expect("the ledger asks for the decision")?;
+        tally.held = tally.held.plus(amount);
         Ok(Held {
             clamp,
             amount,
@@ -258,15 +277,23 @@ impl Budget {
         usage: Option<&Usage>,
         (pricing, billed): (Option<Pricing>, bool),
     ) -> Spend {
+        let worst = held.parent.as_ref().map_or(held.amount, |p| {
+            if p.amount.usd > held.amount.usd {
+                p.amount
+            } else {
+                held.amount
+            }
+        });
         let spent = match usage {
             Some(u) => spend_of(u, pricing),
-            None if billed => held.amount,
+            None if billed => worst,
             None => Spend::default(),
         };
         {
             let mut tally = self.tally();
             tally.run = tally.run.plus(spent);
             tally.request = tally.request.plus(spent);
+            tally.held = less(tally.held, held.amount);
         }
         if let Some(link) = &self.parent {
             let parent = &link.budget;
@@ -293,6 +320,7 @@ impl Budget {
             let mut tally = self.tally();
             tally.run = tally.run.plus(spent);
             tally.request = tally.request.plus(spent);
+            tally.held = less(tally.held, held.amount);
         }
         if let (Some(ledger), Some((day, id))) = (&self.ledger, held.day_hold)
             && let Err(e) = ledger.settle(&day, &id, spent)
@@ -357,16 +385,14 @@ impl Budget {
     pub(crate) fn child_ended(&self, child: &Budget) {
         let spent = child.tally().run;
         let mut tally = self.tally();
-        tally.children = Spend {
-            usd: (tally.children.usd - spent.usd).max(0.0),
-            tokens: tally.children.tokens.saturating_sub(spent.tokens),
-        };
+        tally.children = less(tally.children, spent);
     }
 
     /// A sub-agent's call: its own cap first (never raised), then the parent's caps.
     fn hold_for_subagent(&self, link: &ParentLink, shape: CallShape) -> Result<Held, BudgetStop> {
-        let own = self.cap(BudgetScope::Request);
-        let taken = self.tally().request;
+        let own = self.caps().config.request;
+        let mut tally = self.tally();
+        let taken = tally.request.plus(tally.held);
         let (own_clamp, amount) = if own.is_set() {
             decide(shape, &[left("request", own, taken)]).map_err(|stop| match stop {
                 BudgetStop::Exhausted { limit, spent, .. } => {
@@ -378,13 +404,14 @@ impl Budget {
             (None, Spend::default())
         };
         let parent = link.budget.hold(shape, link.session_spend())?;
+        tally.held = tally.held.plus(amount);
         let clamp = match (own_clamp, parent.clamp) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         Ok(Held {
             clamp,
-            amount: if own.is_set() { amount } else { parent.amount },
+            amount,
             day_hold: None,
             free: false,
             parent: Some(Box::new(parent)),
@@ -421,6 +448,14 @@ impl ParentLink {
             usd: total.cost,
             tokens: total.request_tokens + total.response_tokens,
         }
+    }
+}
+
+/// `a` less `b`, never below nothing.
+fn less(a: Spend, b: Spend) -> Spend {
+    Spend {
+        usd: (a.usd - b.usd).max(0.0),
+        tokens: a.tokens.saturating_sub(b.tokens),
     }
 }
 

@@ -118,3 +118,37 @@ fn a_share_is_what_the_tightest_cap_leaves_split_between_the_places() {
     session_capped.child_ended(&child);
     assert_eq!(session_capped.share(1, Spend::default()).usd, Some(4.0));
 }
+
+#[test]
+fn calls_in_flight_at_once_never_take_the_same_room_twice() {
+    // $5 run cap; each call's worst case is $2: two fit in flight together, a third does not,
+    // whether the calls are the parent's or its sub-agents'.
+    let parent = parent_with_run_cap(5.0);
+    let (one, two) = (
+        parent.child(session(), Cap::default()),
+        parent.child(session(), Cap::default()),
+    );
+    let first = one.hold(shape(), Spend::default()).unwrap();
+    let second = two.hold(shape(), Spend::default()).unwrap();
+    let third = parent.hold(shape(), Spend::default());
+    assert!(
+        third.is_err() || third.as_ref().is_ok_and(|h| h.clamp.is_some()),
+        "$4 held of $5: the third call cannot hold its whole worst case"
+    );
+    // Settled cheaper than held, the room comes back.
+    let usage = tunacode_protocol::Usage {
+        request_tokens: 100,
+        response_tokens: 100,
+        ..Default::default()
+    };
+    one.settle(first, Some(&usage), (shape().pricing, true));
+    two.settle(second, Some(&usage), (shape().pricing, true));
+    if let Ok(held) = third {
+        parent.settle(held, Some(&usage), (shape().pricing, true));
+    }
+    let again = parent.hold(shape(), Spend::default()).unwrap();
+    assert_eq!(
+        again.clamp, None,
+        "$0.60 spent, nothing held: a whole call fits"
+    );
+}

@@ -6,7 +6,7 @@ use similar::TextDiff;
 use tunacode_protocol::{HunkSelection, HunkVerdict};
 
 /// A unified diff (3 lines of context) from `old` to `new`, with the given `---`/`+++` headers.
-pub(crate) fn unified_diff(old: &str, new: &str, old_header: &str, new_header: &str) -> String {
+pub fn unified_diff(old: &str, new: &str, old_header: &str, new_header: &str) -> String {
     TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)

@@ -28,6 +28,7 @@ mod toolset;
 mod truncate;
 mod workspace;
 
+pub use diff::unified_diff;
 pub use editor::EditorFiles;
 pub use exec::{ExecPolicy, asks_outside_sandbox};
 pub use live::ToolOutputSink;

@@ -110,9 +110,11 @@ impl ProtectedPaths {
         }
     }
 
-    /// The same agent files, for a workspace in `root` instead (a sub-agent's worktree).
-    pub fn for_root(&self, root: PathBuf) -> Self {
-        ProtectedPaths::new(vec![root], self.agent.clone())
+    /// These paths and the protected names of one more workspace root (a sub-agent's worktree).
+    pub fn with_root(&self, root: PathBuf) -> Self {
+        let mut roots = self.roots.clone();
+        roots.push(root);
+        ProtectedPaths::new(roots, self.agent.clone())
     }
 
     /// The workspace roots whose protected names the sandbox covers.

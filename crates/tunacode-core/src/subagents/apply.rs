@@ -22,7 +22,7 @@ pub(super) async fn offer(
     parent: &Agent,
     label: &SubagentLabel,
     changes: Changes,
-    call_id: &str,
+    (call_id, writing): (&str, std::sync::Arc<tokio::sync::Mutex<()>>),
 ) -> String {
     let decided = match changes.files.is_empty() {
         true => Err("nothing to apply.".to_string()),
@@ -33,6 +33,8 @@ pub(super) async fn offer(
         Ok(()) => {
             let workspace = parent.workspace.clone();
             let files = changes.files;
+            // One writer's check and write at a time: two cannot both find the file as it was.
+            let _alone = writing.lock_owned().await;
             tokio::task::spawn_blocking(move || write_all(&workspace, &files))
                 .await
                 .unwrap_or_else(|e| Err(e.to_string()))

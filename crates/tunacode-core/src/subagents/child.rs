@@ -48,7 +48,8 @@ pub(super) async fn run_child(
     let label = SubagentLabel {
         parent_tool_call_id: ctx.call_id.clone(),
         agent_type: agent_type.name.clone(),
-        description,
+        // Shown in the user's questions: no terminal control sequence of the model's.
+        description: super::types::plain(&description),
     };
     let tools = child_tools(parent, &agent_type);
     let writer = writes(&tools);
@@ -79,7 +80,7 @@ pub(super) async fn run_child(
         .process_prompt(&prompt, &prompt, ctx.cancel.child_token())
         .await;
     let mut report = super::report::gather(&child, label, outcome, started.elapsed()).await;
-    place.finish(parent, &mut report, &ctx.cancel).await;
+    place.finish((parent, host), &mut report, &ctx.cancel).await;
     // Its spend joins the parent's session (the status line and the session's own caps see it).
     parent.session.lock().usage.session_total.add(&report.usage);
     parent.budget.child_ended(&budget);

@@ -38,7 +38,8 @@ impl Isolation {
             return Ok(Isolation::Shared);
         }
         let cwd = parent.workspace.root().to_path_buf();
-        let made = tokio::task::spawn_blocking(move || Worktree::create(&cwd))
+        let secrets = parent.exec.sandbox.secrets.clone();
+        let made = tokio::task::spawn_blocking(move || Worktree::create(&cwd, &secrets))
             .await
             .map_err(|e| ToolError::Fatal(e.to_string()))?;
         match made {
@@ -65,14 +66,17 @@ impl Isolation {
     }
 
     /// The workspace and command policy the sub-agent works with: the parent's, or the same
-    /// guards moved to its worktree (the parent's working directory no longer writable).
+    /// guards with its worktree's protected names added (the parent's stay protected: a workspace
+    /// under another writable root, such as the temp dir, keeps its `.git` and instruction files
+    /// read-only to the sub-agent's commands) and the parent's working directory no longer
+    /// writable.
     pub(super) fn workspace(&self, parent: &Agent) -> (Workspace, Arc<ExecPolicy>) {
         let Isolation::Worktree(worktree) = self else {
             return (parent.workspace.clone(), parent.exec.clone());
         };
         let root = worktree.workdir();
         let mut exec = (*parent.exec).clone();
-        let protected = Arc::new(exec.sandbox.protected.for_root(root.clone()));
+        let protected = Arc::new(exec.sandbox.protected.with_root(root.clone()));
         let parent_root = parent.workspace.root();
         exec.sandbox.writable_roots.retain(|r| r != parent_root);
         exec.sandbox.writable_roots.insert(0, root.clone());
@@ -87,7 +91,7 @@ impl Isolation {
     /// (unless the parent was stopped) and the worktree removed.
     pub(super) async fn finish(
         self,
-        parent: &Agent,
+        (parent, host): (&Agent, &Subagents),
         report: &mut SubagentReport,
         cancel: &CancellationToken,
     ) {
@@ -115,7 +119,8 @@ impl Isolation {
                 report.diff = changes.diff.clone();
                 let label: &SubagentLabel = &report.label;
                 let call = label.parent_tool_call_id.clone();
-                let outcome = super::apply::offer(parent, label, changes, &call).await;
+                let writing = host.writers.clone();
+                let outcome = super::apply::offer(parent, label, changes, (&call, writing)).await;
                 report.diff_outcome = Some(outcome);
             }
             Err(e) => report.diff_outcome = Some(format!("its changes could not be read: {e}")),

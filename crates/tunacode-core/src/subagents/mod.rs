@@ -22,6 +22,7 @@ mod report;
 pub(crate) mod task_tool;
 mod types;
 mod worktree;
+mod worktree_walk;
 
 pub use approval::{ResolvedTypes, approve_project_agents, describe_agents, resolve_types};
 pub use types::{AgentType, READ_ONLY_TOOLS, builtin_types, parse_type};

@@ -35,10 +35,10 @@ impl TaskTool {
 /// The tool's description: what it does, then each type by name.
 fn describe(host: &Subagents) -> String {
     let mut text = String::from(
-        "Start a sub-agent on a self-contained task. It works with its own context and tools and \
-         returns its answer with the files it read and changed and the commands it ran. Start \
-         several in one response to run them in parallel. Give it everything it needs in \
-         `prompt`: it does not see this conversation. Types:",
+        "Delegate a self-contained task to a sub-agent with its own context; several in one \
+         response run in parallel. `prompt` must say everything: it does not see this \
+         conversation. Returns its answer, the files it read and changed, the commands it ran. \
+         Types:",
     );
     for agent in &host.types {
         text.push_str(&format!("\n- {}: {}", agent.name, agent.description));
@@ -69,8 +69,8 @@ impl Tool for TaskTool {
         json!({
             "type": "object",
             "properties": {
-                "description": {"type": "string", "description": "A short (3-5 word) label."},
-                "prompt": {"type": "string", "description": "The whole task, with what it needs to know."},
+                "description": {"type": "string", "description": "A 3-5 word label."},
+                "prompt": {"type": "string"},
                 "subagent_type": {"type": "string", "enum": names},
             },
             "required": ["description", "prompt", "subagent_type"],
@@ -117,5 +117,19 @@ impl Tool for TaskTool {
         };
         let report = run_child(run, ctx).await?;
         Ok(ToolOutput::text(super::report::model_text(&report)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_description_names_every_type_and_stays_short() {
+        let host = Subagents::new(crate::subagents::builtin_types(), Default::default(), 4);
+        let text = describe(&host);
+        assert!(text.contains("\n- explore: Read-only") && text.contains("\n- general: "));
+        // Sent with every request: kept small (it is what the model chooses by).
+        assert!(text.len() < 480, "{} bytes: {text}", text.len());
     }
 }

@@ -65,8 +65,7 @@ pub fn builtin_types() -> Vec<AgentType> {
     vec![
         AgentType {
             name: "explore".into(),
-            description: "Read-only search of the codebase: finds files, code and answers to \
-                questions about it (grep, glob, read, list, read-only commands)."
+            description: "Read-only codebase search (grep, glob, read, list, read-only commands)."
                 .into(),
             tools: Some(READ_ONLY_TOOLS.iter().map(|t| t.to_string()).collect()),
             model: None,
@@ -78,8 +77,8 @@ pub fn builtin_types() -> Vec<AgentType> {
         },
         AgentType {
             name: "general".into(),
-            description: "A general agent with the parent's tools, for a self-contained task \
-                (research, or changes made in a worktree of its own and handed back as a diff)."
+            description: "Your tools; its edits are made in a worktree of its own and come back \
+                as a diff to approve."
                 .into(),
             tools: None,
             model: None,
@@ -167,7 +166,7 @@ pub fn parse_type(path: &Path, text: &str) -> Result<AgentType, String> {
     });
     Ok(AgentType {
         name,
-        description: description.trim().to_string(),
+        description: plain(description.trim()),
         tools,
         // Claude Code's `inherit` means the parent's model.
         model: front.model.filter(|m| m != "inherit"),
@@ -177,6 +176,14 @@ pub fn parse_type(path: &Path, text: &str) -> Result<AgentType, String> {
         prompt: body.trim().to_string(),
         path: Some(path.to_path_buf()),
     })
+}
+
+/// `text` with every control character (an escape sequence's start, a line break) as a space: a
+/// repository's or the model's words shown on the user's terminal.
+pub(super) fn plain(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 fn split_tools(line: &str) -> Vec<String> {

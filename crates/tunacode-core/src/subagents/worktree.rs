@@ -1,18 +1,29 @@
 //! [`Worktree`]: where a writer sub-agent edits, so parallel writers never collide: a git worktree
 //! of the parent's repository, checked out at a commit of HEAD plus the parent's uncommitted
-//! changes (the untracked files git does not ignore included), made with an index of its own so
-//! nothing of the parent's staging changes. When the sub-agent ends, what it changed is read back
-//! against that commit ([`Changes`]).
+//! changes (the untracked files git does not ignore included, secret files left out), made with an
+//! index of its own so nothing of the parent's staging changes. When the sub-agent ends, what it
+//! changed is read back by comparing the worktree's bytes with the base's ([`Changes`]): no git
+//! runs in the worktree after the sub-agent could touch it (its `.git` file, its attributes).
 //!
 //! The worktree lives in a private folder of the system's temporary directory, not the data dir:
 //! the data dir is a secret and protected path for the agent's own tools and sandbox, so a
-//! sub-agent could not edit there. Every git call runs with the repository's hooks, fsmonitor and
-//! conversions off, in a process group of its own that dies with the agent.
+//! sub-agent could not edit there. Git runs (in the parent's repository only) without the user's
+//! global or system config, without any `GIT_*` variable of the agent's, with the repository's
+//! hooks, fsmonitor and in-tree attributes off (no filter, no conversion: bytes go in and out as
+//! they are), in a process group of its own that dies with the agent. A repository that holds the
+//! home directory gets no worktree (its untracked files would be the whole home).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tunacode_tools::SecretPaths;
+
+use super::worktree_walk::{Found, files};
 use crate::checkpoint_git::{Stop, run};
+
+/// Git's empty tree: as the attribute source, no `.gitattributes` of the repository applies.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// One sub-agent's worktree.
 #[derive(Debug)]
@@ -23,8 +34,8 @@ pub(super) struct Worktree {
     folder: tempfile::TempDir,
     /// The parent's working directory, relative to the repository root.
     sub: PathBuf,
-    /// The commit it was checked out at.
-    base: String,
+    /// The base's files: repository-relative path → (mode, object id).
+    base: BTreeMap<PathBuf, (String, String)>,
 }
 
 /// One file a sub-agent changed, relative to the parent's working directory.
@@ -43,45 +54,51 @@ pub(super) struct Changed {
 /// What a sub-agent changed in its worktree.
 #[derive(Debug, Default)]
 pub(super) struct Changes {
-    /// A unified diff of it all (what the user reviews).
+    /// A unified diff of the files offered, made from the bytes that would be written.
     pub(super) diff: String,
     /// The files under the parent's working directory.
     pub(super) files: Vec<Changed>,
     /// What is never applied, with why: files outside the parent's working directory, links and
-    /// anything else that is not a regular file.
+    /// anything else that is not a regular file, names with control characters or not UTF-8.
     pub(super) not_applied: Vec<String>,
 }
 
-/// A git command over `dir` with nothing of the repository's own running.
+/// A git command in the repository `dir`, with nothing of the repository's, the user's or the
+/// agent's environment's own running.
 fn git(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
-    cmd.current_dir(dir).args([
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "core.fsmonitor=false",
-        "-c",
-        "core.autocrlf=false",
-        "-c",
-        "commit.gpgsign=false",
-        "-c",
-        "gc.auto=0",
-        "-c",
-        "maintenance.auto=false",
-        "-c",
-        "submodule.recurse=false",
-        "-c",
-        "user.name=tunacode",
-        "-c",
-        "user.email=tunacode@localhost",
-    ]);
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("GIT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_SOURCE", EMPTY_TREE)
+        .env("GIT_LITERAL_PATHSPECS", "1")
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=false",
+        ])
+        .args(["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false"])
+        .args(["-c", "gc.auto=0", "-c", "maintenance.auto=false"])
+        .args(["-c", "submodule.recurse=false"])
+        .args([
+            "-c",
+            "user.name=tunacode",
+            "-c",
+            "user.email=tunacode@localhost",
+        ]);
     cmd
 }
 
-/// Runs `cmd` with `args`; its output, or what git said.
-fn output(mut cmd: Command, args: &[&str]) -> Result<Vec<u8>, String> {
+/// Runs `cmd` with `args` (and `input` on its standard input); its output, or what git said.
+fn output(mut cmd: Command, args: &[&str], input: Option<Vec<u8>>) -> Result<Vec<u8>, String> {
     cmd.args(args);
-    let out = run(cmd, None, &Stop::default()).map_err(|e| format!("cannot run git: {e}"))?;
+    let out = run(cmd, input, &Stop::default()).map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "git {}: {}",
@@ -97,33 +114,35 @@ fn text(bytes: Vec<u8>) -> String {
 }
 
 impl Worktree {
-    /// A worktree of the repository `cwd` is in (`Ok(None)`: `cwd` is not in a git repository with
-    /// a commit). Blocking.
-    pub(super) fn create(cwd: &Path) -> Result<Option<Worktree>, String> {
-        let Ok(root) = output(git(cwd), &["rev-parse", "--show-toplevel"]) else {
+    /// A worktree of the repository `cwd` is in, leaving out what `secrets` names (`Ok(None)`:
+    /// `cwd` is not in a git repository with a commit, or the repository holds the home
+    /// directory). Blocking.
+    pub(super) fn create(cwd: &Path, secrets: &SecretPaths) -> Result<Option<Worktree>, String> {
+        let Ok(root) = output(git(cwd), &["rev-parse", "--show-toplevel"], None) else {
             return Ok(None);
         };
-        let repo = PathBuf::from(text(root));
-        if output(git(&repo), &["rev-parse", "--verify", "-q", "HEAD"]).is_err() {
+        let repo = std::fs::canonicalize(text(root)).map_err(|e| e.to_string())?;
+        if output(git(&repo), &["rev-parse", "--verify", "-q", "HEAD"], None).is_err() {
+            return Ok(None);
+        }
+        let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+        if home.is_some_and(|home| home.starts_with(&repo)) {
             return Ok(None);
         }
         let real_cwd = std::fs::canonicalize(cwd).map_err(|e| e.to_string())?;
-        let real_repo = std::fs::canonicalize(&repo).map_err(|e| e.to_string())?;
         let sub = real_cwd
-            .strip_prefix(&real_repo)
+            .strip_prefix(&repo)
             .map_err(|_| "the working directory is outside its repository".to_string())?
             .to_path_buf();
         let folder = tempfile::Builder::new()
             .prefix("tunacode-worktree-")
             .tempdir()
             .map_err(|e| format!("a folder for the worktree: {e}"))?;
-        let base = base_commit(&repo, folder.path())?;
-        let checkout = folder.path().join("tree");
-        let path = checkout.to_string_lossy().into_owned();
-        output(
-            git(&repo),
-            &["worktree", "add", "--detach", "-q", &path, &base],
-        )?;
+        let commit = base_commit(&repo, folder.path(), secrets)?;
+        let base = listing(&repo, &commit)?;
+        let path = folder.path().join("tree").to_string_lossy().into_owned();
+        let add = ["worktree", "add", "--detach", "-q", &path, &commit];
+        output(git(&repo), &add, None)?;
         Ok(Some(Worktree {
             repo,
             folder,
@@ -141,123 +160,164 @@ impl Worktree {
         self.folder.path().join("tree")
     }
 
-    /// What the sub-agent changed since the base. Blocking.
+    /// What the sub-agent changed since the base, read from the bytes. Blocking.
     pub(super) fn changes(&self) -> Result<Changes, String> {
         let tree = self.checkout();
-        let index = self.folder.path().join("index");
-        let staged = |args: &[&str]| {
-            let mut cmd = git(&tree);
-            cmd.env("GIT_INDEX_FILE", &index);
-            output(cmd, args)
-        };
-        staged(&["read-tree", &self.base])?;
-        staged(&["add", "-A"])?;
-        // No external diff program or text conversion of the repository's, ever.
-        let diff_of = |how: &[&str]| {
-            let mut args = vec![
-                "diff",
-                "--cached",
-                "--no-renames",
-                "--no-ext-diff",
-                "--no-textconv",
-            ];
-            args.extend_from_slice(how);
-            args.push(&self.base);
-            staged(&args)
-        };
-        let diff = diff_of(&["--no-color"])?;
-        let listed = diff_of(&["--name-only", "-z"])?;
-        let mut changes = Changes {
-            diff: String::from_utf8_lossy(&diff).into_owned(),
-            ..Changes::default()
-        };
-        for name in listed.split(|b| *b == 0).filter(|n| !n.is_empty()) {
-            let name = PathBuf::from(String::from_utf8_lossy(name).into_owned());
-            let Ok(rel) = name.strip_prefix(&self.sub) else {
-                let why = format!("{} (outside the working directory)", name.display());
-                changes.not_applied.push(why);
-                continue;
-            };
-            // A name with a line break could read as another path in what the policy judges.
-            if name.to_string_lossy().chars().any(char::is_control) {
-                let why = format!(
-                    "{:?} (a control character in its name)",
-                    name.display().to_string()
-                );
-                changes.not_applied.push(why);
-                continue;
-            }
-            match self.changed(&name, rel)? {
-                Some(changed) => changes.files.push(changed),
-                None => {
-                    let why = format!("{} (not a regular file)", name.display());
-                    changes.not_applied.push(why);
-                }
-            }
+        let mut names: BTreeSet<PathBuf> = self
+            .base
+            .iter()
+            .filter(|(_, (mode, _))| mode != "160000")
+            .map(|(path, _)| path.clone())
+            .collect();
+        names.extend(files(&tree));
+        let mut changes = Changes::default();
+        for name in names {
+            self.compare(&name, &mut changes)?;
         }
         Ok(changes)
     }
 
-    /// File `name` (repository-relative) as it was and is (`None`: it is, or was, not a regular
-    /// file: a link, which is never written into the workspace).
-    fn changed(&self, name: &Path, rel: &Path) -> Result<Option<Changed>, String> {
-        let spec = format!("{}:{}", self.base, name.display());
-        let mode = output(
-            git(&self.repo),
-            &["ls-tree", &self.base, "--", &name.to_string_lossy()],
-        )
-        .map(text)
-        .unwrap_or_default();
-        if mode.starts_with("120000") || mode.starts_with("160000") {
-            return Ok(None);
-        }
-        let before = output(git(&self.repo), &["cat-file", "blob", &spec]).ok();
-        let now = self.checkout().join(name);
-        let after = match std::fs::symlink_metadata(&now) {
-            Ok(meta) if meta.is_file() => Some(std::fs::read(&now).map_err(|e| e.to_string())?),
-            Ok(_) => return Ok(None),
-            Err(_) => None,
+    /// Adds `name` (repository-relative) to `changes` when it changed.
+    fn compare(&self, name: &Path, changes: &mut Changes) -> Result<(), String> {
+        let now = Found::read(&self.checkout(), name);
+        let before = match self.base.get(name) {
+            None => Found::Missing,
+            Some((mode, id)) => {
+                let bytes = output(git(&self.repo), &["cat-file", "blob", id], None)?;
+                Found::from_base(mode, bytes)
+            }
         };
-        let executable = std::fs::metadata(&now).is_ok_and(|m| {
-            use std::os::unix::fs::PermissionsExt;
-            m.permissions().mode() & 0o111 != 0
-        });
-        Ok(Some(Changed {
+        if now == before {
+            return Ok(());
+        }
+        let shown = name.display().to_string();
+        let not_applied = |why: &str| format!("{shown} ({why})");
+        let rel = name.strip_prefix(&self.sub);
+        let refusal = match (&rel, before.bytes(), now.bytes()) {
+            (Err(_), _, _) => Some("outside the working directory"),
+            _ if name.to_str().is_none() => Some("a name that is not UTF-8"),
+            _ if shown.chars().any(char::is_control) => Some("a control character in its name"),
+            (_, Err(()), _) | (_, _, Err(())) => Some("not a regular file"),
+            _ => None,
+        };
+        if let Some(why) = refusal {
+            changes.not_applied.push(not_applied(why));
+            return Ok(());
+        }
+        let (Ok(rel), Ok(old), Ok(new)) = (rel, before.bytes(), now.bytes()) else {
+            return Ok(());
+        };
+        changes.diff.push_str(&diff_of(name, old, new));
+        changes.files.push(Changed {
             path: rel.to_path_buf(),
-            before,
-            after,
-            executable,
-        }))
+            before: old.map(<[u8]>::to_vec),
+            after: new.map(<[u8]>::to_vec),
+            executable: now.executable(),
+        });
+        Ok(())
     }
 
-    /// Removes the worktree (and its folder). Blocking.
+    /// Removes the worktree (its folder, then git's record of it). Blocking.
     pub(super) fn remove(self) {
-        let path = self.checkout().to_string_lossy().into_owned();
-        if let Err(e) = output(git(&self.repo), &["worktree", "remove", "--force", &path]) {
+        let Worktree { repo, folder, .. } = self;
+        if let Err(e) = folder.close() {
             tracing::warn!(error = %e, "removing a sub-agent's worktree");
         }
-        let _ = output(git(&self.repo), &["worktree", "prune"]);
+        if let Err(e) = output(git(&repo), &["worktree", "prune"], None) {
+            tracing::warn!(error = %e, "pruning a sub-agent's worktree");
+        }
+    }
+}
+
+/// The unified diff of one file from `old` to `new` (`None`: absent), as the user reviews it.
+fn diff_of(name: &Path, old: Option<&[u8]>, new: Option<&[u8]>) -> String {
+    let shown = name.display();
+    let (a, b) = (format!("a/{shown}"), format!("b/{shown}"));
+    match (as_text(old), as_text(new)) {
+        (Some(old_text), Some(new_text)) => {
+            let from = if old.is_some() { a } else { "/dev/null".into() };
+            let to = if new.is_some() { b } else { "/dev/null".into() };
+            tunacode_tools::unified_diff(old_text, new_text, &from, &to)
+        }
+        _ => format!(
+            "Binary file {shown}: {} bytes before, {} after\n",
+            old.map_or(0, <[u8]>::len),
+            new.map_or(0, <[u8]>::len)
+        ),
+    }
+}
+
+/// A file's text (`Some("")` when absent; `None` when it is not UTF-8).
+fn as_text(bytes: Option<&[u8]>) -> Option<&str> {
+    match bytes {
+        None => Some(""),
+        Some(bytes) => std::str::from_utf8(bytes).ok(),
     }
 }
 
 /// A commit of HEAD plus the working tree's changes (tracked and untracked, as `git add -A` sees
-/// them), built in an index of its own in `scratch`.
-fn base_commit(repo: &Path, scratch: &Path) -> Result<String, String> {
+/// them, secret files left out), built in an index of its own in `scratch`.
+fn base_commit(repo: &Path, scratch: &Path, secrets: &SecretPaths) -> Result<String, String> {
     let index = scratch.join("base-index");
-    let staged = |args: &[&str]| {
+    let staged = |args: &[&str], input: Option<Vec<u8>>| {
         let mut cmd = git(repo);
         cmd.env("GIT_INDEX_FILE", &index);
-        output(cmd, args).map(text)
+        output(cmd, args, input)
     };
-    staged(&["read-tree", "HEAD"])?;
-    staged(&["add", "-A"])?;
-    let tree = staged(&["write-tree"])?;
+    staged(&["read-tree", "HEAD"], None)?;
+    staged(&["add", "-A"], None)?;
+    let listed = staged(&["ls-files", "-z"], None)?;
+    let secret: Vec<u8> = listed
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .filter(|n| secrets.reason_for(&repo.join(path_of(n))).is_some())
+        .flat_map(|n| n.iter().copied().chain([0]))
+        .collect();
+    if !secret.is_empty() {
+        let rm = [
+            "rm",
+            "--cached",
+            "-q",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ];
+        staged(&rm, Some(secret))?;
+    }
+    let tree = text(staged(&["write-tree"], None)?);
     let message = "tunacode: the base of a sub-agent's worktree";
-    output(
+    let commit = ["commit-tree", &tree, "-p", "HEAD", "-m", message];
+    output(git(repo), &commit, None).map(text)
+}
+
+/// A path as git printed it (raw bytes: names need not be UTF-8).
+fn path_of(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+/// The files of `commit`: path → (mode, object id).
+fn listing(repo: &Path, commit: &str) -> Result<BTreeMap<PathBuf, (String, String)>, String> {
+    let listed = output(
         git(repo),
-        &["commit-tree", &tree, "-p", "HEAD", "-m", message],
-    )
-    .map(text)
+        &["ls-tree", "-r", "-z", "--full-tree", commit],
+        None,
+    )?;
+    let mut files = BTreeMap::new();
+    for entry in listed.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let Some(tab) = entry.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
+        let meta = String::from_utf8_lossy(&entry[..tab]);
+        let mut meta = meta.split(' ');
+        let (Some(mode), Some(_kind), Some(id)) = (meta.next(), meta.next(), meta.next()) else {
+            continue;
+        };
+        files.insert(
+            path_of(&entry[tab + 1..]),
+            (mode.to_string(), id.to_string()),
+        );
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

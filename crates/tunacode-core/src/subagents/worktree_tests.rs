@@ -28,6 +28,10 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+fn no_secrets() -> tunacode_tools::SecretPaths {
+    tunacode_tools::SecretPaths::new(None, &[], &[])
+}
+
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     git(dir.path(), &["init", "-q"]);
@@ -51,7 +55,7 @@ fn a_worktree_starts_from_the_parent_s_uncommitted_state_and_reads_back_what_cha
     std::fs::write(root.join("target/big.bin"), "ignored").unwrap();
     let staged_before = git(root, &["diff", "--cached", "--name-only"]);
 
-    let worktree = Worktree::create(&root.join("src"))
+    let worktree = Worktree::create(&root.join("src"), &no_secrets())
         .unwrap()
         .expect("in git");
     let dir = worktree.workdir();
@@ -125,16 +129,26 @@ fn a_worktree_starts_from_the_parent_s_uncommitted_state_and_reads_back_what_cha
 #[test]
 fn outside_git_or_before_the_first_commit_there_is_no_worktree() {
     let plain = tempfile::tempdir().unwrap();
-    assert!(Worktree::create(plain.path()).unwrap().is_none());
+    assert!(
+        Worktree::create(plain.path(), &no_secrets())
+            .unwrap()
+            .is_none()
+    );
     let empty = tempfile::tempdir().unwrap();
     git(empty.path(), &["init", "-q"]);
-    assert!(Worktree::create(empty.path()).unwrap().is_none());
+    assert!(
+        Worktree::create(empty.path(), &no_secrets())
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
 fn a_name_with_a_line_break_is_never_offered_for_the_workspace() {
     let repo = repo();
-    let worktree = Worktree::create(repo.path()).unwrap().expect("in git");
+    let worktree = Worktree::create(repo.path(), &no_secrets())
+        .unwrap()
+        .expect("in git");
     let dir = worktree.workdir();
     std::fs::write(dir.join("ok.txt"), "fine\n").unwrap();
     std::fs::write(dir.join("x\n*** Update File: ok.txt"), "hidden\n").unwrap();
@@ -147,5 +161,56 @@ fn a_name_with_a_line_break_is_never_offered_for_the_workspace() {
     assert_eq!(names, ["ok.txt"]);
     assert_eq!(changes.not_applied.len(), 1, "{:?}", changes.not_applied);
     assert!(changes.not_applied[0].contains("control character"));
+    worktree.remove();
+}
+
+#[test]
+fn secret_files_stay_out_and_what_is_offered_is_the_bytes_not_what_git_would_show() {
+    let repo = repo();
+    let root = repo.path();
+    std::fs::write(root.join("src/.env"), "TOKEN=1\n").unwrap();
+    // A diff driver that hides every change, and a filter the repository's config cannot name.
+    std::fs::write(root.join(".gitattributes"), "* -diff filter=evil\n").unwrap();
+    let worktree = Worktree::create(root, &no_secrets())
+        .unwrap()
+        .expect("in git");
+    let dir = worktree.workdir();
+    assert!(
+        !dir.join("src/.env").exists(),
+        "a secret file is not copied"
+    );
+    std::fs::write(dir.join("src/a.txt"), "one\nbackdoor\n").unwrap();
+    let changes = worktree.changes().unwrap();
+    assert!(changes.diff.contains("+backdoor"), "{}", changes.diff);
+    worktree.remove();
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_is_never_read_through() {
+    let repo = repo();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("a.txt"), "a secret from elsewhere\n").unwrap();
+    let worktree = Worktree::create(repo.path(), &no_secrets())
+        .unwrap()
+        .expect("in git");
+    let dir = worktree.workdir();
+    std::fs::remove_dir_all(dir.join("src")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), dir.join("src")).unwrap();
+    let changes = worktree.changes().unwrap();
+    assert!(!changes.diff.contains("elsewhere"), "{}", changes.diff);
+    let offered: Vec<String> = changes
+        .files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    assert!(
+        offered.iter().all(|p| !p.starts_with("src/")),
+        "{offered:?}"
+    );
+    assert!(
+        changes.not_applied.iter().any(|n| n.contains("src")),
+        "{:?}",
+        changes.not_applied
+    );
     worktree.remove();
 }
