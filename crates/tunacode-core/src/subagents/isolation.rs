@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 use tunacode_protocol::runtime::{SubagentLabel, SubagentReport};
+use tunacode_protocol::{AgentEvent, NoticeLevel};
 use tunacode_tools::{ExecPolicy, ToolError, Workspace};
 
 use super::host::Subagents;
@@ -43,17 +44,21 @@ impl Isolation {
             .await
             .map_err(|e| ToolError::Fatal(e.to_string()))?;
         match made {
-            Ok(Some(worktree)) => Ok(Isolation::Worktree(worktree)),
-            Ok(None) => {
-                let lock = host.writers.clone().lock_owned();
-                tokio::select! {
-                    turn = lock => Ok(Isolation::Turn { _turn: turn }),
-                    _ = cancel.cancelled() => Err(ToolError::Cancelled),
-                }
-            }
-            Err(e) => Err(ToolError::Fatal(format!(
-                "could not make a worktree for the sub-agent: {e}"
-            ))),
+            Ok(Some(worktree)) => return Ok(Isolation::Worktree(worktree)),
+            Ok(None) => {}
+            // Said, then the sub-agent works as it would outside git.
+            Err(e) => parent.events.emit(AgentEvent::Notice {
+                level: NoticeLevel::Warning,
+                message: format!(
+                    "No worktree for the sub-agent ({e}): it works in the workspace, one writer \
+                     at a time."
+                ),
+            }),
+        }
+        let lock = host.writers.clone().lock_owned();
+        tokio::select! {
+            turn = lock => Ok(Isolation::Turn { _turn: turn }),
+            _ = cancel.cancelled() => Err(ToolError::Cancelled),
         }
     }
 
