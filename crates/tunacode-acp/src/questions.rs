@@ -233,8 +233,12 @@ async fn approval_call(
         (None, _) => Vec::new(),
     };
     content.push(text_content(approval.reason.clone()));
+    let mut title = tool_calls::title(&approval.tool_name, &approval.args);
+    if let Some(label) = &approval.subagent {
+        title = format!("Sub-agent {label}: {title}");
+    }
     let fields = ToolCallUpdateFields::new()
-        .title(tool_calls::title(&approval.tool_name, &approval.args))
+        .title(title)
         .kind(tool_calls::kind(&approval.tool_name, Some(approval.kind)))
         .status(ToolCallStatus::Pending)
         .content(content);
@@ -345,6 +349,31 @@ mod tests {
         assert_eq!(
             answer(Asked::Plan, chose(ALLOW_ONCE)),
             Answer::Plan(PlanDecision::Approve)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_sub_agent_s_approval_is_titled_with_the_sub_agent() {
+        let approval = ApprovalQuestion {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: serde_json::json!({"command": "cargo test"}),
+            kind: tunacode_protocol::ToolKind::Execute,
+            preview: None,
+            reason: "it runs a command".into(),
+            scope: tunacode_protocol::runtime::SessionScope::ExactCommand("cargo test".into()),
+            once_only: false,
+            hunks: 0,
+            subagent: Some(Box::new(tunacode_protocol::runtime::SubagentLabel {
+                parent_tool_call_id: "t1".into(),
+                agent_type: "general".into(),
+                description: "run tests".into(),
+            })),
+        };
+        let call = approval_call(&approval, std::path::Path::new("/w"), None).await;
+        assert_eq!(
+            call.fields.title.as_deref(),
+            Some("Sub-agent general: run tests: `cargo test`")
         );
     }
 }

@@ -328,6 +328,17 @@ fn git(dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A test home whose workspace is a git repository with one commit of `file` holding `text`.
+fn committed(file: &str, text: &str) -> (TestEnv, std::path::PathBuf) {
+    let env = TestEnv::new().unwrap();
+    let ws = env.workspace().to_path_buf();
+    std::fs::write(ws.join(file), text).unwrap();
+    git(&ws, &["init", "-q"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "start"]);
+    (env, ws)
+}
+
 fn writer(id: &str, marker: &str, (target, replacement): (&str, &str)) -> (String, Route) {
     let args = json!({"description": marker, "prompt": format!("{marker}: edit shared.txt"), "subagent_type": "general"});
     let edit = json!({"file_path": "shared.txt", "target": target, "replacement": replacement});
@@ -343,12 +354,7 @@ fn writer(id: &str, marker: &str, (target, replacement): (&str, &str)) -> (Strin
 
 #[test]
 fn two_writers_edit_the_same_file_in_their_worktrees_and_only_the_approved_diff_lands() {
-    let env = TestEnv::new().unwrap();
-    let ws = env.workspace().to_path_buf();
-    std::fs::write(ws.join("shared.txt"), "line1\nline2\nline3\n").unwrap();
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "start"]);
+    let (env, ws) = committed("shared.txt", "line1\nline2\nline3\n");
     let (one, route_one) = writer("t1", "writer-one", ("line1", "ONE"));
     let (two, route_two) = writer("t2", "writer-two", ("line3", "TWO"));
     let parent = vec![
@@ -425,12 +431,7 @@ fn two_writers_edit_the_same_file_in_their_worktrees_and_only_the_approved_diff_
 
 #[test]
 fn a_sub_agent_cannot_reach_past_its_type_or_its_worktree() {
-    let env = TestEnv::new().unwrap();
-    let ws = env.workspace().to_path_buf();
-    std::fs::write(ws.join("keep.txt"), "keep\n").unwrap();
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "start"]);
+    let (env, ws) = committed("keep.txt", "keep\n");
     let explore =
         json!({"description": "look", "prompt": "scout-task: look", "subagent_type": "explore"});
     let general =

@@ -19,7 +19,7 @@ use std::process::Command;
 
 use tunacode_tools::SecretPaths;
 
-use super::worktree_walk::{Found, files};
+use super::worktree_walk::{Found, Stamp, files, stamp};
 use crate::checkpoint_git::{Stop, run};
 
 /// Git's empty tree: as the attribute source, no `.gitattributes` of the repository applies.
@@ -36,6 +36,8 @@ pub(super) struct Worktree {
     sub: PathBuf,
     /// The base's files: repository-relative path → (mode, object id).
     base: BTreeMap<PathBuf, (String, String)>,
+    /// The base's files as checked out, to tell the untouched ones without reading them.
+    stamps: BTreeMap<PathBuf, Stamp>,
 }
 
 /// One file a sub-agent changed, relative to the parent's working directory.
@@ -143,11 +145,17 @@ impl Worktree {
         let path = folder.path().join("tree").to_string_lossy().into_owned();
         let add = ["worktree", "add", "--detach", "-q", &path, &commit];
         output(git(&repo), &add, None)?;
+        let tree = folder.path().join("tree");
+        let stamps = base
+            .keys()
+            .filter_map(|name| Some((name.clone(), stamp(&tree.join(name))?)))
+            .collect();
         Ok(Some(Worktree {
             repo,
             folder,
             sub,
             base,
+            stamps,
         }))
     }
 
@@ -170,25 +178,34 @@ impl Worktree {
             .map(|(path, _)| path.clone())
             .collect();
         names.extend(files(&tree));
+        names.retain(|name| {
+            let checked_out = self.stamps.get(name);
+            checked_out.is_none() || checked_out.copied() != stamp(&tree.join(name))
+        });
+        let ids: Vec<&str> = names
+            .iter()
+            .filter_map(|name| self.base.get(name).map(|(_, id)| id.as_str()))
+            .collect();
+        let blobs = blobs(&self.repo, &ids)?;
         let mut changes = Changes::default();
         for name in names {
-            self.compare(&name, &mut changes)?;
+            self.compare(&name, &blobs, &mut changes);
         }
         Ok(changes)
     }
 
     /// Adds `name` (repository-relative) to `changes` when it changed.
-    fn compare(&self, name: &Path, changes: &mut Changes) -> Result<(), String> {
+    fn compare(&self, name: &Path, blobs: &BTreeMap<String, Vec<u8>>, changes: &mut Changes) {
         let now = Found::read(&self.checkout(), name);
         let before = match self.base.get(name) {
             None => Found::Missing,
             Some((mode, id)) => {
-                let bytes = output(git(&self.repo), &["cat-file", "blob", id], None)?;
+                let bytes = blobs.get(id).cloned().unwrap_or_default();
                 Found::from_base(mode, bytes)
             }
         };
         if now == before {
-            return Ok(());
+            return;
         }
         let shown = name.display().to_string();
         let not_applied = |why: &str| format!("{shown} ({why})");
@@ -202,10 +219,10 @@ impl Worktree {
         };
         if let Some(why) = refusal {
             changes.not_applied.push(not_applied(why));
-            return Ok(());
+            return;
         }
         let (Ok(rel), Ok(old), Ok(new)) = (rel, before.bytes(), now.bytes()) else {
-            return Ok(());
+            return;
         };
         changes.diff.push_str(&diff_of(name, old, new));
         changes.files.push(Changed {
@@ -214,7 +231,6 @@ impl Worktree {
             after: new.map(<[u8]>::to_vec),
             executable: now.executable(),
         });
-        Ok(())
     }
 
     /// Removes the worktree (its folder, then git's record of it). Blocking.
@@ -264,8 +280,18 @@ fn base_commit(repo: &Path, scratch: &Path, secrets: &SecretPaths) -> Result<Str
         cmd.env("GIT_INDEX_FILE", &index);
         output(cmd, args, input)
     };
-    staged(&["read-tree", "HEAD"], None)?;
-    staged(&["add", "-A"], None)?;
+    // From a copy of the repository's own index, so `add` hashes only what changed since git last
+    // looked (its stat cache); when there is none or git cannot use the copy, from HEAD.
+    let own = text(output(
+        git(repo),
+        &["rev-parse", "--git-path", "index"],
+        None,
+    )?);
+    let copied = std::fs::copy(repo.join(&own), &index).is_ok();
+    if !copied || staged(&["add", "-A"], None).is_err() {
+        staged(&["read-tree", "HEAD"], None)?;
+        staged(&["add", "-A"], None)?;
+    }
     let listed = staged(&["ls-files", "-z"], None)?;
     let secret: Vec<u8> = listed
         .split(|b| *b == 0)
@@ -287,6 +313,36 @@ fn base_commit(repo: &Path, scratch: &Path, secrets: &SecretPaths) -> Result<Str
     let message = "tunacode: the base of a sub-agent's worktree";
     let commit = ["commit-tree", &tree, "-p", "HEAD", "-m", message];
     output(git(repo), &commit, None).map(text)
+}
+
+/// The bytes of the blobs `ids`, read by one `git cat-file --batch`.
+fn blobs(repo: &Path, ids: &[&str]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut found = BTreeMap::new();
+    if ids.is_empty() {
+        return Ok(found);
+    }
+    let input: Vec<u8> = ids
+        .iter()
+        .flat_map(|id| format!("{id}\n").into_bytes())
+        .collect();
+    let out = output(git(repo), &["cat-file", "--batch"], Some(input))?;
+    let mut rest = out.as_slice();
+    while let Some(end) = rest.iter().position(|b| *b == b'\n') {
+        let header = String::from_utf8_lossy(&rest[..end]).into_owned();
+        let mut words = header.split(' ');
+        let (Some(id), Some(_kind), Some(size)) = (words.next(), words.next(), words.next()) else {
+            return Err(format!("git cat-file said `{header}`"));
+        };
+        let size: usize = size
+            .parse()
+            .map_err(|_| format!("git cat-file said `{header}`"))?;
+        let body = rest
+            .get(end + 1..end + 1 + size)
+            .ok_or("git cat-file was cut short")?;
+        found.insert(id.to_string(), body.to_vec());
+        rest = rest.get(end + 2 + size..).unwrap_or_default();
+    }
+    Ok(found)
 }
 
 /// A path as git printed it (raw bytes: names need not be UTF-8).

@@ -113,3 +113,27 @@ impl Found {
         )
     }
 }
+
+/// What says a file was not touched since it was checked out: its inode and its change time (which
+/// no write can leave as it was, and no program can set back), with its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    dev: u64,
+    ino: u64,
+    ctime: i64,
+    ctime_nsec: i64,
+    size: u64,
+}
+
+/// The stamp of `path` itself (a link's own, not its target's); `None` when it is not there.
+pub(super) fn stamp(path: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some(Stamp {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        ctime: meta.ctime(),
+        ctime_nsec: meta.ctime_nsec(),
+        size: meta.size(),
+    })
+}
