@@ -89,8 +89,12 @@ fn approval(question: &ApprovalQuestion) -> ApprovalAnswer {
             question.scope
         )
     };
+    let who = match &question.subagent {
+        Some(label) => format!("the sub-agent {label}: "),
+        None => String::new(),
+    };
     let prompt = format!(
-        "\n── {} wants to run ({}) ──\n{}\n{choices}",
+        "\n── {who}{} wants to run ({}) ──\n{}\n{choices}",
         question.tool_name,
         question.reason,
         detail.trim_end(),

@@ -15,6 +15,7 @@ mod output;
 mod project_files_cmd;
 mod run_cmd;
 mod sessions_cmd;
+mod tool_lines;
 mod tree_args;
 mod tree_cmd;
 mod tui_cmd;

@@ -10,6 +10,7 @@ use tunacode_core::{RequestEnd, RuntimeEvent};
 use tunacode_protocol::{AgentEvent, NoticeLevel, ToolStatus};
 
 use crate::args::OutputFormat;
+use crate::tool_lines::{first_line, key_args};
 use tunacode_protocol::stream::{self as schema, Line, RunResult, ToolSummary};
 
 /// The task finished.
@@ -109,6 +110,11 @@ impl<O: Write, E: Write> Renderer<O, E> {
                     }
                 }
                 RuntimeEvent::OpFailed(failure) => self.note(&format!("error: {failure}")),
+                RuntimeEvent::Subagent(update) => {
+                    if let Some(line) = crate::tool_lines::subagent_line(update) {
+                        self.note(&line);
+                    }
+                }
                 RuntimeEvent::Rewound(rewound) => self.note(&rewound.describe()),
                 RuntimeEvent::Forked(forked) => self.note(&format!(
                     "forked session {} after prompt {} into {}",
@@ -374,26 +380,6 @@ fn todo_lines(items: &[tunacode_protocol::TodoItem]) -> String {
         text.push_str(&format!("\n  {mark} {}. {}", t.id, t.content));
     }
     text
-}
-
-/// The argument worth showing for a tool call (a path, a pattern, a command), shortened.
-fn key_args(args: &Value) -> String {
-    let keys = ["file_path", "command", "pattern", "directory", "path"];
-    let shown = keys
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str))
-        .map(str::to_string)
-        .unwrap_or_else(|| args.to_string());
-    first_line(&shown, 100)
-}
-
-fn first_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or("");
-    if line.chars().count() > max {
-        format!("{}…", line.chars().take(max).collect::<String>())
-    } else {
-        line.to_string()
-    }
 }
 
 #[cfg(test)]

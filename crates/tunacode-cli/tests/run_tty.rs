@@ -1,6 +1,6 @@
 //! End-to-end: `tunacode run` at a terminal (under tmux) asks for approval on the terminal; Ctrl+C at
-//! that prompt exits with 130 at once (the session saved), an answer at the prompt is used, and a
-//! dangerous command is asked about once even with `--yes`.
+//! that prompt exits with 130 at once (the session saved), an answer at the prompt is used, a
+//! dangerous command is asked about once even with `--yes`, and a sub-agent's question names it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -101,4 +101,40 @@ fn a_dangerous_command_asks_at_the_terminal_even_with_yes() {
     );
     let answer = fake.requests()[1].body.to_string();
     assert!(answer.contains("the user declined"), "{answer}");
+}
+
+#[test]
+fn a_sub_agent_s_question_at_the_terminal_says_which_sub_agent_asks() {
+    let env = TestEnv::new().unwrap();
+    let task = serde_json::json!({"description": "make notes", "prompt": "tty-task: write notes", "subagent_type": "general"});
+    let options = tunacode_testkit::FakeOptions {
+        routes: vec![tunacode_testkit::Route {
+            markers: vec!["You are a sub-agent".into(), "tty-task".into()],
+            turns: vec![write_call(), Turn::text("Wrote notes.")],
+        }],
+        ..tunacode_testkit::FakeOptions::default()
+    };
+    let fake = FakeProvider::start_with(
+        std::sync::Arc::new(tunacode_testkit::OpenAiChat),
+        vec![
+            Turn::tool_calls(&[("t1", "task", &task.to_string())]),
+            Turn::text("Done."),
+        ],
+        options,
+    );
+    let tmux = start_run(&env, &fake, "delegate");
+    tmux.wait_for_text(
+        "the sub-agent general: make notes: write_file wants to run",
+        WAIT,
+    )
+    .unwrap();
+    tmux.type_text("n").unwrap();
+    tmux.keys(&["Enter"]).unwrap();
+    assert_eq!(
+        tmux.wait_exit(WAIT).unwrap(),
+        0,
+        "{}",
+        tmux.screen().unwrap()
+    );
+    assert!(!env.workspace().join("hello.txt").exists());
 }
