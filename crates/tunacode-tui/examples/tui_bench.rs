@@ -12,6 +12,7 @@ use ratatui::backend::TestBackend;
 use tunacode_core::SettingsFlags;
 use tunacode_llm::models::ModelRegistry;
 use tunacode_protocol::AgentEvent;
+use tunacode_tui::app::state::App;
 use tunacode_tui::complete::FileIndex;
 use tunacode_tui::render::{StreamingMarkdown, render_markdown};
 use tunacode_tui::{Theme, TuiConfig};
@@ -135,5 +136,52 @@ async fn main() {
         percentile(latencies, 1.0),
         percentile(draws.clone(), 0.5),
         percentile(draws, 0.99)
+    );
+
+    paste_then_type(&mut app, &mut terminal);
+}
+
+/// The median key-to-frame of 200 keys typed into the input.
+fn typing(app: &mut App, terminal: &mut Terminal<TestBackend>) -> Duration {
+    let key = Event::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE));
+    let mut times = Vec::new();
+    for _ in 0..200 {
+        let start = Instant::now();
+        app.on_terminal_event(key.clone());
+        terminal.draw(|f| app.draw(f)).unwrap();
+        times.push(start.elapsed());
+    }
+    percentile(times, 0.5)
+}
+
+/// Key-to-frame typing in an idle input, then after a 1 MB paste (what a key costs with that much
+/// text in the input).
+fn paste_then_type(app: &mut App, terminal: &mut Terminal<TestBackend>) {
+    let ctrl_u = Event::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    app.on_terminal_event(ctrl_u);
+    let idle = typing(app, terminal);
+    let line = "let value = compute(alpha, beta, gamma); // a pasted line of code, about 80\n";
+    let pasted = line.repeat(1024 * 1024 / line.len());
+    let start = Instant::now();
+    app.on_terminal_event(Event::Paste(pasted.clone()));
+    terminal.draw(|f| app.draw(f)).unwrap();
+    let settle = start.elapsed();
+    let after = typing(app, terminal);
+    let key = Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::NONE));
+    let start = Instant::now();
+    for _ in 0..20 {
+        app.on_terminal_event(key.clone());
+    }
+    let handling = start.elapsed() / 20;
+    let start = Instant::now();
+    for _ in 0..20 {
+        terminal.draw(|f| app.draw(f)).unwrap();
+    }
+    let drawing = start.elapsed() / 20;
+    println!("  of which: handling a key {handling:.2?}, drawing a frame {drawing:.2?}");
+    println!(
+        "key-to-frame typing: idle p50 {idle:.2?}; after a {} KB paste ({} lines, settled in {settle:.2?}) p50 {after:.2?}",
+        pasted.len() / 1024,
+        pasted.lines().count()
     );
 }

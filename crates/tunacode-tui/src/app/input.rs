@@ -118,6 +118,7 @@ impl App {
         let had_popup = self.input.popup.take().is_some();
         if matches!(self.screen, Screen::Chat) && !self.input.editor.is_empty() {
             self.input.clear(&self.view.theme);
+            self.input.pasted.clear();
             return true;
         }
         if had_popup {
@@ -152,7 +153,7 @@ impl App {
         }
         let count = queued.len();
         let mut texts = queued;
-        let draft = self.input.text();
+        let draft = self.input.full_text();
         if !draft.trim().is_empty() {
             texts.push(draft);
         }

@@ -48,6 +48,8 @@ pub struct InputState {
     pub hint: Option<String>,
     /// Images pasted from the clipboard, sent with the next message.
     pub images: Vec<PathBuf>,
+    /// Big pastes, in the editor as placeholders.
+    pub pasted: crate::app::pasted::PastedTexts,
 }
 
 impl InputState {
@@ -61,10 +63,16 @@ impl InputState {
         self.editor = new_editor(theme);
     }
 
-    /// The text typed, leaving the editor empty.
+    /// The text typed, big pastes in their placeholders' places.
+    pub fn full_text(&self) -> String {
+        self.pasted.expand(&self.text())
+    }
+
+    /// The text to send (big pastes put back in), leaving the editor empty.
     pub fn take_text(&mut self, theme: &Theme) -> String {
-        let text = self.text();
+        let text = self.full_text();
         self.clear(theme);
+        self.pasted.clear();
         text
     }
 
@@ -117,10 +125,10 @@ impl InputState {
         (self.editor.lines().len() as u16).clamp(1, MAX_INPUT_LINES)
     }
 
-    /// Pasted text goes in as typed, its line ends made `\n`.
+    /// Pasted text goes in as typed, its line ends made `\n`; a big one as a placeholder.
     pub fn paste(&mut self, text: &str) {
-        self.editor
-            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        self.editor.insert_str(self.pasted.insert(text));
     }
 
     /// The input box with its hint or queue count, and the completion popup above it.
@@ -172,9 +180,7 @@ impl InputState {
     /// Opens, updates or closes the completion popup from the text before the cursor; `commands`
     /// gives what `/` completes.
     pub fn update_completion(&mut self, commands: impl FnOnce() -> Vec<CommandInfo>) {
-        let text = self.text();
-        let cursor = cursor_byte(&self.editor);
-        let Some(ctx) = completion_context(&text, cursor) else {
+        let Some(ctx) = context_at_cursor(&self.editor) else {
             self.popup = None;
             return;
         };
@@ -191,22 +197,27 @@ impl InputState {
     }
 }
 
-/// The byte offset of the editor's cursor in its text joined with `\n`.
-fn cursor_byte(input: &TextArea) -> usize {
+/// What completes at the cursor, read from the cursor's line only (no work in proportion to the
+/// whole input): a mention's `@…` before it, or a `/command` when the input is that one line.
+fn context_at_cursor(input: &TextArea) -> Option<CompletionContext> {
     let ratatui_textarea::DataCursor(row, col) = input.cursor();
     let lines = input.lines();
-    let mut offset = 0;
-    for line in lines.iter().take(row) {
-        offset += line.len() + 1;
+    let line = lines.get(row)?;
+    let at = line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
+    match completion_context(line, at)? {
+        CompletionContext::Command { .. } if lines.len() > 1 => None,
+        CompletionContext::File { query, start } => {
+            let offset: usize = lines[..row].iter().map(|l| l.len() + 1).sum();
+            Some(CompletionContext::File {
+                query,
+                start: start + offset,
+            })
+        }
+        command => Some(command),
     }
-    offset
-        + lines
-            .get(row)
-            .map(|l| l.char_indices().nth(col).map_or(l.len(), |(i, _)| i))
-            .unwrap_or(0)
 }
 
-/// A fresh, empty editor.
+/// A fresh, empty message editor in `theme`.
 pub fn new_editor(theme: &Theme) -> TextArea<'static> {
     let mut t = TextArea::default();
     t.set_placeholder_text("Ask TunaCode…  (@ file · / commands · ! shell · Shift+Enter new line)");

@@ -16,6 +16,7 @@ pub mod input_state;
 mod mcp;
 pub mod overlays;
 mod paste;
+pub mod pasted;
 pub mod picker;
 mod rewind;
 pub mod running_agents;
@@ -32,6 +33,8 @@ pub mod view_state;
 
 #[cfg(test)]
 mod behaviour_tests;
+#[cfg(test)]
+mod input_tests;
 #[cfg(test)]
 mod polish_tests;
 #[cfg(test)]
@@ -95,6 +98,7 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
             quit_armed: None,
             hint: None,
             images: Vec::new(),
+            pasted: Default::default(),
         },
         view: ViewState {
             theme,
