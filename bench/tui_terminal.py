@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""TUI measurements in a real terminal (tmux): idle CPU of `tunacode`, and key-to-screen latency
-while an answer streams. Usage: tui_terminal.py TUNACODE_BIN FAKE_PROVIDER_BIN WORKDIR"""
+"""TUI measurements in a real terminal (tmux): idle CPU of `tunacode`, key-to-screen latency while
+an answer streams, and typing after a 1 MB paste against an empty box and against `cat` (the floor
+of tmux itself). Usage: tui_terminal.py TUNACODE_BIN FAKE_PROVIDER_BIN WORKDIR"""
 import json, os, statistics, subprocess, sys, time
 
 tunacode, fake_bin, work = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -21,6 +22,37 @@ def wait_for(pred, timeout=20.0):
             return s
         time.sleep(0.002)
     raise SystemExit("timed out; screen:\n" + screen())
+
+def typing(shown):
+    """The median key-to-screen of 20 keys, `shown(screen, typed)` saying when one is on screen."""
+    typed, lat = "", []
+    for ch in "abcdefghijklmnopqrst":
+        typed += ch
+        start = time.time()
+        tmux("send-keys", "-t", "t", "-l", ch)
+        wait_for(lambda s: shown(s, typed))
+        lat.append((time.time() - start) * 1000)
+    return statistics.median(lat)
+
+def paste_and_type():
+    wait_for(lambda s: "ready" in s, timeout=60)
+    tmux("send-keys", "-t", "t", "C-u")
+    idle = typing(lambda s, t: f"› {t}" in s)
+    tmux("send-keys", "-t", "t", "C-u")
+    line = "let value = compute(alpha, beta, gamma); // a pasted line of code, about 80\n"
+    with open(f"{work}/paste.txt", "w") as f:
+        f.write(line * (1024 * 1024 // len(line)))
+    tmux("load-buffer", f"{work}/paste.txt")
+    start = time.time()
+    tmux("paste-buffer", "-p", "-t", "t")
+    wait_for(lambda s: "[Pasted text #1" in s, timeout=60)
+    settled = (time.time() - start) * 1000
+    after = typing(lambda s, t: f"]{t}" in s)
+    tmux("new-window", "-t", "t", "cat")
+    time.sleep(0.3)
+    floor = typing(lambda s, t: t in s)
+    print(f"typing key-to-screen: idle median {idle:.1f} ms; after a 1 MB paste (on screen in {settled:.0f} ms) "
+          f"median {after:.1f} ms; `cat` in the same tmux: {floor:.1f} ms")
 
 # A long answer streamed in small pieces with a pause between them (~10 s of streaming).
 long_text = " ".join(f"word{i}" for i in range(6000))
@@ -76,6 +108,7 @@ try:
           f"median {statistics.median(lat):.1f} ms, p90 {sorted(lat)[int(len(lat) * 0.9)]:.1f} ms, max {max(lat):.1f} ms "
           f"(includes tmux send-keys and capture-pane)")
     print(f"CPU while streaming (~200 deltas/s) and typing, over {w1 - w0:.1f} s: {(c1 - c0) / (w1 - w0) * 100:.1f}% of one core")
+    paste_and_type()
 finally:
     tmux("kill-server")
     fake.terminate()

@@ -20,7 +20,7 @@ impl PastedTexts {
         }
         let lines = text.lines().count();
         let size = match text.len() {
-            n if n >= 1024 * 1024 => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
+            n if n >= 1000 * 1024 => format!("{:.1} MB", n as f64 / (1024.0 * 1024.0)),
             n => format!("{:.1} KB", n as f64 / 1024.0),
         };
         let placeholder = format!(
