@@ -21,6 +21,7 @@ mod rewind_config;
 mod session_file;
 mod session_list;
 mod session_store;
+mod session_summary;
 mod session_tree;
 mod spend_ledger;
 

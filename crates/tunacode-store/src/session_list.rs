@@ -10,11 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::error::StoreError;
-use crate::session_file::SessionFile;
 use crate::session_store::{SessionStore, SessionSummary};
+pub(crate) use crate::session_summary::summarize;
 
 pub use crate::session_store::INDEX_FILE;
 
@@ -104,6 +103,7 @@ impl SessionStore {
             let listed = name.ends_with(".json")
                 && !name.starts_with(".tmp-")
                 && !name.ends_with(".tree.json")
+                && !name.ends_with(crate::session_summary::SIDECAR_SUFFIX)
                 && name != INDEX_FILE;
             listed.then(|| (name, entry.path()))
         });
@@ -157,7 +157,10 @@ fn cached_or_read(
         .filter(|e| e.len == len && e.modified_ns == modified_ns)
     {
         Some(e) => Ok(e.summary.clone()),
-        None => SessionStore::load_file(&path).map(|file| summarize(&file, path)),
+        None => match crate::session_summary::read_sidecar(&path, len, modified_ns) {
+            Some(summary) => Ok(summary),
+            None => SessionStore::load_file(&path).map(|file| summarize(&file, path)),
+        },
     }
 }
 
@@ -189,66 +192,6 @@ fn write_index(dir: &Path, index: &Index) -> std::io::Result<()> {
     tmp.write_all(&bytes)?;
     tmp.persist(dir.join(INDEX_FILE)).map_err(|e| e.error)?;
     Ok(())
-}
-
-/// A session file's summary: its id, time, model, size, first prompt and a short preview.
-pub(crate) fn summarize(file: &SessionFile, path: PathBuf) -> SessionSummary {
-    let title = file
-        .messages
-        .iter()
-        .filter(|m| m.is_request())
-        .flat_map(|m| m.parts.iter())
-        .find_map(|p| match p {
-            Part::UserPrompt(u) => Some(content_to_text(&u.content)),
-            _ => None,
-        })
-        .unwrap_or_default();
-    SessionSummary {
-        session_id: file.session_id.clone(),
-        last_modified: file.last_modified.clone(),
-        current_model: file.current_model.clone(),
-        message_count: file.messages.len(),
-        title: first_line(&title, 60),
-        preview: preview_of(&file.messages),
-        parent: fork_origin(&path),
-        path,
-    }
-}
-
-/// The session and prompt a session was forked from, from its tree file beside it.
-fn fork_origin(session_file: &Path) -> Option<crate::session_tree::ForkOrigin> {
-    let name = session_file.file_stem()?.to_str()?;
-    let bytes = std::fs::read(session_file.with_file_name(format!("{name}.tree.json"))).ok()?;
-    serde_json::from_slice::<crate::session_tree::SessionTree>(&bytes)
-        .ok()?
-        .parent
-}
-
-fn first_line(text: &str, max: usize) -> String {
-    text.lines()
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(max)
-        .collect()
-}
-
-/// The first messages of a session, one short line each.
-fn preview_of(messages: &[Message]) -> String {
-    let mut text = String::new();
-    for m in messages.iter().filter(|m| !m.is_legacy()).take(8) {
-        for p in &m.parts {
-            let line = match p {
-                Part::UserPrompt(u) => format!("› {}", content_to_text(&u.content)),
-                Part::Text(t) => t.content.clone(),
-                Part::ToolCall(c) => format!("  ⚙ {}", c.tool_name),
-                _ => continue,
-            };
-            text.push_str(&first_line(&line, 200));
-            text.push('\n');
-        }
-    }
-    text
 }
 
 #[cfg(test)]

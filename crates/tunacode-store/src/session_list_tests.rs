@@ -1,4 +1,6 @@
 use super::*;
+use crate::session_file::SessionFile;
+use tunacode_protocol::Message;
 
 fn session(id: &str, modified: &str) -> SessionFile {
     crate::session_file::test_session(id, modified)
@@ -99,4 +101,37 @@ fn a_cached_summary_is_used_without_reading_the_file() {
     let (list, errors) = store.list("proj").unwrap();
     assert!(errors.is_empty());
     assert_eq!(list[0].title, "fix the bug");
+}
+
+#[test]
+fn a_first_listing_reads_the_summary_saved_with_a_session_and_not_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let mut saved = session(
+        "aaaaaaaa-0000-0000-0000-000000000001",
+        "2026-01-01T00:00:00Z",
+    );
+    saved.messages.push(Message::user("a second prompt"));
+    store.save(&saved).unwrap();
+    let file = dir
+        .path()
+        .join("proj/aaaaaaaa-0000-0000-0000-000000000001.json");
+    // A file that no longer parses, its size and time put back: only the summary can list it.
+    let meta = std::fs::metadata(&file).unwrap();
+    let len = meta.len() as usize;
+    std::fs::write(&file, vec![b' '; len]).unwrap();
+    let times = std::fs::FileTimes::new().set_modified(meta.modified().unwrap());
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_times(times)
+        .unwrap();
+    let (listed, broken) = store.list("proj").unwrap();
+    assert!(broken.is_empty(), "{broken:?}");
+    assert_eq!(listed[0].title, "fix the bug");
+    // Changed after the summary was written: the file is read (and found broken).
+    std::fs::write(&file, b"{").unwrap();
+    let (listed, broken) = store.list("proj").unwrap();
+    assert!(listed.is_empty() && broken.len() == 1);
 }

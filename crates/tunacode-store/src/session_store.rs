@@ -84,7 +84,8 @@ impl SessionStore {
             .flatten()
             .filter_map(|e| e.file_name().into_string().ok())
             .filter_map(|name| name.strip_suffix(".json").map(str::to_string))
-            .filter(|name| name.starts_with(id) && !name.ends_with(".tree") && is_session_id(name))
+            .filter(|name| name.starts_with(id) && is_session_id(name))
+            .filter(|name| !name.ends_with(".tree") && !name.ends_with(".summary"))
             .filter(|name| name != INDEX_FILE.trim_end_matches(".json"))
             .collect();
         match matching.as_slice() {
@@ -111,6 +112,7 @@ impl SessionStore {
             )
         })?;
         write_private_atomically(&dir, &path, &json)?;
+        crate::session_summary::write_sidecar(&path, session);
         // The file now holds everything the journal had.
         self.journal(&session.project_id, &session.session_id)
             .reset()?;

@@ -67,10 +67,19 @@ fn saves_atomically_with_0600_and_loads_back() {
         .mode();
     assert_eq!(dir_mode & 0o777, 0o700, "the project's folder is private");
     assert_eq!(store.load("proj", "a").unwrap().file, s);
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("proj"))
+    let mut left: Vec<String> = std::fs::read_dir(dir.path().join("proj"))
         .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    left.sort();
+    assert_eq!(
+        left,
+        ["a.json", "a.summary.json"],
+        "no temporary file left behind"
+    );
+    let sidecar = dir.path().join("proj/a.summary.json");
+    let mode = std::fs::metadata(&sidecar).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the summary is as private as the session");
 }
 
 #[test]

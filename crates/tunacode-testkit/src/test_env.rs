@@ -90,8 +90,11 @@ impl TestEnv {
                             .flatten()
                             .map(|e| e.path())
                             .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                            // A session's rewind tree lives beside it.
-                            .filter(|p| !p.to_string_lossy().ends_with(".tree.json")),
+                            // A session's rewind tree and its summary live beside it.
+                            .filter(|p| {
+                                let name = p.to_string_lossy();
+                                !name.ends_with(".tree.json") && !name.ends_with(".summary.json")
+                            }),
                     );
                 }
             }
