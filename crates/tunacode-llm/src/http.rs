@@ -22,19 +22,38 @@ use crate::sse::{SseEvent, SseReader};
 pub(crate) fn shared_http_client() -> Result<reqwest::Client, LlmError> {
     static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
     CLIENT
+        .get_or_init(|| builder().build().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|message| LlmError::Config { message })
+}
+
+/// The process-wide client for calls to `base_url`: for a plain `http://` URL (a local server) one
+/// that never loads the system's certificates (about 150 files read at every start otherwise), else
+/// the TLS one.
+pub(crate) fn http_client_for(base_url: &str) -> Result<reqwest::Client, LlmError> {
+    if !base_url.starts_with("http://") {
+        return shared_http_client();
+    }
+    static PLAIN: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    PLAIN
         .get_or_init(|| {
-            // Ignore the error: another part of the process may have installed a provider already.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(15))
-                .tcp_nodelay(true)
-                .pool_idle_timeout(Duration::from_secs(90))
-                .user_agent(concat!("tunacode/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| e.to_string())
+            // No roots: a redirect to https fails rather than loading them.
+            let plain = builder().tls_certs_only(std::iter::empty());
+            plain.build().map_err(|e| e.to_string())
         })
         .clone()
         .map_err(|message| LlmError::Config { message })
+}
+
+/// What every client of the process is built with.
+fn builder() -> reqwest::ClientBuilder {
+    // Ignore the error: another part of the process may have installed a provider already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(15))
+        .tcp_nodelay(true)
+        .pool_idle_timeout(Duration::from_secs(90))
+        .user_agent(concat!("tunacode/", env!("CARGO_PKG_VERSION")))
 }
 
 /// What a wire format decides about one SSE event.

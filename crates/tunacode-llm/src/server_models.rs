@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::error::LlmError;
-use crate::http::shared_http_client;
+use crate::http::http_client_for;
 use crate::provider::{ProviderSettings, WireApi};
 
 /// How long the listing may take (a server that does not answer is left out of `/model`).
@@ -21,7 +21,7 @@ pub async fn server_models(settings: &ProviderSettings) -> Result<Vec<String>, L
         return Ok(Vec::new());
     }
     let url = format!("{}/models", settings.base_url.trim_end_matches('/'));
-    let mut request = shared_http_client()?.get(&url).timeout(LIST_TIMEOUT);
+    let mut request = http_client_for(&url)?.get(&url).timeout(LIST_TIMEOUT);
     if let Some(key) = &settings.api_key {
         request = request.bearer_auth(key);
     }

@@ -46,8 +46,22 @@ pub(crate) fn write_sidecar(path: &Path, file: &SessionFile) {
         summary: summarize(file, path.to_path_buf()),
     };
     if let Ok(bytes) = serde_json::to_vec(&record) {
-        let _ = crate::private::write_file_atomically(&sidecar, &bytes);
+        let _ = write_unsynced(&sidecar, &bytes);
     }
+}
+
+/// Replaces `path` with `bytes` (0600) by a rename, without waiting for the disk: the sidecar is a
+/// cache, and one lost in a crash only costs a read of its session.
+fn write_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-summary-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The summary of the session file at `path` from its sidecar, when the sidecar was written for

@@ -10,9 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{
-    StreamingCall, insert_key_header, json_bytes, shared_http_client, with_key_hint,
-};
+use crate::http::{StreamingCall, http_client_for, insert_key_header, json_bytes, with_key_hint};
 use crate::openai_chat::classify_error;
 use crate::provider::ProviderSettings;
 
@@ -38,7 +36,7 @@ impl OpenAiResponsesClient {
             settings.api_key.as_deref(),
         )?;
         Ok(OpenAiResponsesClient {
-            http: shared_http_client()?,
+            http: http_client_for(&settings.base_url)?,
             settings,
             headers,
         })
