@@ -105,7 +105,7 @@ impl SessionStore {
         let dir = self.project_dir(&session.project_id);
         crate::private::private_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
-        let json = serde_json::to_vec_pretty(session).map_err(|e| {
+        let json = serde_json::to_vec(session).map_err(|e| {
             StoreError::io(
                 &path,
                 std::io::Error::new(std::io::ErrorKind::InvalidData, e),
