@@ -307,13 +307,13 @@ fn the_reference_client_sees_a_sub_agent_s_task_call_update_as_it_works() {
     std::fs::write(env.workspace().join("a.txt"), "alpha\n").unwrap();
     let task = json!({"description": "read a", "prompt": "acp-task: what is in a.txt?", "subagent_type": "explore"});
     let options = tunacode_testkit::FakeOptions {
-        routes: vec![tunacode_testkit::Route {
-            markers: vec!["You are a sub-agent".into(), "acp-task".into()],
-            turns: vec![
+        routes: vec![common::subagent_route(
+            "acp-task",
+            vec![
                 Turn::tool_calls(&[("a1", "read_file", r#"{"file_path": "a.txt"}"#)]),
                 Turn::text("a.txt says alpha."),
             ],
-        }],
+        )],
         ..tunacode_testkit::FakeOptions::default()
     };
     let fake = FakeProvider::start_with(

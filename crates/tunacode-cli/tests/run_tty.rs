@@ -108,10 +108,10 @@ fn a_sub_agent_s_question_at_the_terminal_says_which_sub_agent_asks() {
     let env = TestEnv::new().unwrap();
     let task = serde_json::json!({"description": "make notes", "prompt": "tty-task: write notes", "subagent_type": "general"});
     let options = tunacode_testkit::FakeOptions {
-        routes: vec![tunacode_testkit::Route {
-            markers: vec!["You are a sub-agent".into(), "tty-task".into()],
-            turns: vec![write_call(), Turn::text("Wrote notes.")],
-        }],
+        routes: vec![common::subagent_route(
+            "tty-task",
+            vec![write_call(), Turn::text("Wrote notes.")],
+        )],
         ..tunacode_testkit::FakeOptions::default()
     };
     let fake = FakeProvider::start_with(

@@ -30,10 +30,7 @@ fn stalling(text: &str) -> Turn {
 }
 
 fn route(marker: &str, text: &str) -> Route {
-    Route {
-        markers: vec!["You are a sub-agent".into(), marker.into()],
-        turns: vec![stalling(text)],
-    }
+    common::subagent_route(marker, vec![stalling(text)])
 }
 
 #[test]

@@ -366,3 +366,37 @@ pub fn run_on_wire(env: &TestEnv, fake: &FakeProvider, wire: &str, extra: &[&str
         .stderr(Stdio::piped());
     finish(cmd.spawn().expect("spawn tunacode"), None)
 }
+
+/// Text every sub-agent's request holds (its system prompt says it is one), and no parent's.
+pub const SUBAGENT: &str = "You are a sub-agent";
+
+/// A fake-provider route for the sub-agent whose requests also hold `marker` (its prompt's).
+pub fn subagent_route(marker: &str, turns: Vec<tunacode_testkit::Turn>) -> tunacode_testkit::Route {
+    tunacode_testkit::Route {
+        markers: vec![SUBAGENT.into(), marker.into()],
+        turns,
+    }
+}
+
+/// `git` in `dir` with an identity and no signing; its output (a failure fails the test).
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
