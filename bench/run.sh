@@ -6,8 +6,8 @@
 #   4. TUI rendering, @-completion and key-to-frame latency in process
 #   5. TUI in tmux: start-up, idle CPU and memory, key-to-screen latency while an answer streams
 #   6. sessions: a journal write per message, saving and loading 10,000 messages, listing 500 sessions
-#   7. turn cost against history length: a 1,000-call run against ten 100-call runs (CPU), and what
-#      building one late request costs
+#   7. turn cost against history length on each of the four wires: a 1,000-call run against ten
+#      100-call runs (CPU), and what building one late request costs
 #   8. MCP: start-up of `run` and the TUI with three configured servers against none
 #   9. the sandbox: what Landlock and seccomp add to one command
 #  10. the editor protocol: section 2's task through `tunacode acp` against `tunacode run`
@@ -92,7 +92,7 @@ echo "== 6. sessions: journal writes, a 10,000-message session, listing 500 sess
 cargo build --release --locked -q -p tunacode-store --example store_bench
 "$root/target/release/examples/store_bench"
 
-echo "== 7. turn cost against history length"
+echo "== 7. turn cost against history length, per wire (Chat, Responses, Anthropic, Gemini)"
 "$root/bench/turns.sh" "$bin" "$fake"
 cargo build --release --locked -q -p tunacode-llm --example body_bench
 "$root/target/release/examples/body_bench"

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Turn cost against history length: CPU time (user + system) of the `tunacode` process alone for one
-# 1,000-call scripted run and for ten 100-call runs (the fake provider's own cost is not counted).
-# Goal: the 1,000-call run within 1.5x of the ten 100-call runs. Usage: bench/turns.sh [BIN FAKE]
+# Turn cost against history length, on each of the four wire formats: CPU time (user + system) of the
+# `tunacode` process alone for one 1,000-call scripted run and for ten 100-call runs (the fake
+# provider's own cost is not counted). One scripted fake speaks all four wires; each run names a
+# provider whose `wire_api` picks the wire. Goal: the 1,000-call run within 1.3x of the ten 100-call
+# runs on every wire; medians of three interleaved rounds (ROUNDS=n to change).
+# Usage: bench/turns.sh [BIN FAKE [WIRE...]]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-$PWD/target/release/tunacode}
 fake=${2:-$PWD/target/release/tunacode-fake-provider}
+shift 2 2>/dev/null || true
+wires=("${@:-openai-chat openai-responses anthropic gemini}")
+read -r -a wires <<< "${wires[*]}"
 [ -x /usr/bin/time ] || { apt-get update -qq >/dev/null && apt-get install -y -qq time >/dev/null; }
 work=$(mktemp -d)
 trap 'kill ${fake_pid:-} 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -28,22 +34,42 @@ turns.append({"type": "reply", "text": "TUNACODE DONE: checked everything.",
 print(json.dumps(turns))
 PY
 }
-cpu() { # $1: calls; prints the tunacode process's user+system seconds
-  script "$1" > "$work/script.json"
-  "$fake" --script "$work/script.json" --cycle --no-stdin > "$work/url" &
+cpu() { # $1: wire, $2: calls; prints the tunacode process's user+system seconds
+  script "$2" > "$work/script.json"
+  "$fake" --script "$work/script.json" --format "$1" --cycle --no-stdin > "$work/url" &
   fake_pid=$!
   for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
   local url; url=$(head -n1 "$work/url")
   # The script cycles over the same four calls (a loop by design): loop detection is off here.
-  mkdir -p "$work/config" && echo '{"settings": {"loop_detection": false}}' > "$work/config/tunacode.json"
+  mkdir -p "$work/config"
+  printf '{"settings": {"loop_detection": false}, "providers": {"bench": {"base_url": "%s", "wire_api": "%s"}}}' \
+    "$url" "$1" > "$work/config/tunacode.json"
+  rm -rf "$work/data" "$work/state"
   XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state \
-    /usr/bin/time -f "%U %S" -o "$work/time" "$bin" run --model openai:bench --base-url "$url" \
-    --cwd "$work/ws" --max-iterations $(( $1 + 5 )) --output json "check the repo" > "$work/out"
+    /usr/bin/time -f "%U %S %M" -o "$work/time" "$bin" run --model bench:m \
+    --cwd "$work/ws" --max-iterations $(( $2 + 5 )) --output json "check the repo" > "$work/out"
   kill $fake_pid; wait $fake_pid 2>/dev/null || true
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="completed", r' "$work/out"
-  awk '{print $1 + $2}' "$work/time"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="completed" and r["iterations"]==int(sys.argv[2])+1, r' "$work/out" "$2"
+  awk '{print $1 + $2, $3}' "$work/time"
 }
-one=$(cpu 1000)
-ten=0
-for _ in $(seq 1 10); do ten=$(python3 -c "print($ten + $(cpu 100))"); done
-python3 -c "print(f'1,000-call run: {$one:.2f} s CPU; ten 100-call runs: {$ten:.2f} s CPU; ratio {$one/$ten:.2f} (goal <= 1.5)')"
+# Three rounds per wire, interleaved; the medians are reported (a 2-core machine is noisy).
+rounds=${ROUNDS:-3}
+for wire in "${wires[@]}"; do
+  ones=() tens=() rss=0
+  for _ in $(seq 1 "$rounds"); do
+    read -r one rss < <(cpu "$wire" 1000)
+    ten=0
+    for _ in $(seq 1 10); do read -r t _ < <(cpu "$wire" 100); ten=$(python3 -c "print($ten + $t)"); done
+    ones+=("$one") tens+=("$ten")
+  done
+  python3 - "$wire" "$rss" "${ones[*]}" "${tens[*]}" <<'PY'
+import statistics, sys
+wire, rss = sys.argv[1], int(sys.argv[2])
+ones = [float(x) for x in sys.argv[3].split()]
+tens = [float(x) for x in sys.argv[4].split()]
+one, ten = statistics.median(ones), statistics.median(tens)
+print(f"{wire}: 1,000-call run {one:.2f} s CPU (peak RSS {rss / 1024:.1f} MB); ten 100-call runs "
+      f"{ten:.2f} s CPU; ratio {one / ten:.2f} (goal <= 1.3; rounds: "
+      + ", ".join(f"{a / b:.2f}" for a, b in zip(ones, tens)) + ")")
+PY
+done

@@ -72,10 +72,26 @@ pub(crate) trait StreamDecoder: Send {
     fn finished(&self) -> bool;
 }
 
-/// A request body as bytes. Serialising to memory fails only for maps with non-string keys, which
-/// no body has; such a body would be sent empty and the provider would say so.
-pub(crate) fn json_bytes(body: &impl serde::Serialize) -> bytes::Bytes {
-    serde_json::to_vec(body).unwrap_or_default().into()
+/// Writes a client's request bodies into a buffer sized from its last one: a long history's body is
+/// large, and growing it by doubling would copy it several times on every call.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BodyWriter {
+    last: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl BodyWriter {
+    /// `body` as bytes. Serialising to memory fails only for maps with non-string keys, which no
+    /// body has; such a body would be sent empty and the provider would say so.
+    pub fn write(&self, body: &impl serde::Serialize) -> bytes::Bytes {
+        use std::sync::atomic::Ordering;
+        let size = self.last.load(Ordering::Relaxed);
+        let mut buf = Vec::with_capacity(size + size / 8 + 1024);
+        if serde_json::to_writer(&mut buf, body).is_err() {
+            return bytes::Bytes::new();
+        }
+        self.last.store(buf.len(), Ordering::Relaxed);
+        buf.into()
+    }
 }
 
 /// Turns an HTTP error body into an error (per wire format).

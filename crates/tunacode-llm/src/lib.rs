@@ -11,6 +11,7 @@ mod factory;
 pub mod gemini;
 mod http;
 mod message_cache;
+
 pub mod models;
 mod offline;
 pub mod openai_chat;
@@ -20,6 +21,7 @@ mod retry;
 mod server_models;
 mod sse;
 pub mod usage_norm;
+mod wire_history;
 
 pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};

@@ -14,11 +14,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, http_client_for, insert_key_header, json_bytes, with_key_hint};
+use crate::http::{BodyWriter, StreamingCall, http_client_for, insert_key_header, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::AnthropicStreamDecoder;
-pub use request::{DEFAULT_MAX_TOKENS, build_body, thinking_budget};
+pub use request::{AnthropicBody, DEFAULT_MAX_TOKENS, build_body, thinking_budget};
 
 /// The API version sent in `anthropic-version`.
 pub const API_VERSION: &str = "2023-06-01";
@@ -29,6 +29,7 @@ pub struct AnthropicClient {
     settings: ProviderSettings,
     http: reqwest::Client,
     headers: HeaderMap,
+    body: BodyWriter,
 }
 
 impl AnthropicClient {
@@ -50,6 +51,7 @@ impl AnthropicClient {
             http: http_client_for(&settings.base_url)?,
             settings,
             headers,
+            body: BodyWriter::default(),
         })
     }
 }
@@ -60,7 +62,7 @@ impl ModelClient for AnthropicClient {
             client: self.http.clone(),
             url: format!("{}/messages", self.settings.base_url),
             headers: self.headers.clone(),
-            body: json_bytes(&build_body(&request)),
+            body: self.body.write(&AnthropicBody(&request)),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: error::classify_error,

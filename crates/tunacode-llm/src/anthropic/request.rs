@@ -6,10 +6,13 @@
 //! but only when Anthropic produced them (their part carries `provider_details.provider ==
 //! "anthropic"`); reasoning from other providers cannot be verified by Anthropic and is dropped.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{Error as _, SerializeMap, Serializer};
+use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
+use crate::wire_history::{Item, MessageItems, Turn, message_items, nudge_of, turns};
 
 /// `max_tokens` when the request sets none (Anthropic requires the field).
 pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
@@ -33,121 +36,140 @@ pub fn thinking_budget(effort: &str) -> Option<u32> {
     }
 }
 
-/// Builds the JSON body of a streaming Messages request.
+/// Builds the JSON body of a streaming Messages request (as a tree, for inspection; the client
+/// writes [`AnthropicBody`] straight to bytes).
 pub fn build_body(request: &ModelRequest) -> Value {
-    let budget = request.reasoning.as_deref().and_then(thinking_budget);
-    let mut max_tokens = request.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-    if let Some(budget) = budget
-        && max_tokens <= budget
-    {
-        // Anthropic counts thinking inside `max_tokens` and rejects a budget that does not fit.
-        max_tokens = budget + ANSWER_HEADROOM;
-    }
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
-    body.insert("max_tokens".into(), json!(max_tokens));
-    if !request.system.is_empty() {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]),
-        );
-    }
-    let mut messages = build_messages(request);
-    // The note joins only a history that ends with a request (`ModelRequest::history`).
-    let nudged = request.nudge.is_some()
-        && request
-            .messages
-            .last()
-            .is_some_and(tunacode_protocol::Message::is_request);
-    mark_recent_turns(&mut messages, nudged);
-    body.insert("messages".into(), Value::Array(messages));
-    body.insert("stream".into(), json!(true));
-    if !request.tools.is_empty() {
-        let mut tools: Vec<Value> = request
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-            .collect();
-        if let Some(Value::Object(last)) = tools.last_mut() {
-            last.insert("cache_control".into(), ephemeral());
+    serde_json::to_value(AnthropicBody(request)).unwrap_or(Value::Null)
+}
+
+/// The body of a streaming Messages request. Its `messages` copy each old message's blocks from the
+/// engine's cache; only the blocks that carry this call's cache breakpoints are made again.
+#[derive(Debug, Clone, Copy)]
+pub struct AnthropicBody<'a>(pub &'a ModelRequest);
+
+/// The name the blocks of this wire are kept under in the message cache.
+const WIRE: &str = "anthropic";
+
+impl Serialize for AnthropicBody<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let request = self.0;
+        let budget = request.reasoning.as_deref().and_then(thinking_budget);
+        let mut max_tokens = request.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        if let Some(budget) = budget
+            && max_tokens <= budget
+        {
+            // Anthropic counts thinking inside `max_tokens` and rejects a budget that does not fit.
+            max_tokens = budget + ANSWER_HEADROOM;
         }
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    match budget {
-        Some(budget) => {
+        let kept = message_items(request, WIRE, |_, m| blocks_of(m)).map_err(S::Error::custom)?;
+        let messages = wire_messages(request, &kept).map_err(S::Error::custom)?;
+        let mut body = serializer.serialize_map(None)?;
+        body.serialize_entry("model", &request.model)?;
+        body.serialize_entry("max_tokens", &max_tokens)?;
+        if !request.system.is_empty() {
+            let system =
+                json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
+            body.serialize_entry("system", &system)?;
+        }
+        body.serialize_entry("messages", &messages)?;
+        body.serialize_entry("stream", &true)?;
+        if !request.tools.is_empty() {
+            let mut tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                .collect();
+            if let Some(Value::Object(last)) = tools.last_mut() {
+                last.insert("cache_control".into(), ephemeral());
+            }
+            body.serialize_entry("tools", &tools)?;
+        }
+        match budget {
             // Extended thinking does not accept a changed temperature.
-            body.insert(
-                "thinking".into(),
-                json!({"type": "enabled", "budget_tokens": budget}),
-            );
-        }
-        None => {
-            if let Some(t) = request.temperature {
-                body.insert("temperature".into(), json!(t));
+            Some(budget) => body.serialize_entry(
+                "thinking",
+                &json!({"type": "enabled", "budget_tokens": budget}),
+            )?,
+            None => {
+                if let Some(t) = request.temperature {
+                    body.serialize_entry("temperature", &t)?;
+                }
             }
         }
+        body.end()
     }
-    Value::Object(body)
+}
+
+/// One message of the `messages` array.
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    role: &'static str,
+    content: Vec<Item<'a>>,
+}
+
+/// The `messages` array: one message per run of same-side canonical messages, tool results first in
+/// a user message, the call's note last, and the cache breakpoints of the last two user messages.
+fn wire_messages<'a>(
+    request: &ModelRequest,
+    kept: &'a [MessageItems],
+) -> Result<Vec<WireMessage<'a>>, serde_json::Error> {
+    let mut turns = turns(kept);
+    for turn in turns.iter_mut().filter(|t| t.request) {
+        // Tool results must open the user message that follows the tool calls. The blocks are
+        // this module's own JSON, which writes `type` first.
+        turn.items
+            .sort_by_key(|b| !b.text().starts_with(r#"{"type":"tool_result""#));
+    }
+    let note = nudge_of(request).and_then(text_block);
+    let nudged = note.is_some();
+    if let Some(note) = note {
+        let note = Item::Made(serde_json::value::to_raw_value(&note)?);
+        match turns.last_mut() {
+            Some(last) if last.request => last.items.push(note),
+            _ => turns.push(Turn {
+                request: true,
+                items: vec![note],
+            }),
+        }
+    }
+    mark_recent_turns(&mut turns, nudged)?;
+    Ok(turns
+        .into_iter()
+        .map(|t| WireMessage {
+            role: if t.request { "user" } else { "assistant" },
+            content: t.items,
+        })
+        .collect())
 }
 
 /// The cache breakpoints of the history: the last block of each of the last two user turns (the
 /// latest turn is written to the cache, the one before it is read from it). With the system prompt
 /// and the tools that makes four, Anthropic's limit. A `nudged` newest turn ends with the call's note,
 /// which the next call will not repeat: its breakpoint goes on the block before the note, so what it
-/// writes to the cache is what the next call reads.
-fn mark_recent_turns(messages: &mut [Value], nudged: bool) {
-    let users: Vec<usize> = (0..messages.len())
-        .filter(|&i| messages[i]["role"] == "user")
-        .collect();
-    for (n, &i) in users.iter().rev().take(2).enumerate() {
-        let Some(blocks) = messages[i]["content"].as_array_mut() else {
-            continue;
-        };
+/// writes to the cache is what the next call reads. Only the two marked blocks are made again.
+fn mark_recent_turns(turns: &mut [Turn<'_>], nudged: bool) -> Result<(), serde_json::Error> {
+    let users = turns.iter_mut().rev().filter(|t| t.request).take(2);
+    for (n, turn) in users.enumerate() {
         let skip = usize::from(n == 0 && nudged);
-        let Some(at) = blocks.len().checked_sub(1 + skip) else {
+        let Some(at) = turn.items.len().checked_sub(1 + skip) else {
             continue;
         };
-        if let Value::Object(block) = &mut blocks[at] {
-            block.insert("cache_control".into(), ephemeral());
-        }
+        turn.items[at] = turn.items[at].with_entry("cache_control", ephemeral())?;
     }
+    Ok(())
 }
 
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
 }
 
-/// The `messages` array: one entry per run of same-side canonical messages.
-fn build_messages(request: &ModelRequest) -> Vec<Value> {
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let history: Vec<_> = request.history().collect();
-    for message in history
-        .iter()
-        .map(|m| m.as_ref())
-        .filter(|m| m.in_conversation())
-    {
-        let (role, blocks) = if message.is_request() {
-            ("user", request_blocks(message))
-        } else {
-            ("assistant", response_blocks(message))
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        match out.last_mut() {
-            Some((last_role, content)) if *last_role == role => content.extend(blocks),
-            _ => out.push((role, blocks)),
-        }
+/// The content blocks one canonical message becomes.
+fn blocks_of(message: &Message) -> Vec<Value> {
+    if message.is_request() {
+        request_blocks(message)
+    } else {
+        response_blocks(message)
     }
-    out.into_iter()
-        .map(|(role, mut content)| {
-            if role == "user" {
-                // Tool results must open the user message that follows the tool calls.
-                content.sort_by_key(|b| b["type"] != "tool_result");
-            }
-            json!({"role": role, "content": content})
-        })
-        .collect()
 }
 
 fn text_block(text: &str) -> Option<Value> {
@@ -259,235 +281,5 @@ fn tool_use_block(call: &ToolCallPart) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The body without its cache breakpoints (checked on their own below), as a string system.
-    fn without_cache_marks(body: Value) -> Value {
-        let mut body = tunacode_testkit::without_key(&body, "cache_control");
-        if let Some(text) = body["system"][0]["text"].as_str().map(str::to_string) {
-            body["system"] = json!(text);
-        }
-        body
-    }
-
-    #[test]
-    fn four_cache_breakpoints_cover_system_tools_and_the_last_two_user_turns() {
-        let request = ModelRequest {
-            model: "claude-test".into(),
-            system: "sys".into(),
-            messages: vec![
-                Message::user("one"),
-                Message::response(vec![Part::tool_call("c1", "read_file", json!({}))]),
-                Message::request(vec![Part::tool_return("c1", "read_file", "A")]),
-                Message::response(vec![Part::tool_call("c2", "read_file", json!({}))]),
-                Message::request(vec![Part::tool_return("c2", "read_file", "B")]),
-            ]
-            .into(),
-            tools: vec![
-                ToolSpec {
-                    name: "a".into(),
-                    description: "a".into(),
-                    parameters: json!({"type": "object"}),
-                },
-                ToolSpec {
-                    name: "b".into(),
-                    description: "b".into(),
-                    parameters: json!({"type": "object"}),
-                },
-            ],
-            ..ModelRequest::default()
-        };
-        let body = build_body(&request);
-        let marks = body.to_string().matches("cache_control").count();
-        assert_eq!(marks, 4, "{body}");
-        let ephemeral = json!({"type": "ephemeral"});
-        assert_eq!(body["system"][0]["cache_control"], ephemeral);
-        assert!(body["tools"][0].get("cache_control").is_none());
-        assert_eq!(body["tools"][1]["cache_control"], ephemeral);
-        let messages = body["messages"].as_array().unwrap();
-        assert_eq!(messages[4]["content"][0]["cache_control"], ephemeral);
-        // With the call's note on the newest turn, its breakpoint sits on the block before the
-        // note: what this call writes to the cache is what the next one (without the note) reads.
-        let nudged = build_body(&ModelRequest {
-            nudge: Some("# Current todos".into()),
-            ..request.clone()
-        });
-        let newest = nudged["messages"][4]["content"].as_array().unwrap();
-        assert_eq!(newest.len(), 2, "{nudged}");
-        assert_eq!(newest[0]["cache_control"], ephemeral);
-        assert!(newest[1].get("cache_control").is_none(), "{nudged}");
-        assert_eq!(nudged.to_string().matches("cache_control").count(), 4);
-        assert_eq!(messages[2]["content"][0]["cache_control"], ephemeral);
-        assert!(messages[0]["content"][0].get("cache_control").is_none());
-    }
-    use pretty_assertions::assert_eq;
-    use tunacode_protocol::ToolSpec;
-
-    fn anthropic_thinking(text: &str, sig: &str) -> Part {
-        let mut part = ThinkingPart {
-            content: text.into(),
-            signature: Some(sig.into()),
-            extra: Map::new(),
-        };
-        part.extra
-            .insert("provider_details".into(), json!({"provider": "anthropic"}));
-        Part::Thinking(part)
-    }
-
-    #[test]
-    fn history_maps_to_alternating_messages_with_paired_tool_results() {
-        let mut redacted = ThinkingPart {
-            content: String::new(),
-            signature: None,
-            extra: Map::new(),
-        };
-        redacted.extra.insert(
-            "provider_details".into(),
-            json!({"provider": "anthropic", "redacted_data": "EqQBCg=="}),
-        );
-        let request = ModelRequest {
-            cache: None,
-            cache_key: None,
-            model: "claude-test".into(),
-            system: "be brief".into(),
-            messages: vec![
-                Message::request(vec![Part::system_prompt("old"), Part::user_prompt("list")]),
-                Message::response(vec![
-                    Part::thinking("openai reasoning", Some("enc".into())),
-                    anthropic_thinking("hm", "sig/+="),
-                    Part::Thinking(redacted),
-                    Part::text(""),
-                    Part::text("Looking."),
-                    Part::tool_call("c1", "list_dir", json!({"directory": "."})),
-                    Part::tool_call("c2", "read_file", json!("{\"file_path\":\"a\"}")),
-                    Part::tool_call("c3", "glob", json!("{broken")),
-                ]),
-                Message::request(vec![
-                    Part::tool_return("c1", "list_dir", "a\nb"),
-                    Part::retry_prompt("c2", "read_file", "no such file"),
-                ]),
-                Message::request(vec![
-                    Part::user_prompt("also this"),
-                    Part::tool_return("c3", "glob", "x.rs"),
-                ]),
-                Message::from_value(json!({"thought": "legacy"})).unwrap(),
-                Message::response(vec![Part::thinking("only foreign", None)]),
-                Message::user("next"),
-            ]
-            .into(),
-            tools: vec![ToolSpec {
-                name: "list_dir".into(),
-                description: "lists".into(),
-                parameters: json!({"type": "object", "properties": {}}),
-            }],
-            max_output_tokens: None,
-            temperature: Some(0.2),
-            reasoning: None,
-            nudge: None,
-        };
-        let body = without_cache_marks(build_body(&request));
-        assert_eq!(
-            body,
-            json!({
-                "model": "claude-test",
-                "max_tokens": 16384,
-                "system": "be brief",
-                "messages": [
-                    {"role": "user", "content": [{"type": "text", "text": "list"}]},
-                    {"role": "assistant", "content": [
-                        {"type": "thinking", "thinking": "hm", "signature": "sig/+="},
-                        {"type": "redacted_thinking", "data": "EqQBCg=="},
-                        {"type": "text", "text": "Looking."},
-                        {"type": "tool_use", "id": "c1", "name": "list_dir", "input": {"directory": "."}},
-                        {"type": "tool_use", "id": "c2", "name": "read_file", "input": {"file_path": "a"}},
-                        {"type": "tool_use", "id": "c3", "name": "glob", "input": {}}
-                    ]},
-                    {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": "c1", "content": "a\nb"},
-                        {"type": "tool_result", "tool_use_id": "c2",
-                         "content": "no such file\n\nFix the errors and try again.", "is_error": true},
-                        {"type": "tool_result", "tool_use_id": "c3", "content": "x.rs"},
-                        {"type": "text", "text": "also this"},
-                        {"type": "text", "text": "next"}
-                    ]}
-                ],
-                "stream": true,
-                "tools": [{"name": "list_dir", "description": "lists",
-                           "input_schema": {"type": "object", "properties": {}}}],
-                "temperature": 0.2f32
-            })
-        );
-    }
-
-    #[test]
-    fn reasoning_effort_enables_thinking_with_room_for_the_answer() {
-        let mut request = ModelRequest {
-            model: "m".into(),
-            messages: vec![Message::user("hi")].into(),
-            temperature: Some(0.5),
-            reasoning: Some("low".into()),
-            ..Default::default()
-        };
-        let body = build_body(&request);
-        assert_eq!(
-            body["thinking"],
-            json!({"type": "enabled", "budget_tokens": 2048})
-        );
-        assert_eq!(body["max_tokens"], json!(16384));
-        assert!(body.get("temperature").is_none());
-        assert!(body.get("system").is_none() && body.get("tools").is_none());
-
-        request.reasoning = Some("High".into());
-        let body = build_body(&request);
-        assert_eq!(body["thinking"]["budget_tokens"], json!(24576));
-        assert_eq!(body["max_tokens"], json!(24576 + 4096));
-
-        request.reasoning = Some("medium".into());
-        request.max_output_tokens = Some(1000);
-        let body = build_body(&request);
-        assert_eq!(body["thinking"]["budget_tokens"], json!(8192));
-        assert_eq!(body["max_tokens"], json!(8192 + 4096));
-
-        request.reasoning = Some("none".into());
-        let body = build_body(&request);
-        assert!(body.get("thinking").is_none());
-        assert_eq!(body["max_tokens"], json!(1000));
-        assert_eq!(body["temperature"], json!(0.5f32));
-    }
-
-    #[test]
-    fn unsigned_or_foreign_thinking_is_dropped_and_retry_without_id_is_user_text() {
-        let mut unsigned = anthropic_thinking("cut short", "");
-        if let Part::Thinking(t) = &mut unsigned {
-            t.signature = None;
-        }
-        let request = ModelRequest {
-            model: "m".into(),
-            messages: vec![
-                Message::user("a"),
-                Message::response(vec![unsigned, Part::text("answer")]),
-                Message::request(vec![Part::RetryPrompt(
-                    tunacode_protocol::RetryPromptPart {
-                        content: json!("say it again"),
-                        tool_name: None,
-                        tool_call_id: None,
-                        extra: Map::new(),
-                    },
-                )]),
-            ]
-            .into(),
-            ..Default::default()
-        };
-        assert_eq!(
-            without_cache_marks(build_body(&request))["messages"],
-            json!([
-                {"role": "user", "content": [{"type": "text", "text": "a"}]},
-                {"role": "assistant", "content": [{"type": "text", "text": "answer"}]},
-                {"role": "user", "content": [
-                    {"type": "text", "text": "say it again\n\nFix the errors and try again."}
-                ]}
-            ])
-        );
-    }
-}
+#[path = "request_tests.rs"]
+mod tests;

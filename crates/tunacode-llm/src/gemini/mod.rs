@@ -10,11 +10,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, http_client_for, insert_key_header, json_bytes, with_key_hint};
+use crate::http::{BodyWriter, StreamingCall, http_client_for, insert_key_header, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::GeminiStreamDecoder;
-pub use request::{SKIP_SIGNATURE, build_body};
+pub use request::{GeminiBody, SKIP_SIGNATURE, build_body};
 
 /// The header carrying the API key.
 const KEY_HEADER: &str = "x-goog-api-key";
@@ -25,6 +25,7 @@ pub struct GeminiClient {
     settings: ProviderSettings,
     http: reqwest::Client,
     headers: HeaderMap,
+    body: BodyWriter,
 }
 
 impl GeminiClient {
@@ -41,6 +42,7 @@ impl GeminiClient {
             http: http_client_for(&settings.base_url)?,
             settings,
             headers,
+            body: BodyWriter::default(),
         })
     }
 
@@ -60,7 +62,7 @@ impl ModelClient for GeminiClient {
             client: self.http.clone(),
             url: self.url(&request.model),
             headers: self.headers.clone(),
-            body: json_bytes(&build_body(&request)),
+            body: self.body.write(&GeminiBody(&request)),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

@@ -3,12 +3,13 @@
 //! Thought signatures received on a part (kept in the part's `extra["provider_details"]
 //! ["thought_signature"]`) go back on the same part, byte-exact.
 
-use std::collections::HashMap;
-
+use serde::Serialize;
+use serde::ser::{Error as _, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
+use crate::wire_history::{Item, MessageItems, Turn, message_items, nudge_of, turns};
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -44,52 +45,96 @@ const SCHEMA_KEYS: &[&str] = &[
     "example",
 ];
 
-/// Builds the JSON body of a streaming `generateContent` request.
+/// Builds the JSON body of a streaming `generateContent` request (as a tree, for inspection; the
+/// client writes [`GeminiBody`] straight to bytes).
 pub fn build_body(request: &ModelRequest) -> Value {
-    let mut body = Map::new();
-    if !request.system.is_empty() {
-        body.insert(
-            "systemInstruction".into(),
-            json!({"parts": [{"text": request.system}]}),
-        );
-    }
-    body.insert("contents".into(), Value::Array(contents(request)));
-    if !request.tools.is_empty() {
-        body.insert(
-            "tools".into(),
-            json!([{"functionDeclarations": function_declarations(request)}]),
-        );
-    }
-    let config = generation_config(request);
-    if !config.is_empty() {
-        body.insert("generationConfig".into(), Value::Object(config));
-    }
-    Value::Object(body)
+    serde_json::to_value(GeminiBody(request)).unwrap_or(Value::Null)
 }
 
-/// The conversation as Gemini contents: requests as `user` turns, responses as `model` turns, each
-/// answer to a tool call named after the tool (remembered from the call when the answer does not say).
-fn contents(request: &ModelRequest) -> Vec<Value> {
-    let mut contents: Vec<Value> = Vec::new();
-    // Call id → tool name, for answers that do not name their tool.
-    let mut names: HashMap<&str, &str> = HashMap::new();
-    let history: Vec<_> = request.history().collect();
-    for message in history
-        .iter()
-        .map(|m| m.as_ref())
-        .filter(|m| m.in_conversation())
-    {
-        let (role, parts) = if message.is_request() {
-            ("user", request_parts(message, &names))
-        } else {
-            for call in message.tool_calls() {
-                names.insert(&call.tool_call_id, &call.tool_name);
-            }
-            ("model", response_parts(message))
-        };
-        push_content(&mut contents, role, parts);
+/// The body of a streaming `generateContent` request. Its `contents` copy each old message's parts
+/// from the engine's cache, so a late call of a long task serializes only what is new.
+#[derive(Debug, Clone, Copy)]
+pub struct GeminiBody<'a>(pub &'a ModelRequest);
+
+/// The name the parts of this wire are kept under in the message cache.
+const WIRE: &str = "gemini";
+
+impl Serialize for GeminiBody<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let request = self.0;
+        let kept = message_items(request, WIRE, |index, m| parts_of(request, index, m))
+            .map_err(S::Error::custom)?;
+        let contents = contents(request, &kept).map_err(S::Error::custom)?;
+        let mut body = serializer.serialize_map(None)?;
+        if !request.system.is_empty() {
+            body.serialize_entry(
+                "systemInstruction",
+                &json!({"parts": [{"text": request.system}]}),
+            )?;
+        }
+        body.serialize_entry("contents", &contents)?;
+        if !request.tools.is_empty() {
+            let tools = json!([{"functionDeclarations": function_declarations(request)}]);
+            body.serialize_entry("tools", &tools)?;
+        }
+        let config = generation_config(request);
+        if !config.is_empty() {
+            body.serialize_entry("generationConfig", &config)?;
+        }
+        body.end()
     }
-    contents
+}
+
+/// One content of the `contents` array.
+#[derive(Serialize)]
+struct Content<'a> {
+    role: &'static str,
+    parts: Vec<Item<'a>>,
+}
+
+/// The conversation as Gemini contents: requests as `user` turns, responses as `model` turns (Gemini
+/// wants them to alternate, so consecutive messages of one side join), the call's note last.
+fn contents<'a>(
+    request: &ModelRequest,
+    kept: &'a [MessageItems],
+) -> Result<Vec<Content<'a>>, serde_json::Error> {
+    let mut turns = turns(kept);
+    if let Some(nudge) = nudge_of(request) {
+        let note = Item::Made(serde_json::value::to_raw_value(&json!({"text": nudge}))?);
+        match turns.last_mut() {
+            Some(last) if last.request => last.items.push(note),
+            _ => turns.push(Turn {
+                request: true,
+                items: vec![note],
+            }),
+        }
+    }
+    Ok(turns
+        .into_iter()
+        .map(|t| Content {
+            role: if t.request { "user" } else { "model" },
+            parts: t.items,
+        })
+        .collect())
+}
+
+/// The parts the message at `index` of `request`'s history becomes.
+fn parts_of(request: &ModelRequest, index: usize, message: &Message) -> Vec<Value> {
+    if !message.is_request() {
+        return response_parts(message);
+    }
+    // An answer that does not name its tool takes the name from its call, found in the history
+    // before it (only then: answers name their tool as a rule).
+    let call_name = |id: &str| {
+        request.messages[..index]
+            .iter()
+            .rev()
+            .flat_map(|m| m.tool_calls())
+            .find(|c| c.tool_call_id == id)
+            .map(|c| c.tool_name.clone())
+            .unwrap_or_default()
+    };
+    request_parts(message, &call_name)
 }
 
 /// The tools as function declarations, their parameters cut to the schema subset Gemini accepts.
@@ -137,26 +182,10 @@ fn thinking_budget(effort: &str) -> Option<u32> {
     }
 }
 
-/// Appends a content, joining it to the previous one when the role is the same (Gemini wants turns
-/// to alternate). Contents without parts are left out.
-fn push_content(contents: &mut Vec<Value>, role: &str, parts: Vec<Value>) {
-    if parts.is_empty() {
-        return;
-    }
-    if let Some(last) = contents.last_mut()
-        && last["role"] == role
-        && let Some(existing) = last.get_mut("parts").and_then(Value::as_array_mut)
-    {
-        existing.extend(parts);
-        return;
-    }
-    contents.push(json!({"role": role, "parts": parts}));
-}
-
-fn request_parts(message: &Message, names: &HashMap<&str, &str>) -> Vec<Value> {
+fn request_parts(message: &Message, call_name: &dyn Fn(&str) -> String) -> Vec<Value> {
     let name_of = |name: Option<&str>, id: &str| match name {
         Some(n) if !n.is_empty() => n.to_string(),
-        _ => names.get(id).copied().unwrap_or_default().to_string(),
+        _ => call_name(id),
     };
     let mut parts = Vec::new();
     for part in &message.parts {

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, http_client_for, insert_key_header, json_bytes, with_key_hint};
+use crate::http::{BodyWriter, StreamingCall, http_client_for, insert_key_header, with_key_hint};
 use crate::provider::ProviderSettings;
 
 pub use decode::ChatStreamDecoder;
@@ -24,8 +24,7 @@ pub struct OpenAiChatClient {
     settings: ProviderSettings,
     http: reqwest::Client,
     headers: HeaderMap,
-    /// The size of the last request body.
-    last_body: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    body: BodyWriter,
 }
 
 impl OpenAiChatClient {
@@ -42,24 +41,8 @@ impl OpenAiChatClient {
             http: http_client_for(&settings.base_url)?,
             settings,
             headers,
-            last_body: Default::default(),
+            body: BodyWriter::default(),
         })
-    }
-}
-
-impl OpenAiChatClient {
-    /// The request body, written into a buffer sized from the last one (a long history's body is
-    /// large; growing it by doubling would copy it several times).
-    fn body_bytes(&self, request: &ModelRequest) -> bytes::Bytes {
-        let size = self.last_body.load(std::sync::atomic::Ordering::Relaxed);
-        let mut buf = Vec::with_capacity(size + size / 8 + 1024);
-        let body = ChatBody::new(request, ChatDialect::for_settings(&self.settings));
-        if serde_json::to_writer(&mut buf, &body).is_err() {
-            return json_bytes(&body);
-        }
-        self.last_body
-            .store(buf.len(), std::sync::atomic::Ordering::Relaxed);
-        buf.into()
     }
 }
 
@@ -69,7 +52,10 @@ impl ModelClient for OpenAiChatClient {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
             headers: self.headers.clone(),
-            body: self.body_bytes(&request),
+            body: self.body.write(&ChatBody::new(
+                &request,
+                ChatDialect::for_settings(&self.settings),
+            )),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

@@ -10,6 +10,9 @@ use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
 
+/// The name the messages of this wire are kept under in the message cache.
+const WIRE: &str = "openai-chat";
+
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 
@@ -171,8 +174,17 @@ impl Serialize for ChatMessages<'_> {
             }
         }
         let marked = self.claude_breakpoints();
+        let mut kept = r
+            .cache
+            .as_ref()
+            .map(|c| c.kept(WIRE))
+            .unwrap_or_default()
+            .into_iter();
         for (index, message) in r.messages.iter().enumerate() {
-            if !message.in_conversation() {
+            // A kept message is in the conversation: one that left it (compacted) was said to
+            // have changed, and the cache forgot it.
+            let kept = kept.next().flatten();
+            if kept.is_none() && !message.in_conversation() {
                 continue;
             }
             if marked.contains(&index) {
@@ -188,7 +200,7 @@ impl Serialize for ChatMessages<'_> {
                 }
                 continue;
             };
-            let serialized = match cache.get(index) {
+            let serialized = match kept {
                 Some(done) => done,
                 None => {
                     let fresh = self
@@ -197,7 +209,7 @@ impl Serialize for ChatMessages<'_> {
                         .map(|m| serde_json::value::to_raw_value(m).map_err(S::Error::custom))
                         .collect::<Result<Vec<_>, _>>()?;
                     let fresh = std::sync::Arc::new(fresh);
-                    cache.put(index, fresh.clone());
+                    cache.put(WIRE, index, fresh.clone());
                     fresh
                 }
             };

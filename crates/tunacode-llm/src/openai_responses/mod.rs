@@ -10,12 +10,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
 use crate::error::LlmError;
-use crate::http::{StreamingCall, http_client_for, insert_key_header, json_bytes, with_key_hint};
+use crate::http::{BodyWriter, StreamingCall, http_client_for, insert_key_header, with_key_hint};
 use crate::openai_chat::classify_error;
 use crate::provider::ProviderSettings;
 
 pub use decode::ResponsesStreamDecoder;
-pub use request::{PROVIDER_TAG, build_body};
+pub use request::{PROVIDER_TAG, ResponsesBody, build_body};
 
 /// A client for OpenAI Responses (`POST {base}/responses`).
 #[derive(Debug, Clone)]
@@ -23,6 +23,7 @@ pub struct OpenAiResponsesClient {
     settings: ProviderSettings,
     http: reqwest::Client,
     headers: HeaderMap,
+    body: BodyWriter,
 }
 
 impl OpenAiResponsesClient {
@@ -39,6 +40,7 @@ impl OpenAiResponsesClient {
             http: http_client_for(&settings.base_url)?,
             settings,
             headers,
+            body: BodyWriter::default(),
         })
     }
 }
@@ -49,7 +51,7 @@ impl ModelClient for OpenAiResponsesClient {
             client: self.http.clone(),
             url: format!("{}/responses", self.settings.base_url),
             headers: self.headers.clone(),
-            body: json_bytes(&build_body(&request)),
+            body: self.body.write(&ResponsesBody(&request)),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: classify_error,

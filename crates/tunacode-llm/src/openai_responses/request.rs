@@ -1,10 +1,14 @@
 //! Canonical history → Responses request body. The call is stateless (`store: false`): the whole
 //! history goes in `input` every time, and reasoning items travel back with their encrypted content.
 
+use serde::Serialize;
+use serde::ser::{Error as _, SerializeMap, Serializer};
+use serde_json::value::to_raw_value;
 use serde_json::{Map, Value, json};
 use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
+use crate::wire_history::{Item, message_items, nudge_of};
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -13,61 +17,83 @@ const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 /// own reasoning items are sent back.
 pub const PROVIDER_TAG: &str = "openai-responses";
 
-/// Builds the JSON body of a streaming Responses request.
+/// Builds the JSON body of a streaming Responses request (as a tree, for inspection; the client
+/// writes [`ResponsesBody`] straight to bytes).
 pub fn build_body(request: &ModelRequest) -> Value {
-    let mut input = Vec::new();
-    let history: Vec<_> = request.history().collect();
-    for message in history
-        .iter()
-        .map(|m| m.as_ref())
-        .filter(|m| m.in_conversation())
-    {
-        if message.is_request() {
-            push_request(&mut input, message);
-        } else {
-            push_response(&mut input, message);
-        }
-    }
-    let mut body = Map::new();
-    body.insert("model".into(), json!(request.model));
-    if !request.system.is_empty() {
-        body.insert("instructions".into(), json!(request.system));
-    }
-    body.insert("input".into(), Value::Array(input));
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
-            .tools
+    serde_json::to_value(ResponsesBody(request)).unwrap_or(Value::Null)
+}
+
+/// The body of a streaming Responses request. Its `input` copies each old message's items from the
+/// engine's cache, so a late call of a long task serializes only what is new.
+#[derive(Debug, Clone, Copy)]
+pub struct ResponsesBody<'a>(pub &'a ModelRequest);
+
+/// The name the items of this wire are kept under in the message cache.
+const WIRE: &str = "openai-responses";
+
+impl Serialize for ResponsesBody<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let request = self.0;
+        let messages =
+            message_items(request, WIRE, |_, m| items_of(m)).map_err(S::Error::custom)?;
+        let mut input: Vec<Item<'_>> = messages
             .iter()
-            .map(|t| {
-                json!({"type": "function", "name": t.name, "description": t.description,
-                       "parameters": t.parameters, "strict": false})
-            })
+            .flat_map(|m| m.items.iter().map(|raw| Item::Kept(raw)))
             .collect();
-        body.insert("tools".into(), Value::Array(tools));
+        if let Some(nudge) = nudge_of(request) {
+            let note = json!({"role": "user", "content": nudge});
+            input.push(Item::Made(to_raw_value(&note).map_err(S::Error::custom)?));
+        }
+        let mut body = serializer.serialize_map(None)?;
+        body.serialize_entry("model", &request.model)?;
+        if !request.system.is_empty() {
+            body.serialize_entry("instructions", &request.system)?;
+        }
+        body.serialize_entry("input", &input)?;
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({"type": "function", "name": t.name, "description": t.description,
+                           "parameters": t.parameters, "strict": false})
+                })
+                .collect();
+            body.serialize_entry("tools", &tools)?;
+        }
+        body.serialize_entry("stream", &true)?;
+        body.serialize_entry("store", &false)?;
+        if let Some(key) = &request.cache_key {
+            body.serialize_entry("prompt_cache_key", key)?;
+        }
+        // Encrypted reasoning is what lets a stateless (`store: false`) conversation keep its
+        // reasoning; models that do not reason reject the field, so it is asked for only where
+        // reasoning happens.
+        if request.reasoning.is_some() || is_reasoning_model(&request.model) {
+            body.serialize_entry("include", &["reasoning.encrypted_content"])?;
+        }
+        if let Some(max) = request.max_output_tokens {
+            body.serialize_entry("max_output_tokens", &max)?;
+        }
+        if let Some(t) = request.temperature {
+            body.serialize_entry("temperature", &t)?;
+        }
+        if let Some(effort) = &request.reasoning {
+            body.serialize_entry("reasoning", &json!({"effort": effort, "summary": "auto"}))?;
+        }
+        body.end()
     }
-    body.insert("stream".into(), json!(true));
-    body.insert("store".into(), json!(false));
-    if let Some(key) = &request.cache_key {
-        body.insert("prompt_cache_key".into(), json!(key));
+}
+
+/// The input items one canonical message becomes.
+fn items_of(message: &Message) -> Vec<Value> {
+    let mut items = Vec::new();
+    if message.is_request() {
+        push_request(&mut items, message);
+    } else {
+        push_response(&mut items, message);
     }
-    // Encrypted reasoning is what lets a stateless (`store: false`) conversation keep its reasoning;
-    // models that do not reason reject the field, so it is asked for only where reasoning happens.
-    if request.reasoning.is_some() || is_reasoning_model(&request.model) {
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-    }
-    if let Some(max) = request.max_output_tokens {
-        body.insert("max_output_tokens".into(), json!(max));
-    }
-    if let Some(t) = request.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if let Some(effort) = &request.reasoning {
-        body.insert(
-            "reasoning".into(),
-            json!({"effort": effort, "summary": "auto"}),
-        );
-    }
-    Value::Object(body)
+    items
 }
 
 /// OpenAI model families that reason (`gpt-5*`, `o1`/`o3`/`o4*`, `*codex*`).

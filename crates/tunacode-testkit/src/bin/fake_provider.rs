@@ -8,16 +8,18 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tunacode_testkit::{
-    FakeOptions, FakeProvider, OpenAiChat, RecordedRequest, TestkitError, Turn, WireFormat,
+    AnthropicMessages, FakeOptions, FakeProvider, Gemini, OpenAiChat, OpenAiResponses,
+    RecordedRequest, TestkitError, Turn, WireFormat,
 };
 
 const USAGE: &str = "usage: tunacode-fake-provider --script FILE.json [--port N] [--cycle] \
-[--print-requests FILE] [--no-stdin] [--format openai-chat]
+[--print-requests FILE] [--no-stdin] [--format WIRE]
 
 Serves the JSON array of turns in FILE.json on 127.0.0.1, prints the base URL
 (http://127.0.0.1:PORT/v1) on one stdout line, and runs until stdin reaches EOF
 (unless --no-stdin) or SIGTERM/SIGINT. --print-requests writes the recorded
-requests as JSON lines on shutdown.";
+requests as JSON lines on shutdown. WIRE is the wire format served: openai-chat
+(the default), openai-responses, anthropic or gemini.";
 
 struct Args {
     script: PathBuf,
@@ -48,6 +50,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--no-stdin" => watch_stdin = false,
             "--format" => match value("--format")?.as_str() {
                 "openai-chat" => format = Arc::new(OpenAiChat),
+                "openai-responses" => format = Arc::new(OpenAiResponses),
+                "anthropic" => format = Arc::new(AnthropicMessages),
+                "gemini" => format = Arc::new(Gemini),
                 other => return Err(format!("unknown format: {other}")),
             },
             "-h" | "--help" => return Err(String::new()),

@@ -1,0 +1,116 @@
+//! Every wire's body is the same bytes with the engine's message cache as without it, call after call
+//! of a growing run (notes, retries, user prompts joining tool answers, an answer that does not name its tool), and a cached
+//! message is really reused: it is not built again until the engine says it changed.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tunacode_llm::anthropic::AnthropicBody;
+use tunacode_llm::gemini::GeminiBody;
+use tunacode_llm::openai_chat::{ChatBody, ChatDialect};
+use tunacode_llm::openai_responses::ResponsesBody;
+use tunacode_llm::{MessageCache, ModelRequest};
+use tunacode_protocol::{Message, Part, ToolSpec};
+
+const WIRES: [&str; 4] = ["chat", "responses", "anthropic", "gemini"];
+
+/// The body of `request` on `wire`, as the client sends it.
+fn body(wire: &str, request: &ModelRequest) -> String {
+    let bytes = match wire {
+        "chat" => serde_json::to_vec(&ChatBody::new(request, ChatDialect::default())),
+        "responses" => serde_json::to_vec(&ResponsesBody(request)),
+        "anthropic" => serde_json::to_vec(&AnthropicBody(request)),
+        _ => serde_json::to_vec(&GeminiBody(request)),
+    };
+    String::from_utf8(bytes.unwrap()).unwrap()
+}
+
+/// The messages a run adds at its step `i`: a response calling a tool, then the tool's answer (every
+/// third answer is a retry prompt, every fourth one does not name its tool, every fifth one comes
+/// with a new prompt of the user).
+fn step(i: usize) -> Vec<Message> {
+    let id = format!("call_{i}");
+    let response = Message::response(vec![
+        Part::text(format!("Step {i}.")),
+        Part::tool_call(
+            &id,
+            "read_file",
+            json!({"file_path": format!("src/{i}.rs")}),
+        ),
+    ]);
+    let mut answer = match i % 3 {
+        0 => Part::retry_prompt(&id, "read_file", "no such file"),
+        _ => Part::tool_return(&id, "read_file", format!("line {i}")),
+    };
+    if i.is_multiple_of(4)
+        && let Part::ToolReturn(r) = &mut answer
+    {
+        r.tool_name = String::new();
+    }
+    let mut parts = vec![answer];
+    if i.is_multiple_of(5) {
+        parts.push(Part::user_prompt(format!("also look at {i}")));
+    }
+    vec![response, Message::request(parts)]
+}
+
+fn request(
+    messages: Vec<Message>,
+    nudge: Option<String>,
+    cache: Option<Arc<MessageCache>>,
+) -> ModelRequest {
+    ModelRequest {
+        model: "m".into(),
+        system: "be brief".into(),
+        messages: Arc::new(messages),
+        nudge,
+        tools: vec![ToolSpec {
+            name: "read_file".into(),
+            description: "reads".into(),
+            parameters: json!({"type": "object", "properties": {"file_path": {"type": "string"}}}),
+        }],
+        cache,
+        ..ModelRequest::default()
+    }
+}
+
+#[test]
+fn every_wire_sends_the_same_bytes_with_the_cache_call_after_call() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("check the repo")];
+        for i in 0..12 {
+            history.extend(step(i));
+            let nudge = i
+                .is_multiple_of(2)
+                .then(|| format!("# Current todos\n- {i}"));
+            let want = body(wire, &request(history.clone(), nudge.clone(), None));
+            let got = body(wire, &request(history.clone(), nudge, Some(cache.clone())));
+            assert_eq!(got, want, "{wire} at step {i}");
+        }
+    }
+}
+
+#[test]
+fn a_cached_message_is_reused_on_every_wire_until_it_is_said_to_have_changed() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("take a screenshot")];
+        history.extend(step(1));
+        let body = |history: &Vec<Message>| {
+            body(wire, &request(history.clone(), None, Some(cache.clone())))
+        };
+        assert!(body(&history).contains("take a screenshot"));
+        history[0] = Message::user("take two screenshots");
+        let stale = body(&history);
+        assert!(stale.contains("take a screenshot"), "wire {wire}: {stale}");
+        cache.invalidate_from(0);
+        let fresh = body(&history);
+        assert!(
+            fresh.contains("take two screenshots"),
+            "wire {wire}: {fresh}"
+        );
+    }
+}
