@@ -29,14 +29,14 @@ impl Tool for PresentPlan {
     }
 
     fn description(&self) -> &str {
-        "Plan mode only: present your implementation plan to the user for approval, as markdown (goal, \
-         files to change, steps, how to verify). If approved, it is saved to PLAN.md and every tool \
-         becomes available; if rejected, you get the user's feedback to revise it."
+        "Plan mode only: present your plan for approval, in markdown (goal, files to change, steps, \
+         how to verify). Approved, it is saved to PLAN.md and all tools return; rejected, you get the \
+         user's feedback."
     }
 
     fn parameters(&self) -> Value {
         json!({"type": "object", "properties": {
-            "plan": {"type": "string", "description": "The full plan, in markdown."}
+            "plan": {"type": "string"}
         }, "required": ["plan"]})
     }
 
@@ -107,13 +107,12 @@ impl Tool for ExitPlanMode {
     }
 
     fn description(&self) -> &str {
-        "Plan mode only: leave plan mode without presenting a plan (for example when the task needs no \
-         plan). Every tool becomes available again."
+        "Plan mode only: leave it without a plan (the task needs none); all tools return."
     }
 
     fn parameters(&self) -> Value {
         json!({"type": "object", "properties": {
-            "reason": {"type": "string", "description": "Why plan mode is not needed."}
+            "reason": {"type": "string", "description": "Why no plan is needed."}
         }, "required": []})
     }
 

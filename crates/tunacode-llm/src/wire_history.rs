@@ -139,7 +139,7 @@ mod tests {
     use tunacode_protocol::Part;
 
     use super::*;
-    use crate::MessageCache;
+    use crate::message_cache::MessageCache;
 
     #[test]
     fn items_are_made_once_and_then_copied_from_the_cache() {

@@ -15,7 +15,17 @@ pub(crate) fn schema_for<T: JsonSchema>() -> Value {
             s.inline_subschemas = true;
         })
         .into_generator();
-    provider_schema(generator.into_root_schema_for::<T>().to_value())
+    let mut schema = provider_schema(generator.into_root_schema_for::<T>().to_value());
+    // `#[serde(default)]` lists say `"default": []`, which tells the model nothing an optional list
+    // does not: left out, as the schema goes with every call.
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut().filter_map(Value::as_object_mut) {
+            if property.get("default") == Some(&Value::Array(Vec::new())) {
+                property.remove("default");
+            }
+        }
+    }
+    schema
 }
 
 /// A tool schema from elsewhere (an MCP server's `inputSchema`, say) in the same plain form: an object
@@ -158,7 +168,7 @@ mod tests {
                         },
                         "required": ["n"]
                     },
-                    "tags": {"type": "array", "items": {"type": "string"}, "default": [], "description": "Tags."}
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": "Tags."}
                 },
                 "required": ["name"]
             })

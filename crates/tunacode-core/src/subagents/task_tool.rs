@@ -35,10 +35,9 @@ impl TaskTool {
 /// The tool's description: what it does, then each type by name.
 fn describe(host: &Subagents) -> String {
     let mut text = String::from(
-        "Delegate a self-contained task to a sub-agent with its own context; several in one \
-         response run in parallel. `prompt` must say everything: it does not see this \
-         conversation. Returns its answer, the files it read and changed, the commands it ran. \
-         Types:",
+        "Delegate a self-contained task to a sub-agent; several in one response run in parallel. \
+         `prompt` must say everything: it does not see this conversation. Returns its answer, \
+         files read and changed, commands run. Types:",
     );
     for agent in &host.types {
         text.push_str(&format!("\n- {}: {}", agent.name, agent.description));

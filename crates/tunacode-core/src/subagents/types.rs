@@ -65,8 +65,7 @@ pub fn builtin_types() -> Vec<AgentType> {
     vec![
         AgentType {
             name: "explore".into(),
-            description: "Read-only codebase search (grep, glob, read, list, read-only commands)."
-                .into(),
+            description: "Read-only search of the code (file tools, read-only commands).".into(),
             tools: Some(READ_ONLY_TOOLS.iter().map(|t| t.to_string()).collect()),
             model: None,
             max_iterations: None,
@@ -77,8 +76,8 @@ pub fn builtin_types() -> Vec<AgentType> {
         },
         AgentType {
             name: "general".into(),
-            description: "Your tools; its edits are made in a worktree of its own and come back \
-                as a diff to approve."
+            description: "Your tools; its edits, made in its own worktree, come back as a diff \
+                to approve."
                 .into(),
             tools: None,
             model: None,

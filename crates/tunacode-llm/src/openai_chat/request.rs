@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
+use crate::message_cache::{MessageCache, Serialized};
 
 /// The name the messages of this wire are kept under in the message cache.
 const WIRE: &str = "openai-chat";
@@ -141,6 +142,23 @@ impl<'a> ChatMessages<'a> {
             .collect()
     }
 
+    /// The message at `index` serialized, and kept in `cache` for the later calls.
+    fn keep(
+        &self,
+        cache: &MessageCache,
+        index: usize,
+        message: &'a Message,
+    ) -> Result<Serialized, serde_json::Error> {
+        let fresh = self
+            .wire_messages(message)
+            .iter()
+            .map(serde_json::value::to_raw_value)
+            .collect::<Result<Vec<_>, _>>()?;
+        let fresh = std::sync::Arc::new(fresh);
+        cache.put(WIRE, index, fresh.clone());
+        Ok(fresh)
+    }
+
     /// The Chat messages one canonical message becomes.
     fn wire_messages(&self, message: &'a Message) -> Vec<ChatMessage<'a>> {
         if !message.is_request() {
@@ -202,16 +220,7 @@ impl Serialize for ChatMessages<'_> {
             };
             let serialized = match kept {
                 Some(done) => done,
-                None => {
-                    let fresh = self
-                        .wire_messages(message)
-                        .iter()
-                        .map(|m| serde_json::value::to_raw_value(m).map_err(S::Error::custom))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let fresh = std::sync::Arc::new(fresh);
-                    cache.put(WIRE, index, fresh.clone());
-                    fresh
-                }
+                None => self.keep(cache, index, message).map_err(S::Error::custom)?,
             };
             for raw in serialized.iter() {
                 seq.serialize_element(raw)?;

@@ -33,17 +33,15 @@ impl Default for Bash {
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// The command line, run with `bash -c` in the workspace root.
     command: String,
-    /// Timeout in seconds (default 120, max 600).
+    /// Seconds (default 120).
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
-    /// Run outside the sandbox. Only after the sandbox refused the command and it really needs more
-    /// (writing outside the workspace, the network); the user is asked every time.
+    /// Run outside the sandbox (the user is asked), only after it refused a command that needs to.
     outside_sandbox: Option<bool>,
-    // Accepted for the user's benefit; not used.
-    /// A short description of what the command does, for the user.
+    // Accepted (models trained on other agents send it) but not offered: it is not used.
     #[serde(rename = "description")]
+    #[schemars(skip)]
     _description: Option<String>,
 }
 
@@ -54,12 +52,9 @@ impl Tool for Bash {
     }
 
     fn description(&self) -> &str {
-        "Run a shell command with `bash -c` in the workspace root (stdin is empty; no interactive \
-         programs). Use it to build, run tests, use git and other command-line tools. Returns the exit \
-         code, stdout and stderr (long output keeps its start and end). Default timeout 120 s, max 600 s. \
-         Everything the command starts, background processes included, ends when it returns: for a \
-         long-running server, ask the user to start it. Prefer read_file, grep, glob and list_dir to \
-         read or search files."
+        "Run a command with `bash -c` in the workspace root, stdin empty: builds, tests, git. Returns \
+         the exit code, stdout and stderr (long output keeps its start and end). All it starts ends \
+         when it returns: ask the user to start long-running servers. Read files with the file tools."
     }
 
     fn parameters(&self) -> Value {

@@ -31,11 +31,10 @@ pub struct Glob;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Glob matched against file paths relative to `path`, e.g. `**/*.rs`.
     pattern: String,
-    /// Directory to search from, relative to the workspace root. Default: the root.
+    /// Directory to search from (default: the root).
     path: Option<String>,
-    /// Maximum number of paths to return (default 1000).
+    /// Default 1000.
     #[schemars(range(min = 1, max = MAX_MAX_RESULTS))]
     max_results: Option<u64>,
 }
@@ -130,10 +129,9 @@ impl Tool for Glob {
     }
 
     fn description(&self) -> &str {
-        "Find files by path pattern, e.g. `**/*.rs` or `src/**/test_*.py` (`*` stays within one \
-         directory, `**` crosses directories, `{a,b}` alternates). The pattern is matched against paths \
-         relative to `path`. Skips files ignored by .gitignore and hidden files. Returns sorted paths \
-         relative to the workspace root, one per line. Use grep to search file contents."
+        "Find files by path pattern (`*` within a directory, `**` across them, `{a,b}` either) matched \
+         against paths relative to `path`, skipping ignored and hidden files. Returns sorted paths, one \
+         per line."
     }
 
     fn parameters(&self) -> Value {

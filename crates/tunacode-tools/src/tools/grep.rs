@@ -57,15 +57,15 @@ impl Grep {
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Regular expression to search for, e.g. `fn\s+main` or `TODO`.
+    /// Regex, e.g. `fn\s+main`.
     pattern: String,
-    /// Directory or file to search, relative to the workspace root. Default: the root.
+    /// Where to search (default: the root).
     path: Option<String>,
-    /// Only search files matching this glob: `*.rs` matches file names anywhere, `src/**/*.ts` matches paths.
+    /// Only files matching this glob (`*.rs`: names; `src/**/*.ts`: paths).
     include: Option<String>,
-    /// Force case-sensitive (true) or insensitive (false) matching. Default: smart case.
+    /// Force case sensitivity on or off.
     case_sensitive: Option<bool>,
-    /// Maximum number of matching lines to return (default 100, max 1000).
+    /// Default 100.
     #[schemars(range(min = 1, max = MAX_MAX_RESULTS))]
     max_results: Option<u64>,
 }
@@ -296,10 +296,9 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> &str {
-        "Search file contents with a regular expression (Rust regex syntax, like ripgrep). Skips files \
-         ignored by .gitignore, hidden files and binary files. Returns `path:line:text` lines sorted by \
-         path. Case-insensitive when the pattern is all lowercase unless `case_sensitive` is set. Use it \
-         to find definitions, usages and strings; use glob to find files by name."
+        "Search file contents with a regex (Rust syntax, like ripgrep), skipping ignored, hidden and \
+         binary files. Returns `path:line:text` lines sorted by path. An all-lowercase pattern \
+         ignores case."
     }
 
     fn parameters(&self) -> Value {

@@ -24,7 +24,7 @@ pub struct ListDir;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Directory to list, relative to the workspace root. Default: the root (`.`).
+    /// Directory to list (default: the root).
     directory: Option<String>,
 }
 
@@ -35,9 +35,8 @@ impl Tool for ListDir {
     }
 
     fn description(&self) -> &str {
-        "List the entries of a directory: subdirectories first (ending in `/`), then files. Skips hidden \
-         entries and those ignored by .gitignore. Use it to explore the project layout; use glob to find \
-         files at any depth."
+        "List a directory: subdirectories first (ending in `/`), then files, skipping hidden and \
+         ignored entries."
     }
 
     fn parameters(&self) -> Value {

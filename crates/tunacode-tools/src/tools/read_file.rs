@@ -34,12 +34,11 @@ pub struct ReadFile;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Path of the file, relative to the workspace root (or absolute inside it).
     file_path: String,
-    /// 1-based number of the first line to read. Default 1.
+    /// First line, 1-based.
     #[schemars(range(min = 1))]
     offset: Option<u64>,
-    /// Maximum number of lines to read. Default 2000.
+    /// Default 2000.
     #[schemars(range(min = 1))]
     limit: Option<u64>,
 }
@@ -51,10 +50,9 @@ impl Tool for ReadFile {
     }
 
     fn description(&self) -> &str {
-        "Read a text file from the workspace. Returns numbered lines (`     N\\tline`); the numbers are \
-         not part of the file. Reads up to 2000 lines by default; for long files pass `offset` (1-based \
-         first line) and `limit` to read another window. Use it before editing a file with update_file. \
-         Use list_dir for directories and grep to find where something is."
+        "Read a text file as numbered lines (`     N\\tline`; the numbers are not part of the file), \
+         up to 2000 by default; pass `offset` and `limit` for another window. Read a file before \
+         editing it."
     }
 
     fn parameters(&self) -> Value {

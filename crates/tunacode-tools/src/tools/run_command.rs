@@ -24,16 +24,15 @@ pub struct RunCommand;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// The program, e.g. `cargo` or `./scripts/test.sh`.
+    /// The program, e.g. `cargo`.
     command: String,
-    /// Its arguments, each one a separate string.
+    /// Its arguments, one string each.
     #[serde(default)]
     args: Vec<String>,
-    /// Timeout in seconds (default 120, max 600).
+    /// Seconds (default 120).
     #[schemars(range(min = 1, max = MAX_TIMEOUT_SECS))]
     timeout: Option<u64>,
-    /// Run outside the sandbox. Only after the sandbox refused the command and it really needs more
-    /// (writing outside the workspace, the network); the user is asked every time.
+    /// As bash's `outside_sandbox`.
     outside_sandbox: Option<bool>,
 }
 
@@ -62,10 +61,8 @@ impl Tool for RunCommand {
     }
 
     fn description(&self) -> &str {
-        "Run one program with a list of arguments in the workspace root, without a shell: no pipes, \
-         redirection, globbing or variable expansion (use `bash` for those). Safer to approve, since what \
-         is shown is exactly what runs. Returns the exit code, stdout and stderr. Default timeout 120 s, \
-         max 600 s."
+        "Run one program with arguments, as bash does but without a shell (no pipes, redirection, \
+         globs or variables). Easier to approve: what is shown is exactly what runs."
     }
 
     fn parameters(&self) -> Value {

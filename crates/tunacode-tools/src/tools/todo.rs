@@ -103,16 +103,11 @@ impl From<Status> for TodoStatus {
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// What to do with the list.
     action: Action,
-    /// The todo to add.
     content: Option<String>,
-    /// Several todos to add.
     #[serde(default)]
     items: Vec<String>,
-    /// The todo to update.
     id: Option<u32>,
-    /// The todo's new status.
     status: Option<Status>,
 }
 
@@ -123,10 +118,9 @@ impl Tool for Todo {
     }
 
     fn description(&self) -> &str {
-        "Keep a todo list for multi-step work. Actions: `add` (`content`, or several `items`), `update` \
-         (`id` and `status`: pending, in_progress or completed), `list`, `clear`. Plan steps up front, \
-         mark one in_progress while you work on it, and completed when done. The current list is shown \
-         to you at every turn."
+        "Your todo list for multi-step work: `add` (`content` or `items`), `update` (`id`, `status`), \
+         `list`, `clear`. Plan the steps; mark one in_progress while on it, then completed. You see \
+         the list every turn."
     }
 
     fn parameters(&self) -> Value {

@@ -26,11 +26,10 @@ pub struct UpdateFile;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Path of the file to edit, relative to the workspace root (or absolute inside it).
     file_path: String,
-    /// The exact text to replace; must occur exactly once in the file.
+    /// The exact text to replace.
     target: String,
-    /// The text to put in its place (may be empty to delete the target).
+    /// Its replacement (empty deletes it).
     replacement: String,
 }
 
@@ -205,10 +204,9 @@ impl Tool for UpdateFile {
     }
 
     fn description(&self) -> &str {
-        "Edit an existing file by replacing one exact snippet. `target` must match the file's current \
-         text exactly once, including indentation and whitespace (copy it from read_file output without \
-         the line-number prefix); include a few surrounding lines to make it unique. Read the file first. \
-         To create a new file use write_file."
+        "Replace one snippet of an existing file. `target` must match its current text exactly once, \
+         whitespace included (copy it from read_file without the line-number prefix; add surrounding \
+         lines to make it unique). Read the file first."
     }
 
     fn parameters(&self) -> Value {

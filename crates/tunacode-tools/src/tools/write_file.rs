@@ -26,9 +26,7 @@ pub struct WriteFile;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// Path of the new file, relative to the workspace root (or absolute inside it).
     file_path: String,
-    /// The complete content of the new file.
     content: String,
 }
 
@@ -127,8 +125,8 @@ impl Tool for WriteFile {
     }
 
     fn description(&self) -> &str {
-        "Create a NEW file with the given content, creating parent directories as needed. Fails if the \
-         file already exists: to change an existing file use update_file."
+        "Create a NEW file (and its parent directories). Fails if the file exists: change existing \
+         files with update_file."
     }
 
     fn parameters(&self) -> Value {

@@ -58,7 +58,7 @@ pub struct ApplyPatch;
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    /// The whole patch.
     input: String,
 }
 
@@ -96,12 +96,10 @@ impl Tool for ApplyPatch {
     }
 
     fn description(&self) -> &str {
-        "Add, update, move and delete several files in one call. `input` is a patch: `*** Begin Patch`, \
-         then for each file `*** Add File: path` (every line `+text`), `*** Delete File: path`, or \
-         `*** Update File: path` (optionally `*** Move to: new/path`) followed by hunks: `@@` (optionally \
-         `@@ a line to find first`, like a function signature) then lines ` context`, `-removed`, \
-         `+added` (3 lines of context around each change); `*** End Patch`. Paths are relative to the \
-         workspace root. All or nothing: if one hunk does not match, nothing is written."
+        "Add, update, move and delete files at once, all or nothing. `input`: `*** Begin Patch`, then \
+         per file `*** Add File: path` (lines `+text`), `*** Delete File: path` or `*** Update File: \
+         path` (optionally `*** Move to: path`) with hunks: `@@` (or `@@ line to find first`), then \
+         ` context`, `-removed`, `+added` lines (3 of context); `*** End Patch`."
     }
 
     fn parameters(&self) -> Value {

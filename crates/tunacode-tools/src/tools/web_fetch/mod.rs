@@ -42,7 +42,6 @@ pub struct WebFetch {
 
 #[derive(Deserialize, JsonSchema)]
 struct Args {
-    /// The page's URL (http or https).
     url: String,
 }
 
@@ -180,8 +179,8 @@ impl Tool for WebFetch {
     }
 
     fn description(&self) -> &str {
-        "Fetch a web page (http/https GET) and return its text; HTML comes back as markdown. Use it to \
-         read documentation, an issue or an API reference the user points to. Long pages are cut."
+        "Fetch a web page (http/https GET) as text, HTML as markdown, long pages cut: the docs, issues \
+         or references the user points to."
     }
 
     fn parameters(&self) -> Value {
