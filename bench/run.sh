@@ -14,6 +14,8 @@
 #  11. checks: what TunaCode adds to a request around the project's checks (bench/checks.sh)
 #  12. sub-agents: what starting one costs TunaCode, a reader and a writer in its worktree
 #      (bench/subagents.sh)
+#  13. sessions at scale: `run --session` on 10 and on 10,000 messages, time and peak RSS
+#      (bench/big_session.sh)
 # Tools it needs (hyperfine, GNU time, ripgrep) are installed from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +68,14 @@ echo "check run: $status (expected: completed 30)"
 hyperfine -N --warmup 2 --runs 20 "$run_cmd" --export-json "$out/run30.json" | grep -E "Time|Range"
 /usr/bin/time -v bash -c "$run_cmd >/dev/null" 2> "$out/run30.time"
 grep -E "User time|System time|Maximum resident|Elapsed" "$out/run30.time"
+# The first request's size (every built-in tool offered; goal <= 8,600 bytes on the Chat wire).
+echo '[{"type": "reply", "text": "TUNACODE DONE: ok"}]' > "$work/one.json"
+"$fake" --script "$work/one.json" --no-stdin --print-requests "$work/first.jsonl" > "$work/url1" &
+one_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/url1" ] && break; sleep 0.05; done
+"$bin" run --model openai:bench --base-url "$(head -n1 "$work/url1")" --cwd "$work/ws" --output json hi > /dev/null
+kill $one_pid; wait $one_pid 2>/dev/null || true
+python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); b=json.dumps(r["body"], separators=(",", ":"), ensure_ascii=False); t=json.dumps(r["body"]["tools"], separators=(",", ":"), ensure_ascii=False); print(f"first request: {len(b)} bytes ({len(t)} of them tools; goal <= 8600)")' "$work/first.jsonl"
 
 echo "== 3. grep tool vs ripgrep"
 tree=${BENCH_TREE:-$HOME/.cargo/registry/src}
@@ -114,3 +124,6 @@ echo "== 11. checks: a 20-edit request with after-edit and completion checks aga
 
 echo "== 12. sub-agents: what starting one costs (a reader; a writer in its own worktree)"
 "$root/bench/subagents.sh" "$bin" "$fake"
+
+echo "== 13. sessions at scale: run --session on 10 and 10,000 messages"
+"$root/bench/big_session.sh" "$bin" "$fake"

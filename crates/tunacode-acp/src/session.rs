@@ -163,7 +163,7 @@ impl Session {
         } = registered;
         self.answers = Some(answers);
         self.closing = closing;
-        self.view.messages = Vec::new();
+        self.view.messages = Default::default();
         let mut stopped = false;
         while !self.closing.load(Ordering::SeqCst) {
             let step = tokio::select! {

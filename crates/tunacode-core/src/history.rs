@@ -6,6 +6,7 @@
 //! changed; the clean-up looks through them.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde_json::Value;
 use tunacode_protocol::{Message, Part, content_to_text};
@@ -54,13 +55,37 @@ pub fn count_history_tokens(messages: &[Message], count: impl Fn(&str) -> u64) -
 /// exactly one answer in the next request, no answer is orphaned, no response is empty, no two requests
 /// are adjacent, no system prompt remains. A trailing request that answers tool calls is kept (the new
 /// prompt joins it); any other trailing request is dropped.
-pub fn prepare_history(messages: &[Message], prune: &PruneConfig) -> Vec<Message> {
+/// A history that is already prepared (the common case: the session was saved by a finished run) is
+/// returned as it is, shared, not copied.
+pub fn prepare_history(messages: &Arc<Vec<Message>>, prune: &PruneConfig) -> Arc<Vec<Message>> {
+    if is_prepared(messages, prune) {
+        return messages.clone();
+    }
     let mut history = messages.to_vec();
     prune_old_tool_outputs(&mut history, prune);
     strip_system_prompts(&mut history);
     drop_trailing_prompt_request(&mut history);
     run_cleanup_loop(&mut history);
-    history
+    Arc::new(history)
+}
+
+/// Whether [`prepare_history`] would change nothing: no tool output to prune, no system prompt or
+/// `run_id` to strip, no trailing unanswered prompt, and the invariants hold (what the clean-up loop
+/// restores). Reads the history once; copies nothing.
+fn is_prepared(messages: &[Message], prune: &PruneConfig) -> bool {
+    let strippable = messages.iter().filter(|m| m.in_conversation()).any(|m| {
+        m.extra.contains_key("run_id")
+            || m.parts.iter().any(|p| matches!(p, Part::SystemPrompt(_)))
+            || (m.is_request() && m.parts.is_empty())
+    });
+    let trailing_prompt = last_canonical(messages).is_some_and(|last| {
+        let m = &messages[last];
+        m.is_request() && !m.parts.iter().any(Part::is_tool_answer)
+    });
+    !strippable
+        && !trailing_prompt
+        && prune_candidates(messages, prune).is_none()
+        && check_invariants(messages).is_ok()
 }
 
 /// Replaces the content of tool outputs older than the protected budget with a placeholder, when that
@@ -71,6 +96,22 @@ pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> 
 
 /// [`prune_old_tool_outputs`], returning what it freed and the first message it changed.
 pub fn prune_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> Option<(u64, usize)> {
+    let (freed, candidates) = prune_candidates(messages, prune)?;
+    let first = candidates.iter().map(|c| c.0).min()?;
+    for (mi, pi) in candidates {
+        if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
+            ret.content = Value::String(PRUNED_PLACEHOLDER.into());
+        }
+    }
+    Some((freed, first))
+}
+
+/// The tool outputs [`prune_tool_outputs`] would replace (message and part index), with the tokens
+/// that frees; `None` when that is too little to be worth it.
+fn prune_candidates(
+    messages: &[Message],
+    prune: &PruneConfig,
+) -> Option<(u64, Vec<(usize, usize)>)> {
     let mut seen = 0u64;
     let mut candidates = Vec::new();
     for (mi, message) in messages.iter().enumerate().rev() {
@@ -95,13 +136,10 @@ pub fn prune_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> Opti
     if freed < prune.minimum_tokens || freed == 0 {
         return None;
     }
-    let first = candidates.iter().map(|c| c.0).min()?;
-    for (mi, pi, _) in candidates {
-        if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
-            ret.content = Value::String(PRUNED_PLACEHOLDER.into());
-        }
-    }
-    Some((freed, first))
+    Some((
+        freed,
+        candidates.into_iter().map(|(m, p, _)| (m, p)).collect(),
+    ))
 }
 
 /// Removes system prompt parts (and `run_id`) so they are never persisted or resent.
@@ -272,6 +310,33 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
+    /// [`prepare_history`] of a plain list, as a plain list.
+    fn prepare(history: &[Message], prune: &PruneConfig) -> Vec<Message> {
+        prepare_history(&Arc::new(history.to_vec()), prune).to_vec()
+    }
+
+    #[test]
+    fn a_prepared_history_is_shared_not_copied_and_one_to_prepare_is_copied() {
+        let prepared = Arc::new(vec![
+            Message::user("go"),
+            Message::response(vec![call("a")]),
+            Message::request(vec![Part::tool_return("a", "read_file", "x")]),
+            Message::response(vec![Part::text("done")]),
+        ]);
+        assert!(Arc::ptr_eq(
+            &prepare_history(&prepared, &NO_PRUNE),
+            &prepared
+        ));
+        let mut unanswered = prepared.to_vec();
+        unanswered.push(Message::user("never answered"));
+        let unanswered = Arc::new(unanswered);
+        let out = prepare_history(&unanswered, &NO_PRUNE);
+        assert!(!Arc::ptr_eq(&out, &unanswered));
+        assert_eq!(out, prepared);
+        // What preparing makes needs no preparing again.
+        assert!(Arc::ptr_eq(&prepare_history(&out, &NO_PRUNE), &out));
+    }
+
     const NO_PRUNE: PruneConfig = PruneConfig {
         protect_tokens: u64::MAX,
         minimum_tokens: 0,
@@ -289,7 +354,7 @@ mod tests {
             Message::request(vec![Part::tool_return("zzz", "read_file", "orphan")]),
             Message::response(vec![Part::text("done")]),
         ];
-        let out = prepare_history(&history, &NO_PRUNE);
+        let out = prepare(&history, &NO_PRUNE);
         assert_eq!(
             out,
             vec![
@@ -311,7 +376,7 @@ mod tests {
             ]),
             Message::response(vec![Part::text("ok")]),
         ];
-        assert_eq!(prepare_history(&history, &NO_PRUNE), history);
+        assert_eq!(prepare(&history, &NO_PRUNE), history);
     }
 
     #[test]
@@ -321,7 +386,7 @@ mod tests {
             Message::user("two"),
             Message::response(vec![Part::text("hi")]),
         ];
-        let out = prepare_history(&history, &NO_PRUNE);
+        let out = prepare(&history, &NO_PRUNE);
         assert_eq!(
             out,
             vec![
@@ -338,7 +403,7 @@ mod tests {
             Message::response(vec![Part::text("b")]),
             Message::user("never answered"),
         ];
-        assert_eq!(prepare_history(&unanswered, &NO_PRUNE).len(), 2);
+        assert_eq!(prepare(&unanswered, &NO_PRUNE).len(), 2);
         let interrupted = vec![
             Message::user("a"),
             Message::response(vec![call("c")]),
@@ -348,7 +413,7 @@ mod tests {
                 "Cancelled by the user",
             )]),
         ];
-        assert_eq!(prepare_history(&interrupted, &NO_PRUNE), interrupted);
+        assert_eq!(prepare(&interrupted, &NO_PRUNE), interrupted);
     }
 
     #[test]
@@ -361,7 +426,7 @@ mod tests {
             Message::request(vec![Part::tool_return("a", "read_file", "x")]),
             Message::response(vec![Part::text("ok")]),
         ];
-        let out = prepare_history(&history, &NO_PRUNE);
+        let out = prepare(&history, &NO_PRUNE);
         assert_eq!(out, history);
         assert!(out[2].is_legacy());
     }

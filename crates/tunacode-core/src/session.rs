@@ -79,8 +79,9 @@ pub struct Session {
     pub working_directory: String,
     /// `provider:model` in use.
     pub model: String,
-    /// The conversation.
-    pub messages: Vec<Message>,
+    /// The conversation, shared (copied on write) with what reads it: a run's history, the file
+    /// being saved, a front end's view.
+    pub messages: std::sync::Arc<Vec<Message>>,
     /// Recorded reasoning.
     pub thoughts: Vec<Value>,
     /// Usage so far.
@@ -117,7 +118,7 @@ impl Session {
             created_at: now_rfc3339(),
             working_directory: working_directory.display().to_string(),
             model: model.to_string(),
-            messages: Vec::new(),
+            messages: Default::default(),
             thoughts: Vec::new(),
             usage: UsageState::default(),
             runtime: RuntimeState::default(),
@@ -246,10 +247,10 @@ mod tests {
     #[test]
     fn file_round_trip_keeps_messages_thoughts_usage_and_unknown_keys() {
         let mut s = Session::new(Path::new("/tmp"), "openai:m");
-        s.messages = vec![
+        s.messages = std::sync::Arc::new(vec![
             Message::user("hi"),
             Message::response(vec![Part::text("hello")]),
-        ];
+        ]);
         s.thoughts.push(Value::String("thinking".into()));
         s.usage.session_total.request_tokens = 42;
         s.extra.insert("later_feature".into(), Value::Array(vec![]));

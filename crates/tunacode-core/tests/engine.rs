@@ -87,7 +87,7 @@ async fn history_is_pruned_and_sanitized_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let mut session = new_session(dir.path());
     let big = "x".repeat(400);
-    session.messages = vec![
+    session.messages = std::sync::Arc::new(vec![
         Message::request(vec![
             Part::system_prompt("old system"),
             Part::user_prompt("first"),
@@ -101,7 +101,7 @@ async fn history_is_pruned_and_sanitized_before_the_run() {
             Part::tool_call("dangling", "bash", Value::Null),
         ]),
         Message::user("never answered"),
-    ];
+    ]);
     let fake = FakeProvider::start(vec![Turn::text("ok")]);
     let agent = agent(&fake, dir.path(), Arc::new(AutoApprove), session);
     agent
@@ -227,9 +227,7 @@ struct AppendingApprover {
 impl Approver for AppendingApprover {
     async fn approve(&self, _request: &ApprovalRequest) -> ApprovalDecision {
         if let Some(handle) = self.session.lock().unwrap().as_ref() {
-            handle
-                .lock()
-                .messages
+            std::sync::Arc::make_mut(&mut handle.lock().messages)
                 .push(Message::user("typed while the agent worked"));
         }
         ApprovalDecision::Approve

@@ -2,7 +2,7 @@
 //! `{"content": …}` and `{"thought": …}` dicts of old session files, which load and are written back as
 //! they were.
 
-use serde::de::Error as _;
+use serde::de::{Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -35,7 +35,7 @@ pub struct Message {
     pub legacy: Option<Value>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct CanonicalShape {
     kind: MessageKind,
     parts: Vec<Part>,
@@ -43,15 +43,24 @@ struct CanonicalShape {
     extra: Map<String, Value>,
 }
 
+/// The same shape, written from a borrowed message (saving a session copies none of it).
+#[derive(Serialize)]
+struct CanonicalShapeRef<'a> {
+    kind: MessageKind,
+    parts: &'a [Part],
+    #[serde(flatten)]
+    extra: &'a Map<String, Value>,
+}
+
 impl Serialize for Message {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if let Some(legacy) = &self.legacy {
             return legacy.serialize(serializer);
         }
-        let shape = CanonicalShape {
+        let shape = CanonicalShapeRef {
             kind: self.kind,
-            parts: self.parts.clone(),
-            extra: self.extra.clone(),
+            parts: &self.parts,
+            extra: &self.extra,
         };
         shape.serialize(serializer)
     }
@@ -59,8 +68,62 @@ impl Serialize for Message {
 
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Message::from_value(value).map_err(D::Error::custom)
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+/// Reads a message in one pass: a canonical message's parts straight from the input (a long session
+/// loads without building each message as a JSON tree first); anything else as [`Message::from_value`]
+/// reads it.
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a message (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let (mut kind, mut parts) = (None::<Value>, None::<Vec<Part>>);
+        let mut extra = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "kind" => kind = Some(map.next_value()?),
+                "parts" => parts = Some(map.next_value()?),
+                _ => {
+                    extra.insert(key, map.next_value()?);
+                }
+            }
+        }
+        match (kind, parts) {
+            (Some(kind), Some(parts)) => {
+                let kind = MessageKind::deserialize(kind)
+                    .map_err(|e| A::Error::custom(format!("invalid message: {e}")))?;
+                Ok(Message {
+                    kind,
+                    parts,
+                    extra,
+                    legacy: None,
+                })
+            }
+            (None, None) => Message::from_value(Value::Object(extra)).map_err(A::Error::custom),
+            (kind, parts) => {
+                // Half a canonical message: read as before, for the same error.
+                if let Some(kind) = kind {
+                    extra.insert("kind".into(), kind);
+                }
+                if let Some(parts) = parts {
+                    let parts = serde_json::to_value(parts).map_err(A::Error::custom)?;
+                    extra.insert("parts".into(), parts);
+                }
+                Message::from_value(Value::Object(extra)).map_err(A::Error::custom)
+            }
+        }
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Message, E> {
+        Message::from_value(Value::Null).map_err(E::custom)
     }
 }
 
@@ -237,6 +300,32 @@ mod tests {
         let err = serde_json::from_value::<Message>(json!({"foo": 1})).unwrap_err();
         assert!(err.to_string().contains("unrecognised message"), "{err}");
         assert!(serde_json::from_value::<Message>(json!("text")).is_err());
+    }
+
+    #[test]
+    fn messages_read_from_text_and_from_a_tree_alike_with_the_same_errors() {
+        let canonical = json!({"parts": [{"part_kind": "text", "content": "hi"}],
+                               "model_name": "m", "kind": "response"});
+        let legacy = json!({"thought": "hm"});
+        for value in [canonical, legacy] {
+            let from_text: Message = serde_json::from_str(&value.to_string()).unwrap();
+            let from_tree: Message = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(from_text, from_tree);
+            assert_eq!(serde_json::to_value(&from_text).unwrap(), value);
+        }
+        for broken in [
+            json!({"kind": "response"}),
+            json!({"kind": "sideways", "parts": []}),
+            json!({"parts": [], "content": "x"}),
+        ] {
+            let err = serde_json::from_str::<Message>(&broken.to_string()).unwrap_err();
+            assert!(
+                err.to_string().contains("invalid message"),
+                "{broken}: {err}"
+            );
+        }
+        assert!(serde_json::from_str::<Message>("[1]").is_err());
+        assert!(serde_json::from_str::<Message>("null").is_err());
     }
 
     #[test]

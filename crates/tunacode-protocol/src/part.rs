@@ -120,8 +120,8 @@ pub enum Part {
     Other(Value),
 }
 
-/// Serde shape of the known parts (internally tagged by `part_kind`).
-#[derive(Serialize, Deserialize)]
+/// Serde shape of the known parts (internally tagged by `part_kind`), read.
+#[derive(Deserialize)]
 #[serde(tag = "part_kind")]
 enum KnownPart {
     #[serde(rename = "system-prompt")]
@@ -140,6 +140,26 @@ enum KnownPart {
     RetryPrompt(RetryPromptPart),
 }
 
+/// The same shape, written from a borrowed part (saving a session copies none of its parts).
+#[derive(Serialize)]
+#[serde(tag = "part_kind")]
+enum KnownPartRef<'a> {
+    #[serde(rename = "system-prompt")]
+    SystemPrompt(&'a SystemPromptPart),
+    #[serde(rename = "user-prompt")]
+    UserPrompt(&'a UserPromptPart),
+    #[serde(rename = "text")]
+    Text(&'a TextPart),
+    #[serde(rename = "thinking")]
+    Thinking(&'a ThinkingPart),
+    #[serde(rename = "tool-call")]
+    ToolCall(&'a ToolCallPart),
+    #[serde(rename = "tool-return")]
+    ToolReturn(&'a ToolReturnPart),
+    #[serde(rename = "retry-prompt")]
+    RetryPrompt(&'a RetryPromptPart),
+}
+
 const KNOWN_KINDS: [&str; 7] = [
     "system-prompt",
     "user-prompt",
@@ -154,13 +174,13 @@ impl Serialize for Part {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let known = match self {
             Part::Other(value) => return value.serialize(serializer),
-            Part::SystemPrompt(p) => KnownPart::SystemPrompt(p.clone()),
-            Part::UserPrompt(p) => KnownPart::UserPrompt(p.clone()),
-            Part::Text(p) => KnownPart::Text(p.clone()),
-            Part::Thinking(p) => KnownPart::Thinking(p.clone()),
-            Part::ToolCall(p) => KnownPart::ToolCall(p.clone()),
-            Part::ToolReturn(p) => KnownPart::ToolReturn(p.clone()),
-            Part::RetryPrompt(p) => KnownPart::RetryPrompt(p.clone()),
+            Part::SystemPrompt(p) => KnownPartRef::SystemPrompt(p),
+            Part::UserPrompt(p) => KnownPartRef::UserPrompt(p),
+            Part::Text(p) => KnownPartRef::Text(p),
+            Part::Thinking(p) => KnownPartRef::Thinking(p),
+            Part::ToolCall(p) => KnownPartRef::ToolCall(p),
+            Part::ToolReturn(p) => KnownPartRef::ToolReturn(p),
+            Part::RetryPrompt(p) => KnownPartRef::RetryPrompt(p),
         };
         known.serialize(serializer)
     }

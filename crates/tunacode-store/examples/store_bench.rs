@@ -24,7 +24,7 @@ fn session(id: &str, messages: Vec<Message>) -> SessionFile {
         total_tokens: 0,
         session_total_usage: Usage::default(),
         thoughts: vec![],
-        messages,
+        messages: messages.into(),
         extra: Default::default(),
     }
 }

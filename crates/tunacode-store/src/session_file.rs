@@ -38,9 +38,9 @@ pub struct SessionFile {
     /// Recorded reasoning.
     #[serde(default)]
     pub thoughts: Vec<Value>,
-    /// The conversation.
+    /// The conversation, shared with the session it is saved from (saving never copies it).
     #[serde(default)]
-    pub messages: Vec<Message>,
+    pub messages: std::sync::Arc<Vec<Message>>,
     /// Keys kept as loaded.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -60,7 +60,7 @@ pub(crate) fn test_session(id: &str, modified: &str) -> SessionFile {
         total_tokens: 0,
         session_total_usage: Usage::default(),
         thoughts: vec![],
-        messages: vec![Message::user("fix the bug\nplease")],
+        messages: vec![Message::user("fix the bug\nplease")].into(),
         extra: Default::default(),
     }
 }
@@ -87,7 +87,7 @@ mod tests {
                 ..Usage::default()
             },
             thoughts: vec![json!("hm")],
-            messages: vec![Message::user("hi")],
+            messages: vec![Message::user("hi")].into(),
             extra: Map::new(),
         };
         let value = serde_json::to_value(&file).unwrap();

@@ -73,7 +73,7 @@ fn the_index_is_only_a_cache() {
     assert_eq!(store.load("proj", "copied").unwrap().file, copied);
     // A changed file is read again; a removed one disappears; a garbage index is rebuilt.
     let mut changed = session("a", "2026-04-01T00:00:00Z");
-    changed.messages.push(Message::user("second"));
+    std::sync::Arc::make_mut(&mut changed.messages).push(Message::user("second"));
     store.save(&changed).unwrap();
     std::fs::remove_file(dir.path().join("proj/copied.json")).unwrap();
     std::fs::write(&index, "not json").unwrap();
@@ -111,7 +111,7 @@ fn a_first_listing_reads_the_summary_saved_with_a_session_and_not_the_session() 
         "aaaaaaaa-0000-0000-0000-000000000001",
         "2026-01-01T00:00:00Z",
     );
-    saved.messages.push(Message::user("a second prompt"));
+    std::sync::Arc::make_mut(&mut saved.messages).push(Message::user("a second prompt"));
     store.save(&saved).unwrap();
     let file = dir
         .path()

@@ -3,6 +3,7 @@
 //! `<session_id>.jsonl` beside it (see [`crate::journal`]). Listing is in `session_list.rs`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::StoreError;
 use crate::journal::{Journal, JournalBase};
@@ -168,7 +169,7 @@ impl SessionStore {
         let base = base_of(bytes.len(), &file);
         let journal = self.journal(project_id, session_id);
         let (recovered, kept_aside) = match std::fs::read(journal.path()) {
-            Ok(text) => recover(&journal, &text, &base, &mut file.messages)?,
+            Ok(text) => recover(&journal, &text, &base, Arc::make_mut(&mut file.messages))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, None),
             Err(e) => return Err(StoreError::io(journal.path(), e)),
         };
@@ -265,8 +266,11 @@ fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {
 pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
     let mut file: SessionFile = serde_json::from_slice(bytes)?;
     if crate::legacy_v02::is_v02(&file.messages) {
-        let messages = std::mem::take(&mut file.messages);
-        file.messages = crate::legacy_v02::convert(messages, file.extra.get("compaction"));
+        let messages = std::mem::take(Arc::make_mut(&mut file.messages));
+        file.messages = Arc::new(crate::legacy_v02::convert(
+            messages,
+            file.extra.get("compaction"),
+        ));
     }
     Ok(file)
 }

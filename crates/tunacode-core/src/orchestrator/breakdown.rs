@@ -90,7 +90,7 @@ fn measure(agent: &Agent, instructions: &[InstructionFile], skills: &[Skill]) ->
         .filter(|t| !t.name.starts_with(MCP_TOOL_PREFIX))
         .cloned()
         .collect();
-    let messages: Vec<Message> = {
+    let messages: Arc<Vec<Message>> = {
         let session = agent.session.lock();
         prepare_history(&session.messages, &agent.options.prune)
     };

@@ -2,6 +2,8 @@
 //! and the history prepared for the model (pruned as configured), which becomes the request's
 //! [`Transcript`] over the session's journal.
 
+use std::sync::Arc;
+
 use tunacode_protocol::{AgentEvent, Part};
 
 use super::recorder::Recorder;
@@ -34,8 +36,10 @@ pub(super) fn prepare(req: &Request, marker: Option<&str>) -> Prepared {
     session.task.original_query = req.message.clone();
     session.model = agent.options.model.clone();
     let prepared = prepare_history(&session.messages, &agent.options.prune);
-    // The journal indexes the prepared history: the file must hold exactly it.
-    let checkpoint_needed = session.journal_base.is_none() || prepared != session.messages;
+    // The journal indexes the prepared history: the file must hold exactly it. A history that needed
+    // no preparing comes back as the same shared list.
+    let checkpoint_needed =
+        session.journal_base.is_none() || !Arc::ptr_eq(&prepared, &session.messages);
     if checkpoint_needed {
         session.messages = prepared.clone();
         // The history sent next is not the one the cache holds: a miss is expected, not news.

@@ -28,14 +28,14 @@ pub(super) struct RunHistory {
 
 impl RunHistory {
     /// The prepared history of a request over a session of `baseline` messages.
-    pub(super) fn prepared(messages: Vec<Message>, baseline: usize) -> Self {
+    pub(super) fn prepared(messages: Arc<Vec<Message>>, baseline: usize) -> Self {
         let call_ids = messages
             .iter()
             .flat_map(|m| m.tool_calls())
             .map(|c| c.tool_call_id.clone())
             .collect();
         RunHistory {
-            messages: Arc::new(messages),
+            messages,
             checked: 0,
             baseline,
             call_ids,
@@ -107,15 +107,14 @@ impl RunHistory {
 
     /// The session's messages after the run: the run's, then what was added from outside during it
     /// (seed 000 §3.4: the run's messages are authoritative).
-    pub(super) fn merged_with(&self, session: &[Message]) -> Vec<Message> {
+    pub(super) fn merged_with(&self, session: &[Message]) -> Arc<Vec<Message>> {
+        let added = session.get(self.baseline..).unwrap_or_default();
+        if added.is_empty() {
+            // Nothing came from outside: the run's list is the session's, shared.
+            return self.messages.clone();
+        }
         let mut messages = self.messages.to_vec();
-        messages.extend(
-            session
-                .get(self.baseline..)
-                .unwrap_or_default()
-                .iter()
-                .cloned(),
-        );
-        messages
+        messages.extend(added.iter().cloned());
+        Arc::new(messages)
     }
 }

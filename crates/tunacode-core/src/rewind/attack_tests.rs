@@ -2,6 +2,7 @@
 //! an unreadable file, odd file names, and the user's edits between turns.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tunacode_protocol::runtime::RewindMode;
 use tunacode_store::{RewindConfig, TurnNode};
@@ -21,12 +22,9 @@ fn setup() -> (tempfile::TempDir, tempfile::TempDir, Checkpoints, Session) {
 /// One turn as the recorder plays it.
 fn turn(store: &Checkpoints, session: &mut Session, touched: &[&str], change: impl FnOnce(&Path)) {
     let marker = new_marker();
-    session
-        .messages
-        .push(tunacode_protocol::Message::request(vec![marked_prompt(
-            "t".into(),
-            &marker,
-        )]));
+    Arc::make_mut(&mut session.messages).push(tunacode_protocol::Message::request(vec![
+        marked_prompt("t".into(), &marker),
+    ]));
     let touched: Vec<String> = touched.iter().map(|s| s.to_string()).collect();
     let images = store.pre_images(&touched).unwrap();
     let before = store.take("s", "b", &touched, &Stop::default()).unwrap();

@@ -152,7 +152,7 @@ fn markdown(file: &SessionFile, tree: &SessionTree) -> String {
     }
     out.push('\n');
     let mut prompt = 0;
-    for message in &file.messages {
+    for message in file.messages.iter() {
         for part in &message.parts {
             out.push_str(&part_markdown(part, &mut prompt));
         }

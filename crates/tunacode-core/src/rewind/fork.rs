@@ -27,7 +27,7 @@ pub fn fork(session: &Session, at: Option<usize>) -> Result<Session, RewindError
                 at + 1
             ))
         })?;
-        cut_before(&mut forked.messages, place);
+        cut_before(std::sync::Arc::make_mut(&mut forked.messages), place);
     }
     forked.id = uuid::Uuid::new_v4().to_string();
     forked.created_at = now_rfc3339();

@@ -4,6 +4,8 @@
 //! first rewind) until the next prompt. Blocking (git): call from a blocking thread. The caller
 //! saves the session file (when the conversation changed) and the tree.
 
+use std::sync::Arc;
+
 use tunacode_protocol::runtime::{RewindMode, Rewound};
 use tunacode_store::{RedoPoint, Snapshot, TreeEvent, now_rfc3339};
 
@@ -61,9 +63,9 @@ pub fn rewind(
     };
     if let Some(place) = place {
         if redo.messages.is_none() {
-            redo.messages = Some(session.messages.clone());
+            redo.messages = Some(session.messages.to_vec());
         }
-        report.messages_dropped = cut_before(&mut session.messages, place);
+        report.messages_dropped = cut_before(Arc::make_mut(&mut session.messages), place);
         session.update_token_count();
         session.tree.nodes.truncate(to - 1);
         report.text = node.text;
@@ -236,7 +238,7 @@ pub fn redo(store: &Checkpoints, session: &mut Session) -> Result<Rewound, Rewin
     }
     if let Some(messages) = redo.messages {
         report.messages_dropped = 0;
-        session.messages = messages;
+        session.messages = Arc::new(messages);
         session.update_token_count();
     }
     session.tree.nodes = redo.nodes;

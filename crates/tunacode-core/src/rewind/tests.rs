@@ -3,6 +3,7 @@
 //! snapshot, the snapshot after).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tunacode_protocol::runtime::{ExportFormat, RewindMode};
 use tunacode_protocol::{Message, Part};
@@ -43,8 +44,7 @@ fn read(dir: &Path, name: &str) -> Option<String> {
 /// Plays one turn: `touched` are the files its writes name; `change` is what it does.
 fn turn(w: &mut World, text: &str, touched: &[&str], change: impl FnOnce(&Path)) {
     let marker = new_marker();
-    w.session
-        .messages
+    Arc::make_mut(&mut w.session.messages)
         .push(Message::request(vec![marked_prompt(text.into(), &marker)]));
     let touched: Vec<String> = touched.iter().map(|s| s.to_string()).collect();
     let images = w.store.pre_images(&touched).expect("pre-images");
@@ -53,8 +53,7 @@ fn turn(w: &mut World, text: &str, touched: &[&str], change: impl FnOnce(&Path))
         .take("s", "b", &touched, &Stop::default())
         .expect("before");
     change(w.ws.path());
-    w.session
-        .messages
+    Arc::make_mut(&mut w.session.messages)
         .push(Message::response(vec![Part::text(format!("did {text}"))]));
     let early: std::collections::HashSet<String> = images.keys().cloned().collect();
     let commit = w.store.amend(&before, &images, &early).expect("amend");
@@ -279,8 +278,7 @@ fn a_fork_ends_after_its_prompt_and_leaves_the_original() {
 fn a_json_export_imports_as_a_new_session_and_exports_the_same_bytes_redacted() {
     let mut w = world(RewindConfig::default());
     three_turns(&mut w);
-    w.session
-        .messages
+    Arc::make_mut(&mut w.session.messages)
         .push(Message::user("my key is sk-proj-abcdefghijklmnopqrstuv"));
     let sessions = tempfile::tempdir().unwrap();
     let store = SessionStore::new(sessions.path());

@@ -219,12 +219,13 @@ fn child_session(parent: &Agent, agent_type: &AgentType, model: &str) -> Session
     let mut session = Session::new(std::path::Path::new(&from.working_directory), model);
     session.plan_mode = from.plan_mode;
     if agent_type.fork {
-        session.messages = from
-            .messages
-            .iter()
-            .filter(|m| m.in_conversation())
-            .cloned()
-            .collect();
+        session.messages = Arc::new(
+            from.messages
+                .iter()
+                .filter(|m| m.in_conversation())
+                .cloned()
+                .collect(),
+        );
     }
     session.tree.parent = Some(ForkOrigin {
         session_id: from.id.clone(),

@@ -73,8 +73,8 @@ pub struct SessionView {
     pub session_id: String,
     /// The workspace it works in (the resolved working directory).
     pub workspace: PathBuf,
-    /// Its history (to replay on screen).
-    pub messages: Vec<Message>,
+    /// Its history (to replay on screen), shared with the session: opening one never copies it.
+    pub messages: std::sync::Arc<Vec<Message>>,
     /// The model in use.
     pub model: ModelView,
     /// Whether plan mode is on.

@@ -57,7 +57,7 @@ mod tests {
         SessionView {
             session_id: "s".into(),
             workspace: "/w".into(),
-            messages: Vec::new(),
+            messages: Default::default(),
             model: ModelView {
                 model: "openai:m".into(),
                 context_window: None,

@@ -386,7 +386,7 @@ async fn journal_lines_kept_aside_when_a_session_opens_are_a_warning_cell() {
     let view = SessionView {
         session_id: "s".into(),
         workspace: dir.path().to_path_buf(),
-        messages: Vec::new(),
+        messages: Default::default(),
         model: ModelView {
             model: "openai:m".into(),
             context_window: None,

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Sessions at scale: `tunacode run --session` on a session of 10 messages and on one of 10,000
+# (~2.7 MB), against the fake provider answering at once. Prints the wall time (hyperfine, the
+# session file restored before every run) and the peak RSS of each, with the file's size.
+# Goal: the 10,000-message run within 4x of the 10-message one, its peak RSS within 3x the file.
+# Usage: bench/big_session.sh [BIN FAKE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-$PWD/target/release/tunacode}
+fake=${2:-$PWD/target/release/tunacode-fake-provider}
+[ -x /usr/bin/time ] || { apt-get update -qq >/dev/null && apt-get install -y -qq time >/dev/null; }
+command -v hyperfine >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq hyperfine >/dev/null; }
+work=$(mktemp -d)
+trap 'kill ${fake_pid:-} 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+mkdir -p "$work/ws" "$work/config"
+echo '[{"type": "reply", "text": "TUNACODE DONE: ok"}]' > "$work/script.json"
+"$fake" --script "$work/script.json" --cycle --no-stdin > "$work/url" &
+fake_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
+url=$(head -n1 "$work/url")
+export XDG_DATA_HOME=$work/data XDG_CONFIG_HOME=$work/config XDG_STATE_HOME=$work/state
+run() { "$bin" run --model openai:bench --base-url "$url" --cwd "$work/ws" --output json "$@"; }
+for n in 10 10000; do
+  id=$(run "start" | python3 -c 'import json,sys; print(json.load(sys.stdin)["session_id"])')
+  file=$(find "$work/data" -name "$id.json")
+  # The session grows to n messages: a prompt, then tool calls and their answers.
+  python3 - "$file" "$n" <<'PY'
+import json, sys
+path, n = sys.argv[1], int(sys.argv[2])
+session = json.load(open(path))
+messages = session["messages"][:1]
+i = 0
+while len(messages) < n:
+    call = f"call_{i}"
+    messages.append({"kind": "response", "parts": [
+        {"part_kind": "text", "content": f"Step {i}: reading the next module."},
+        {"part_kind": "tool-call", "tool_call_id": call, "tool_name": "read_file",
+         "args": {"file_path": f"src/module_{i % 50}.rs"}}], "finish_reason": "tool_calls"})
+    messages.append({"kind": "request", "parts": [
+        {"part_kind": "tool-return", "tool_call_id": call, "tool_name": "read_file",
+         "content": "".join(f"{l:>6}\tfn f{l}() -> u32 {{ {l} }}\n" for l in range(1, 4))}]})
+    i += 1
+messages = messages[:n - 1] + [{"kind": "response", "parts": [{"part_kind": "text", "content": "Done."}]}]
+session["messages"] = messages
+json.dump(session, open(path, "w"))
+PY
+  rm -f "${file%.json}.summary.json"
+  # One run saves it as every later run finds it (old tool outputs pruned): the state measured.
+  run --session "$id" "first" > /dev/null
+  cp "$file" "$work/saved.json"; [ -n "${KEEP:-}" ] && echo "$work $id $file" >> "$KEEP"
+  size=$(stat -c %s "$file")
+  echo "-- $n messages, file $(python3 -c "print(f'{$size / 1e6:.2f}')") MB"
+  hyperfine -N --warmup 2 --runs 15 --prepare "cp $work/saved.json $file" \
+    "$bin run --model openai:bench --base-url $url --cwd $work/ws --output json --session $id next" \
+    | grep -E "Time|Range"
+  cp "$work/saved.json" "$file"
+  /usr/bin/time -f "%M" -o "$work/rss" "$bin" run --model openai:bench --base-url "$url" --cwd "$work/ws" \
+    --output json --session "$id" next > /dev/null
+  python3 -c "print(f'peak RSS {$(cat "$work/rss") / 1024:.1f} MB ({$(cat "$work/rss") * 1024 / $size:.1f}x the file)')"
+done
