@@ -133,6 +133,18 @@ pub(crate) fn turns(messages: &[MessageItems]) -> Vec<Turn<'_>> {
     out
 }
 
+/// Joins the call's note to the newest turn when it is the user's, else adds a user turn for it (the
+/// note joins the last request, [`ModelRequest::history`]).
+pub(crate) fn join_note<'a>(turns: &mut Vec<Turn<'a>>, note: Item<'a>) {
+    match turns.last_mut() {
+        Some(last) if last.request => last.items.push(note),
+        _ => turns.push(Turn {
+            request: true,
+            items: vec![note],
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::wire_history::{Item, MessageItems, Turn, message_items, nudge_of, turns};
+use crate::wire_history::{Item, MessageItems, Turn, join_note, message_items, nudge_of, turns};
 
 /// `max_tokens` when the request sets none (Anthropic requires the field).
 pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
@@ -123,14 +123,10 @@ fn wire_messages<'a>(
     let note = nudge_of(request).and_then(text_block);
     let nudged = note.is_some();
     if let Some(note) = note {
-        let note = Item::Made(serde_json::value::to_raw_value(&note)?);
-        match turns.last_mut() {
-            Some(last) if last.request => last.items.push(note),
-            _ => turns.push(Turn {
-                request: true,
-                items: vec![note],
-            }),
-        }
+        join_note(
+            &mut turns,
+            Item::Made(serde_json::value::to_raw_value(&note)?),
+        );
     }
     mark_recent_turns(&mut turns, nudged)?;
     Ok(turns

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::wire_history::{Item, MessageItems, Turn, message_items, nudge_of, turns};
+use crate::wire_history::{Item, MessageItems, join_note, message_items, nudge_of, turns};
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -100,14 +100,8 @@ fn contents<'a>(
 ) -> Result<Vec<Content<'a>>, serde_json::Error> {
     let mut turns = turns(kept);
     if let Some(nudge) = nudge_of(request) {
-        let note = Item::Made(serde_json::value::to_raw_value(&json!({"text": nudge}))?);
-        match turns.last_mut() {
-            Some(last) if last.request => last.items.push(note),
-            _ => turns.push(Turn {
-                request: true,
-                items: vec![note],
-            }),
-        }
+        let note = serde_json::value::to_raw_value(&json!({"text": nudge}))?;
+        join_note(&mut turns, Item::Made(note));
     }
     Ok(turns
         .into_iter()
