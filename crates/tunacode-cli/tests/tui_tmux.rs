@@ -345,7 +345,11 @@ fn esc_esc_opens_the_rewind_picker_and_a_rewind_puts_the_prompt_back_in_the_inpu
         })
         .unwrap();
     }
+    // The second Esc goes once the first one shows its hint, as a user's second press follows the
+    // first: two Esc bytes read in one go are a single Esc to the terminal's parser (crossterm), so
+    // two back-to-back send-keys could be one press on a loaded machine.
     tmux.keys(&["Escape"]).unwrap();
+    tmux.wait_for_text("Esc again: rewind", WAIT).unwrap();
     tmux.keys(&["Escape"]).unwrap();
     let picker = tmux
         .wait_for("the rewind picker", WAIT, |s| {
