@@ -70,8 +70,8 @@ pub fn prepare_history(messages: &Arc<Vec<Message>>, prune: &PruneConfig) -> Arc
 }
 
 /// Whether [`prepare_history`] would change nothing: no tool output to prune, no system prompt or
-/// `run_id` to strip, no trailing unanswered prompt, and the invariants hold (what the clean-up loop
-/// restores). Reads the history once; copies nothing.
+/// `run_id` to strip, no trailing unanswered prompt, and nothing the clean-up loop removes (the
+/// invariants, and no empty message, orphaned or repeated answer). Reads the history; copies nothing.
 fn is_prepared(messages: &[Message], prune: &PruneConfig) -> bool {
     let strippable = messages.iter().filter(|m| m.in_conversation()).any(|m| {
         m.extra.contains_key("run_id")
@@ -86,6 +86,35 @@ fn is_prepared(messages: &[Message], prune: &PruneConfig) -> bool {
         && !trailing_prompt
         && prune_candidates(messages, prune).is_none()
         && check_invariants(messages).is_ok()
+        && !has_empty_or_stray_answers(messages)
+}
+
+/// What `remove_empty_messages` and `remove_orphaned_answers` would remove, read only: an empty
+/// message, or a tool answer that answers no call of the response before it or repeats one.
+fn has_empty_or_stray_answers(messages: &[Message]) -> bool {
+    messages.iter().enumerate().any(|(i, m)| {
+        if !m.in_conversation() {
+            return false;
+        }
+        if m.parts.is_empty() || m.is_empty_response() {
+            return true;
+        }
+        if !m.is_request() {
+            return false;
+        }
+        let calls: HashSet<&str> = match prev_canonical(messages, i) {
+            Some(p) if messages[p].is_response() => messages[p]
+                .tool_calls()
+                .map(|c| c.tool_call_id.as_str())
+                .collect(),
+            _ => HashSet::new(),
+        };
+        let mut seen = HashSet::new();
+        m.parts.iter().filter(|p| p.is_tool_answer()).any(|p| {
+            let id = p.tool_call_id().unwrap_or_default();
+            !calls.contains(id) || !seen.insert(id)
+        })
+    })
 }
 
 /// Replaces the content of tool outputs older than the protected budget with a placeholder, when that
@@ -335,6 +364,37 @@ mod tests {
         assert_eq!(out, prepared);
         // What preparing makes needs no preparing again.
         assert!(Arc::ptr_eq(&prepare_history(&out, &NO_PRUNE), &out));
+    }
+
+    #[test]
+    fn a_stray_or_repeated_answer_or_an_empty_message_is_still_cleaned_up() {
+        let answered = |answers: Vec<Part>| {
+            vec![
+                Message::user("go"),
+                Message::response(vec![call("a")]),
+                Message::request(answers),
+                Message::response(vec![Part::text("done")]),
+            ]
+        };
+        let clean = answered(vec![Part::tool_return("a", "read_file", "x")]);
+        let mut with_empty = clean.clone();
+        with_empty.insert(3, Message::response(vec![Part::text("  ")]));
+        for broken in [
+            answered(vec![
+                Part::tool_return("a", "read_file", "x"),
+                Part::tool_return("zzz", "read_file", "stray"),
+            ]),
+            answered(vec![
+                Part::tool_return("a", "read_file", "x"),
+                Part::tool_return("a", "read_file", "again"),
+            ]),
+            with_empty,
+        ] {
+            let broken = Arc::new(broken);
+            let out = prepare_history(&broken, &NO_PRUNE);
+            assert!(!Arc::ptr_eq(&out, &broken), "{broken:?}");
+            assert_eq!(*out, clean);
+        }
     }
 
     const NO_PRUNE: PruneConfig = PruneConfig {
