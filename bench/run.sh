@@ -92,10 +92,13 @@ echo "== 4. TUI: rendering, @-completion and key-to-frame in process"
 cargo build --release --locked -q -p tunacode-tui --example tui_bench
 "$root/target/release/examples/tui_bench"
 
-echo "== 5. TUI in a real terminal (tmux): start-up, idle CPU, key-to-screen while streaming"
+echo "== 5. TUI in a real terminal (tmux): start-up, idle CPU, key-to-screen while streaming, a 50,000-line session"
 need tmux tmux
 tuiwork=$(mktemp -d)
 python3 "$root/bench/tui_terminal.py" "$bin" "$fake" "$tuiwork"
+rm -rf "$tuiwork"
+tuiwork=$(mktemp -d)
+python3 "$root/bench/tui_big_session.py" "$bin" "$fake" "$tuiwork"
 rm -rf "$tuiwork"
 
 echo "== 6. sessions: journal writes, a 10,000-message session, listing 500 sessions"

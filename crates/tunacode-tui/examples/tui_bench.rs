@@ -1,6 +1,7 @@
 //! In-process TUI measurements for `bench/run.sh`: markdown rendering (whole and streamed), fuzzy file
-//! search over 50,000 paths, and key-to-frame latency while an answer streams fast (event handling plus
-//! drawing a 120×40 frame; terminal I/O excluded — `bench/run.sh` measures that under tmux).
+//! search over 50,000 paths, key-to-frame latency while an answer streams fast (event handling plus
+//! drawing a 120×40 frame; terminal I/O excluded — `bench/run.sh` measures that under tmux), typing
+//! after a 1 MB paste, and opening a session of ~50,000 transcript lines.
 
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
@@ -139,6 +140,60 @@ async fn main() {
     );
 
     paste_then_type(&mut app, &mut terminal);
+    big_session(&mut app, &mut terminal);
+}
+
+/// A resumed session of 1,300 exchanges (~50,000 transcript lines, most of them code): the first
+/// frame, Home to the oldest line, and PgUp from there.
+fn big_session(app: &mut App, terminal: &mut Terminal<TestBackend>) {
+    use tunacode_protocol::{Message, Part};
+    let code: String = (0..27)
+        .map(|l| {
+            format!("    let entry_{l} = store.entries.get(key).cloned().unwrap_or_default();\n")
+        })
+        .collect();
+    let prose =
+        "The handler reads the key from the request, checks the stored version, merges the \
+                 changed fields and writes the entry back; it fails when the header is missing. "
+            .repeat(2);
+    let mut messages = Vec::new();
+    for i in 0..1_300 {
+        messages.push(Message::user(format!("Explain handler {i}.")));
+        let text = format!("{prose}\n\n```rust\n{code}```\n\nThat keeps writes ordered ({i}).");
+        messages.push(Message::response(vec![Part::text(text)]));
+    }
+    app.on_terminal_event(Event::Key(KeyEvent::new(
+        KeyCode::Char('u'),
+        KeyModifiers::CONTROL,
+    )));
+    app.view.transcript.clear();
+    let start = Instant::now();
+    app.replay(&messages);
+    terminal.draw(|f| app.draw(f)).unwrap();
+    let first = start.elapsed();
+    let start = Instant::now();
+    app.on_terminal_event(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
+    terminal.draw(|f| app.draw(f)).unwrap();
+    let home = start.elapsed();
+    // At the top, the lines below the view plus the view: every line of the transcript.
+    let rows = app.view.transcript.scroll_back + usize::from(app.view.transcript.viewport_height);
+    let mut pages = Vec::new();
+    for _ in 0..40 {
+        let start = Instant::now();
+        app.on_terminal_event(Event::Key(KeyEvent::new(
+            KeyCode::PageDown,
+            KeyModifiers::NONE,
+        )));
+        terminal.draw(|f| app.draw(f)).unwrap();
+        pages.push(start.elapsed());
+    }
+    println!(
+        "a resumed session of {} messages ({rows} transcript lines): replayed and first frame in {first:.2?}; \
+         Home in {home:.2?}; PgDn from there p50 {:.2?}, max {:.2?}",
+        messages.len(),
+        percentile(pages.clone(), 0.5),
+        percentile(pages, 1.0)
+    );
 }
 
 /// The median key-to-frame of 200 keys typed into the input.

@@ -26,6 +26,7 @@ impl App {
                 self.input.hint = Some(format!("{n} image(s) pasted; sent with the message"));
             }
             AppMsg::ClipboardImage(Err(why)) => self.notice(NoticeLevel::Info, why),
+            AppMsg::CodeHighlighted => self.view.transcript.code_arrived(),
         }
     }
 

@@ -5,6 +5,7 @@
 
 mod actions;
 mod agent_events;
+pub mod cell;
 mod checks;
 mod clipboard_image;
 pub mod commands;
@@ -39,6 +40,8 @@ mod input_tests;
 mod polish_tests;
 #[cfg(test)]
 mod subagents_tests;
+#[cfg(test)]
+mod transcript_view_tests;
 #[cfg(test)]
 mod view_tests;
 
@@ -119,6 +122,10 @@ pub async fn build_app(config: TuiConfig) -> Result<(App, Channels), TuiError> {
         cwd: config.cwd.clone(),
         pastes_dir: config.history_dir.with_file_name("pastes"),
     };
+    let wake = msg_tx.clone();
+    app.view.transcript.code.set_waker(Box::new(move || {
+        let _ = wake.send(AppMsg::CodeHighlighted);
+    }));
     connect(&mut app, config.launch, msg_tx).await?;
     Ok((app, Channels { msg_rx }))
 }

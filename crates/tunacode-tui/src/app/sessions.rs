@@ -27,6 +27,7 @@ impl App {
                     Part::Text(t) if m.is_response() && !t.content.trim().is_empty() => {
                         let mut md = StreamingMarkdown::new();
                         md.push(&t.content);
+                        md.finish();
                         self.view.transcript.push(CellKind::Assistant(md));
                     }
                     Part::Thinking(t) if !t.content.trim().is_empty() => self

@@ -19,6 +19,8 @@ pub enum AppMsg {
     Runtime(Box<RuntimeEvent>),
     /// An image read from the clipboard (Ctrl+V), kept in a file, or why there is none.
     ClipboardImage(Result<PathBuf, String>),
+    /// The highlighter finished a code block the transcript shows.
+    CodeHighlighted,
 }
 
 /// What the screen shows.

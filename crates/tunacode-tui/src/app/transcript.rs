@@ -1,7 +1,7 @@
-//! The transcript: one [`Cell`] per thing that happened (a user message, an answer, reasoning, a tool
-//! call, a notice, a shell command, command output). Each cell renders to lines for a width and caches
-//! them, so a frame only renders what changed. The list of cells and the view over them are
-//! [`Transcript`](super::transcript_view::Transcript).
+//! What the transcript holds: one [`CellKind`] per thing that happened (a user message, an answer,
+//! reasoning, a tool call, a notice, a shell command, command output), and how each renders to lines
+//! for a width. A [`Cell`](super::cell::Cell) caches those lines; the list of cells and the view over
+//! them are [`Transcript`](super::transcript_view::Transcript).
 
 use std::time::Instant;
 
@@ -12,6 +12,8 @@ use tunacode_protocol::{NoticeLevel, ToolStatus};
 
 use unicode_width::UnicodeWidthStr;
 
+use crate::render::code_highlights::{CodeHighlights, LazyCode};
+use crate::render::markdown::render_markdown_lazy;
 use crate::render::truncate_line;
 use crate::render::wrap::expand_tabs;
 use crate::render::{StreamingMarkdown, render_diff, wrap_spans};
@@ -69,15 +71,6 @@ pub enum CellKind {
     Error(String),
 }
 
-/// One entry of the transcript with its rendering cache.
-#[derive(Debug)]
-pub struct Cell {
-    /// What it holds.
-    pub kind: CellKind,
-    /// Width, theme, expanded flag, content version (source length of an answer) and the lines.
-    cache: Option<(u16, &'static str, bool, usize, Vec<Line<'static>>)>,
-}
-
 /// Flags that change how cells render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ViewFlags {
@@ -89,86 +82,68 @@ pub struct ViewFlags {
     pub frame: usize,
 }
 
-impl Cell {
-    /// A new cell.
-    pub fn new(kind: CellKind) -> Self {
-        Cell { kind, cache: None }
-    }
+/// What a cell renders for: the width, colors and flags, and where finished answers get their
+/// highlighted code.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderCtx<'a> {
+    /// Columns.
+    pub width: u16,
+    /// Colors.
+    pub theme: &'a Theme,
+    /// Flags.
+    pub flags: ViewFlags,
+    /// Highlighted code blocks of finished answers.
+    pub code: &'a CodeHighlights,
+}
 
-    /// Marks the cell as changed.
-    pub fn touch(&mut self) {
-        self.cache = None;
-    }
-
-    /// Whether the cell changes with the spinner (a running tool).
-    fn animated(&self) -> bool {
-        matches!(&self.kind, CellKind::Tool(t) if t.status.is_none())
-            || matches!(
-                &self.kind,
-                CellKind::Shell {
-                    running: Some(_),
-                    ..
-                }
-            )
-    }
-
-    /// The cell's lines at `width` (cached).
-    pub fn lines(&mut self, width: u16, theme: &Theme, flags: ViewFlags) -> &[Line<'static>] {
-        let version = match &self.kind {
-            CellKind::Assistant(md) => md.source().len(),
-            CellKind::Thinking(_) => usize::from(flags.show_thoughts),
-            _ => 0,
-        };
-        let fresh = matches!(&self.cache, Some((w, t, e, v, _)) if *w == width && *t == theme.name && *e == flags.expand_tools && *v == version)
-            && !self.animated();
-        if !fresh {
-            let lines = self.render(width, theme, flags);
-            self.cache = Some((width, theme.name, flags.expand_tools, version, lines));
-        }
-        match &self.cache {
-            Some((_, _, _, _, lines)) => lines,
-            None => &[],
-        }
-    }
-
-    fn render(&mut self, width: u16, theme: &Theme, flags: ViewFlags) -> Vec<Line<'static>> {
-        let w = width as usize;
-        let mut out = match &mut self.kind {
-            CellKind::User(text) => prefixed(text, w, theme.user, Span::styled("› ", theme.accent)),
-            CellKind::Assistant(md) => md
-                .lines(width.saturating_sub(2), theme)
-                .iter()
-                .cloned()
+/// A cell's lines for `ctx`, its blank line after it included; finished answers take their code
+/// from `code`.
+pub(crate) fn render_kind(
+    kind: &mut CellKind,
+    ctx: &RenderCtx<'_>,
+    code: &mut LazyCode<'_>,
+) -> Vec<Line<'static>> {
+    let (width, theme, flags) = (ctx.width, ctx.theme, ctx.flags);
+    let w = width as usize;
+    let mut out = match kind {
+        CellKind::User(text) => prefixed(text, w, theme.user, Span::styled("› ", theme.accent)),
+        CellKind::Assistant(md) if md.is_finished() => {
+            render_markdown_lazy(md.source(), width.saturating_sub(2), theme, code)
+                .into_iter()
                 .map(indent)
-                .collect(),
-            CellKind::Thinking(text) if flags.show_thoughts => prefixed(
-                text.trim(),
-                w,
-                theme.thinking,
-                Span::styled("∴ ", theme.thinking),
-            ),
-            CellKind::Thinking(_) => return Vec::new(),
-            CellKind::Tool(tool) => render_tool(tool, w, theme, flags),
-            CellKind::Notice(level, text) => {
-                let style = match level {
-                    NoticeLevel::Info => theme.muted,
-                    NoticeLevel::Warning => theme.warning,
-                };
-                prefixed(text, w, style, Span::styled("! ", style))
-            }
-            CellKind::Info(text) => prefixed(text, w, theme.text, Span::raw("  ")),
-            CellKind::Shell {
-                command,
-                output,
-                running,
-            } => render_shell(command, output, *running, w, theme, flags),
-            CellKind::Error(text) => {
-                prefixed(text, w, theme.error, Span::styled("✗ ", theme.error))
-            }
-        };
-        out.push(Line::default());
-        out
-    }
+                .collect()
+        }
+        CellKind::Assistant(md) => md
+            .lines(width.saturating_sub(2), theme)
+            .iter()
+            .cloned()
+            .map(indent)
+            .collect(),
+        CellKind::Thinking(text) if flags.show_thoughts => prefixed(
+            text.trim(),
+            w,
+            theme.thinking,
+            Span::styled("∴ ", theme.thinking),
+        ),
+        CellKind::Thinking(_) => return Vec::new(),
+        CellKind::Tool(tool) => render_tool(tool, w, theme, flags),
+        CellKind::Notice(level, text) => {
+            let style = match level {
+                NoticeLevel::Info => theme.muted,
+                NoticeLevel::Warning => theme.warning,
+            };
+            prefixed(text, w, style, Span::styled("! ", style))
+        }
+        CellKind::Info(text) => prefixed(text, w, theme.text, Span::raw("  ")),
+        CellKind::Shell {
+            command,
+            output,
+            running,
+        } => render_shell(command, output, *running, w, theme, flags),
+        CellKind::Error(text) => prefixed(text, w, theme.error, Span::styled("✗ ", theme.error)),
+    };
+    out.push(Line::default());
+    out
 }
 
 /// A `!` command: while it runs, a spinner and its time, and the last lines of what it printed.

@@ -1,11 +1,18 @@
 //! [`Transcript`]: every cell of the conversation, oldest first, and the view over them: where the
 //! user scrolled to, what is open (an answer still streaming, a tool or a `!` command still running),
 //! and which lines of the cells fit the screen.
+//!
+//! A frame renders only what it needs: cells are measured from the newest back until the view is
+//! covered, only the cells on screen keep their lines (the others keep their height), and code in
+//! finished answers is highlighted off the event loop once a cell showing it is on screen. Opening
+//! a session of fifty thousand lines draws its newest screen without rendering the rest.
 
 use ratatui::text::Line;
 
-use crate::app::transcript::{Cell, CellKind, ViewFlags};
+use crate::app::cell::Cell;
+use crate::app::transcript::{CellKind, RenderCtx, ViewFlags};
 use crate::render::StreamingMarkdown;
+use crate::render::code_highlights::CodeHighlights;
 use crate::theme::Theme;
 
 /// All cells, and the view over them.
@@ -15,16 +22,36 @@ pub struct Transcript {
     pub cells: Vec<Cell>,
     /// Lines scrolled up from the bottom (0: pinned to the newest line).
     pub scroll_back: usize,
-    last_total: usize,
+    /// Scrolled up: the top cell of the last view and its rows to the end, so rows added below it
+    /// move `scroll_back` and the view stays put.
+    pin: Option<(usize, usize)>,
+    /// The most `scroll_back` can be, when the last frame measured every cell.
+    max_back: Option<usize>,
     /// Rows of the transcript area at the last draw, the marker row included (set by the view); a
     /// page is measured against it.
     pub viewport_height: u16,
+    /// Highlighted code of finished answers, and the worker that highlights it.
+    pub code: CodeHighlights,
 }
 
 impl Transcript {
-    /// Adds a cell.
+    /// Adds a cell. An answer before it is finished: no more text comes to it.
     pub fn push(&mut self, kind: CellKind) {
+        if let Some(Cell {
+            kind: CellKind::Assistant(md),
+            ..
+        }) = self.cells.last_mut()
+        {
+            md.finish();
+        }
         self.cells.push(Cell::new(kind));
+    }
+
+    /// Highlighted code arrived: the cells that asked for some render again.
+    pub fn code_arrived(&mut self) {
+        for cell in &mut self.cells {
+            cell.code_arrived();
+        }
     }
 
     /// Adds a notice; a retry notice right after another replaces it, so a storm of retries is one
@@ -88,13 +115,14 @@ impl Transcript {
     pub fn clear(&mut self) {
         self.cells.clear();
         self.scroll_back = 0;
-        self.last_total = 0;
+        self.pin = None;
+        self.max_back = None;
     }
 
     /// Scrolls by `delta` lines (positive: back in time).
     pub fn scroll(&mut self, delta: isize) {
-        let max = self.last_total;
-        self.scroll_back = (self.scroll_back as isize + delta).clamp(0, max as isize) as usize;
+        let max = self.max_back.unwrap_or(usize::MAX / 2);
+        self.scroll_back = self.scroll_back.saturating_add_signed(delta).min(max);
     }
 
     /// Lines one PgUp/PgDn moves: the transcript area's height less 2 lines of overlap, at least 1.
@@ -109,7 +137,7 @@ impl Transcript {
 
     /// Scrolls to the oldest line.
     pub fn scroll_to_top(&mut self) {
-        self.scroll_back = self.last_total;
+        self.scroll_back = self.max_back.unwrap_or(usize::MAX / 2);
     }
 
     /// Pins the view to the newest line.
@@ -117,7 +145,8 @@ impl Transcript {
         self.scroll_back = 0;
     }
 
-    /// The lines visible in a view `height` lines tall. When scrolled up, new lines do not move the view.
+    /// The lines visible in a view `height` lines tall. When scrolled up, new lines do not move the
+    /// view. Cells above the view are not rendered; only the cells on screen keep their lines.
     pub fn visible(
         &mut self,
         width: u16,
@@ -125,32 +154,54 @@ impl Transcript {
         theme: &Theme,
         flags: ViewFlags,
     ) -> Vec<Line<'static>> {
-        let mut per_cell: Vec<usize> = Vec::with_capacity(self.cells.len());
-        for cell in &mut self.cells {
-            per_cell.push(cell.lines(width, theme, flags).len());
+        let ctx = RenderCtx {
+            width,
+            theme,
+            flags,
+            code: &self.code,
+        };
+        let (cells, h) = (&mut self.cells, height as usize);
+        // `below`: the rows of `cells[first..]`, measured from the newest cell back.
+        let (mut first, mut below) = (cells.len(), 0);
+        if self.scroll_back > 0
+            && let Some((pin, rows)) = self.pin.filter(|(pin, _)| *pin < cells.len())
+        {
+            while first > pin {
+                first -= 1;
+                below += cells[first].rows(&ctx);
+            }
+            self.scroll_back += below.saturating_sub(rows);
         }
-        let total: usize = per_cell.iter().sum();
-        if self.scroll_back > 0 && total > self.last_total {
-            self.scroll_back += total - self.last_total;
+        while first > 0 && below < self.scroll_back + h {
+            first -= 1;
+            below += cells[first].rows(&ctx);
+            // Below the view (Home measures every cell): no lines kept, so memory stays flat.
+            if below <= self.scroll_back {
+                cells[first].forget_lines();
+            }
         }
-        self.last_total = total;
-        let max_back = total.saturating_sub(height as usize);
-        self.scroll_back = self.scroll_back.min(max_back);
-        let end = total - self.scroll_back;
-        let start = end.saturating_sub(height as usize);
+        self.max_back = (first == 0).then(|| below.saturating_sub(h));
+        self.scroll_back = self.scroll_back.min(below.saturating_sub(h));
+        let end = below - self.scroll_back;
+        let start = end.saturating_sub(h);
         let mut out = Vec::with_capacity(end - start);
-        let mut offset = 0;
-        for (cell, count) in self.cells.iter_mut().zip(per_cell) {
-            let (cell_start, cell_end) = (offset, offset + count);
-            offset = cell_end;
-            if cell_end <= start || cell_start >= end {
+        let (mut offset, mut top) = (0, None);
+        for (index, cell) in cells.iter_mut().enumerate() {
+            let cell_start = offset;
+            if index >= first {
+                offset += cell.rows(&ctx);
+            }
+            if index < first || offset <= start || cell_start >= end {
+                cell.forget_lines();
                 continue;
             }
-            let lines = cell.lines(width, theme, flags);
-            let from = start.saturating_sub(cell_start);
-            let to = (end - cell_start).min(count);
+            top.get_or_insert((index, below - cell_start));
+            let lines = cell.lines(&ctx);
+            let to = (end - cell_start).min(lines.len());
+            let from = start.saturating_sub(cell_start).min(to);
             out.extend(lines[from..to].iter().cloned());
         }
+        self.pin = top.filter(|_| self.scroll_back > 0);
         out
     }
 

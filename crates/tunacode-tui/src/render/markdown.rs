@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use super::code_cache::CodeCache;
+use super::code_highlights::LazyCode;
 use super::container::{Container, blank_prefix, rest_prefix, take_prefix};
 use super::highlight::highlight_code;
 use super::table::TableBuf;
@@ -26,7 +27,7 @@ fn options() -> Options {
 
 /// Renders markdown `text` to lines at most `width` columns wide, styled from `theme`.
 pub fn render_markdown(text: &str, width: u16, theme: &Theme) -> Vec<Line<'static>> {
-    render(text, width, theme, None)
+    render(text, width, theme, Code::Now)
 }
 
 /// [`render_markdown`], highlighting code blocks through `cache` (for streaming).
@@ -36,16 +37,32 @@ pub(crate) fn render_markdown_cached(
     theme: &Theme,
     cache: &mut CodeCache,
 ) -> Vec<Line<'static>> {
-    render(text, width, theme, Some(cache))
+    render(text, width, theme, Code::Streaming(cache))
 }
 
-fn render(
+/// [`render_markdown`] of a finished answer: code blocks highlighted when `code` has them, plain
+/// until then (see [`LazyCode`]).
+pub(crate) fn render_markdown_lazy(
     text: &str,
     width: u16,
     theme: &Theme,
-    cache: Option<&mut CodeCache>,
+    code: &mut LazyCode<'_>,
 ) -> Vec<Line<'static>> {
-    let mut renderer = Renderer::new(usize::from(width).max(1), theme, cache);
+    render(text, width, theme, Code::Lazy(code))
+}
+
+/// Where a render's code blocks get their highlighting.
+enum Code<'t, 'c> {
+    /// Highlighted now.
+    Now,
+    /// Continued from the last render of a growing text.
+    Streaming(&'t mut CodeCache),
+    /// From the transcript's worker, plain until it has them.
+    Lazy(&'t mut LazyCode<'c>),
+}
+
+fn render(text: &str, width: u16, theme: &Theme, code: Code<'_, '_>) -> Vec<Line<'static>> {
+    let mut renderer = Renderer::new(usize::from(width).max(1), theme, code);
     for event in Parser::new_ext(text, options()) {
         renderer.event(event);
     }
@@ -53,7 +70,7 @@ fn render(
 }
 
 /// The state of one rendering pass over the parser's events.
-struct Renderer<'t> {
+struct Renderer<'t, 'c> {
     theme: &'t Theme,
     width: usize,
     out: Vec<Line<'static>>,
@@ -65,11 +82,11 @@ struct Renderer<'t> {
     code: Option<(Option<String>, String)>,
     table: Option<TableBuf>,
     pending_blank: bool,
-    cache: Option<&'t mut CodeCache>,
+    highlights: Code<'t, 'c>,
 }
 
-impl<'t> Renderer<'t> {
-    fn new(width: usize, theme: &'t Theme, cache: Option<&'t mut CodeCache>) -> Self {
+impl<'t, 'c> Renderer<'t, 'c> {
+    fn new(width: usize, theme: &'t Theme, highlights: Code<'t, 'c>) -> Self {
         Renderer {
             theme,
             width,
@@ -82,7 +99,7 @@ impl<'t> Renderer<'t> {
             code: None,
             table: None,
             pending_blank: false,
-            cache,
+            highlights,
         }
     }
 
@@ -341,9 +358,11 @@ impl<'t> Renderer<'t> {
         let Some((lang, code)) = self.code.take() else {
             return;
         };
-        let lines = match self.cache.as_deref_mut() {
-            Some(cache) => cache.highlight(&code, lang.as_deref(), self.theme),
-            None => highlight_code(&code, lang.as_deref(), self.theme),
+        let lang = lang.as_deref();
+        let lines = match &mut self.highlights {
+            Code::Now => highlight_code(&code, lang, self.theme),
+            Code::Streaming(cache) => cache.highlight(&code, lang, self.theme),
+            Code::Lazy(lazy) => lazy.lines(&code, lang, self.theme),
         };
         if !lines.is_empty() {
             self.begin_block();

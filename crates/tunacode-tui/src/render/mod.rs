@@ -2,6 +2,7 @@
 //! and word wrapping. Pure functions over a [`Theme`](crate::theme::Theme); no terminal I/O.
 
 mod code_cache;
+pub mod code_highlights;
 mod container;
 pub mod diff;
 pub mod highlight;

@@ -167,6 +167,8 @@ struct Stream {
     committed_renders: usize,
     /// Code blocks highlighted by the last renders.
     code: CodeCache,
+    /// No more text is expected (see [`StreamingMarkdown::finish`]).
+    finished: bool,
 }
 
 /// Markdown rendered incrementally as it streams in (see the module documentation). Small to move
@@ -197,6 +199,22 @@ impl StreamingMarkdown {
         *self.state = Stream::default();
     }
 
+    /// No more text is expected: the lines and highlighted code kept for streaming are dropped (the
+    /// transcript renders a finished answer whole, highlighting only what it shows). Pushing more
+    /// text makes it streaming again.
+    pub fn finish(&mut self) {
+        let state = &mut *self.state;
+        state.lines = Vec::new();
+        state.code = CodeCache::default();
+        state.key = None;
+        state.finished = true;
+    }
+
+    /// Whether [`finish`](Self::finish) was called since the last push.
+    pub fn is_finished(&self) -> bool {
+        self.state.finished
+    }
+
     /// How many times finished blocks were rendered (once per newly finished run of blocks, and again
     /// after a change of width or theme): a diagnostic for tests.
     pub fn committed_renders(&self) -> usize {
@@ -220,6 +238,7 @@ impl Stream {
         self.source.push_str(delta);
         self.scanner.scan(&self.source);
         self.dirty = true;
+        self.finished = false;
     }
 
     /// The lines of everything pushed so far, equal to
