@@ -25,7 +25,8 @@ pub struct Transcript {
     /// Scrolled up: the top cell of the last view and its rows to the end, so rows added below it
     /// move `scroll_back` and the view stays put.
     pin: Option<(usize, usize)>,
-    /// The most `scroll_back` can be, when the last frame measured every cell.
+    /// The transcript's rows, when the last frame measured every cell (`scroll_back` is kept below;
+    /// a frame clamps it exactly).
     max_back: Option<usize>,
     /// Rows of the transcript area at the last draw, the marker row included (set by the view); a
     /// page is measured against it.
@@ -42,7 +43,7 @@ impl Transcript {
             ..
         }) = self.cells.last_mut()
         {
-            md.finish();
+            md.finish_into(&self.code);
         }
         self.cells.push(Cell::new(kind));
     }
@@ -135,7 +136,7 @@ impl Transcript {
         self.scroll(pages * self.page() as isize);
     }
 
-    /// Scrolls to the oldest line.
+    /// Scrolls to the oldest line (the next frame clamps it to where that is).
     pub fn scroll_to_top(&mut self) {
         self.scroll_back = self.max_back.unwrap_or(usize::MAX / 2);
     }
@@ -160,6 +161,7 @@ impl Transcript {
             flags,
             code: &self.code,
         };
+        self.code.begin_frame();
         let (cells, h) = (&mut self.cells, height as usize);
         // `below`: the rows of `cells[first..]`, measured from the newest cell back.
         let (mut first, mut below) = (cells.len(), 0);
@@ -180,7 +182,7 @@ impl Transcript {
                 cells[first].forget_lines();
             }
         }
-        self.max_back = (first == 0).then(|| below.saturating_sub(h));
+        self.max_back = (first == 0).then_some(below);
         self.scroll_back = self.scroll_back.min(below.saturating_sub(h));
         let end = below - self.scroll_back;
         let start = end.saturating_sub(h);

@@ -94,6 +94,7 @@ fn a_long_transcript_draws_its_newest_screen_and_highlights_only_what_it_shows()
     assert_eq!(lines_to_text(&shown), text, "highlighting changes no text");
     assert!(colored(&shown) >= 20, "{shown:?}");
     // Home measures every cell but keeps lines only for the cells on screen.
+    let before = transcript.code.highlighted();
     transcript.scroll_to_top();
     let top = transcript.visible(100, 30, &theme, FLAGS);
     assert!(lines_to_text(&top).starts_with("  Answer 0:"), "{top:?}");
@@ -101,7 +102,7 @@ fn a_long_transcript_draws_its_newest_screen_and_highlights_only_what_it_shows()
     assert_eq!(measured, 2_000);
     assert!(holding <= 3, "{holding} cells keep their lines");
     // The cells now on screen asked for their blocks (one each).
-    wait_for_blocks(&transcript, &rx, transcript.code.highlighted() + holding);
+    wait_for_blocks(&transcript, &rx, before + holding);
     transcript.code_arrived();
     let top = transcript.visible(100, 30, &theme, FLAGS);
     assert!(colored(&top[..12]) >= 10, "{top:?}");
@@ -185,4 +186,42 @@ async fn a_resumed_answer_is_highlighted_by_the_worker_and_drawn_again() {
     terminal.draw(|f| app.draw(f)).unwrap();
     assert_eq!(format!("{}", terminal.backend()), plain, "the same text");
     assert!(rgb_cells(&terminal) > 10, "highlighted once drawn again");
+}
+
+#[test]
+fn an_answer_highlighted_while_it_streamed_stays_highlighted_once_finished() {
+    let theme = Theme::dark();
+    let mut transcript = Transcript::default();
+    let mut md = StreamingMarkdown::new();
+    md.push("Here:\n\n```rust\nfn main() {\n    let answer: u32 = 42;\n}\n```\n");
+    transcript.push(CellKind::Assistant(md));
+    let streamed = transcript.visible(80, 20, &theme, FLAGS);
+    assert!(colored(&streamed) >= 3, "{streamed:?}");
+    // A tool call or a notice after it finishes the answer; its code is not highlighted again.
+    transcript.push(CellKind::Info("next".into()));
+    let finished = transcript.visible(80, 20, &theme, FLAGS);
+    assert_eq!(colored(&finished), colored(&streamed), "{finished:?}");
+    assert_eq!(transcript.code.highlighted() + transcript.code.queued(), 0);
+}
+
+#[tokio::test]
+async fn home_from_the_bottom_shows_the_oldest_line_above_the_marker() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _ch) = crate::app::view_tests::test_app(dir.path()).await;
+    app.view.transcript.clear();
+    let text: Vec<String> = (1..=80).map(|i| format!("line {i}")).collect();
+    app.view.transcript.push(CellKind::User(text.join("\n")));
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|f| app.draw(f)).unwrap();
+    app.on_terminal_event(Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)));
+    terminal.draw(|f| app.draw(f)).unwrap();
+    let screen = format!("{}", terminal.backend());
+    let rows: Vec<&str> = screen.lines().collect();
+    assert!(rows[0].contains("› line 1 "), "{screen}");
+    // The transcript's 81 rows, 19 on screen above the marker row: 62 below.
+    assert!(rows[19].contains("↓ 62 more lines (End)"), "{screen}");
 }

@@ -79,6 +79,15 @@ impl CodeCache {
         }
     }
 
+    /// The blocks highlighted to their last complete line: language, code and lines (for the
+    /// transcript to keep once the answer is finished).
+    pub(crate) fn take_blocks(&mut self) -> Vec<(String, String, Vec<Line<'static>>)> {
+        self.entries
+            .drain(..)
+            .map(|e| (e.lang, e.text, e.lines))
+            .collect()
+    }
+
     /// Forgets everything (the theme changed).
     pub(crate) fn clear(&mut self) {
         self.entries.clear();

@@ -4,8 +4,8 @@
 //! thousands of code lines cannot be highlighted on the event loop. A finished answer renders its
 //! code plain at first (the same text, so the same lines); when its cell is on screen it asks for
 //! its blocks ([`LazyCode::requesting`]), the worker highlights them newest request first, keeps
-//! them here (a bounded number of lines, least recently used dropped first) and wakes the UI, which
-//! renders the cell again.
+//! them here (a bounded number of lines, least recently used dropped first, never one the current
+//! frame used) and wakes the UI, which renders the cell again.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
@@ -68,6 +68,8 @@ struct State {
     done: HashMap<BlockKey, Done>,
     kept_lines: usize,
     clock: u64,
+    /// The clock when the current frame began: blocks used since are on screen and stay.
+    frame_start: u64,
     /// Newest last: the worker takes the newest request first (what is on screen now).
     queue: Vec<Job>,
     queued: HashSet<BlockKey>,
@@ -123,6 +125,23 @@ impl CodeHighlights {
     /// Blocks asked for and not highlighted yet.
     pub fn queued(&self) -> usize {
         self.shared.lock().queue.len()
+    }
+
+    /// A frame begins: the blocks it uses will not be dropped to make room (a cell on screen asks
+    /// for all of its blocks, and must find them all when it renders again).
+    pub fn begin_frame(&self) {
+        let mut state = self.shared.lock();
+        state.clock += 1;
+        state.frame_start = state.clock;
+    }
+
+    /// Keeps the blocks a streamed answer highlighted as it grew, so it stays highlighted once
+    /// finished.
+    pub(crate) fn adopt(&self, blocks: Vec<(String, String, Vec<Line<'static>>)>, theme: &Theme) {
+        let mut state = self.shared.lock();
+        for (lang, code, lines) in blocks {
+            keep(&mut state, BlockKey::new(&code, &lang, theme), lines.into());
+        }
     }
 
     fn lookup(&self, key: &BlockKey) -> Option<Arc<[Line<'static>]>> {
@@ -203,7 +222,8 @@ fn work(shared: &Shared) {
     }
 }
 
-/// Keeps a highlighted block, dropping the least recently used ones over [`KEPT_LINES`].
+/// Keeps a highlighted block, dropping the least recently used ones over [`KEPT_LINES`] (but none
+/// the current frame used: what is on screen may need more).
 fn keep(state: &mut State, key: BlockKey, lines: Arc<[Line<'static>]>) {
     state.clock += 1;
     state.kept_lines += lines.len();
@@ -211,10 +231,11 @@ fn keep(state: &mut State, key: BlockKey, lines: Arc<[Line<'static>]>) {
     if let Some(old) = state.done.insert(key, Done { lines, used }) {
         state.kept_lines -= old.lines.len();
     }
-    while state.kept_lines > KEPT_LINES && state.done.len() > 1 {
+    while state.kept_lines > KEPT_LINES {
         let Some(oldest) = state
             .done
             .iter()
+            .filter(|(_, d)| d.used < state.frame_start)
             .min_by_key(|(_, d)| d.used)
             .map(|(k, _)| k.clone())
         else {
@@ -365,9 +386,22 @@ mod tests {
         if let Some(done) = state.done.get_mut(&key(0)) {
             done.used = state.clock;
         }
-        keep(&mut state, key(4), line);
+        state.clock += 1;
+        state.frame_start = state.clock;
+        keep(&mut state, key(4), line.clone());
         assert_eq!(state.kept_lines, KEPT_LINES);
         assert!(state.done.contains_key(&key(0)));
         assert!(!state.done.contains_key(&key(1)));
+        // Blocks the current frame used are kept even over the bound: a cell on screen asking for
+        // more than the bound must find every block it asked for, or it would ask again forever.
+        let used_now = state.clock + 1;
+        for done in state.done.values_mut() {
+            done.used = used_now;
+        }
+        state.clock = used_now;
+        state.frame_start = used_now;
+        keep(&mut state, key(5), line);
+        assert_eq!(state.done.len(), 5);
+        assert_eq!(state.kept_lines, KEPT_LINES + 1_000);
     }
 }

@@ -11,6 +11,7 @@
 use ratatui::text::Line;
 
 use super::code_cache::CodeCache;
+use super::code_highlights::CodeHighlights;
 use super::markdown::render_markdown_cached;
 use crate::theme::Theme;
 
@@ -208,6 +209,15 @@ impl StreamingMarkdown {
         state.code = CodeCache::default();
         state.key = None;
         state.finished = true;
+    }
+
+    /// [`finish`](Self::finish), handing the code highlighted while it streamed to `store`, so the
+    /// finished answer shows it highlighted at once.
+    pub fn finish_into(&mut self, store: &CodeHighlights) {
+        if let Some((_, theme)) = &self.state.key {
+            store.adopt(self.state.code.take_blocks(), theme);
+        }
+        self.finish();
     }
 
     /// Whether [`finish`](Self::finish) was called since the last push.
