@@ -32,10 +32,13 @@ fn main() -> ExitCode {
     // agent's memory or `/proc/<pid>/environ`, where provider keys are; no core dump holds them.
     let _ = nix::sys::prctl::set_dumpable(false);
     let mut cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // A headless run has no screen to keep responsive: its tasks share one thread, so the events of
+    // a turn pass between them without waking another thread (blocking work still has its pool).
+    let mut builder = match cli.command {
+        Some(Command::Run(_)) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return fail(&anyhow::anyhow!("cannot start the async runtime: {e}")),
     };

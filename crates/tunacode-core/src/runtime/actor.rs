@@ -66,6 +66,9 @@ impl Actor {
         events: EventSink,
     ) -> Result<Actor, RuntimeError> {
         let settings = config.settings;
+        // The sandbox probe starts a short process: it runs while the session opens, and
+        // `sandbox_state` below finds its answer.
+        drop(tokio::task::spawn_blocking(tunacode_tools::sandbox_support));
         let store = SessionStore::new(&settings.paths.sessions_dir);
         let opened = open_session(&store, &settings, config.session).await?;
         let mcp = mcp_for(&settings, &events);
