@@ -281,11 +281,18 @@ pub fn fixed_tokens(
     tools: &[tunacode_protocol::ToolSpec],
     counter: crate::tokens::TokenCounter,
 ) -> u64 {
-    counter.count(system)
-        + tools
-            .iter()
-            .map(|t| counter.count(&t.description) + counter.count(&t.parameters.to_string()))
-            .sum::<u64>()
+    counter.count(system) + tools_tokens(tools, counter)
+}
+
+/// The tokens of the tools' descriptions and schemas.
+pub fn tools_tokens(
+    tools: &[tunacode_protocol::ToolSpec],
+    counter: crate::tokens::TokenCounter,
+) -> u64 {
+    tools
+        .iter()
+        .map(|t| counter.count(&t.description) + counter.count(&t.parameters.to_string()))
+        .sum()
 }
 
 #[cfg(test)]

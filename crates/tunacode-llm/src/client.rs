@@ -25,8 +25,8 @@ pub struct ModelRequest {
     /// (the session's state: plan mode and the todo list; the self-evaluation question); never
     /// stored, so the system prompt and the earlier turns stay byte-identical between calls.
     pub nudge: Option<String>,
-    /// The tools offered.
-    pub tools: Vec<ToolSpec>,
+    /// The tools offered (one list shared by every call of a request).
+    pub tools: std::sync::Arc<[ToolSpec]>,
     /// Upper bound on output tokens, when set.
     pub max_output_tokens: Option<u32>,
     /// Sampling temperature, when set.

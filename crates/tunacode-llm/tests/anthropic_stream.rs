@@ -450,7 +450,8 @@ async fn sends_key_version_and_an_alternating_body() {
             description: "Reads a file.".into(),
             parameters: json!({"type": "object", "properties": {"file_path": {"type": "string"}},
                                "required": ["file_path"]}),
-        }],
+        }]
+        .into(),
         max_output_tokens: Some(2048),
         ..Default::default()
     };

@@ -70,7 +70,8 @@ fn request(
             name: "read_file".into(),
             description: "reads".into(),
             parameters: json!({"type": "object", "properties": {"file_path": {"type": "string"}}}),
-        }],
+        }]
+        .into(),
         cache,
         ..ModelRequest::default()
     }

@@ -379,7 +379,7 @@ async fn request_url_key_header_and_body_carry_signatures_back_on_their_parts() 
         description: "Reads a file.".into(),
         parameters: json!({"type": "object", "additionalProperties": false,
                            "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}),
-    }];
+    }].into();
     next.reasoning = Some("medium".into());
     next.max_output_tokens = Some(2048);
     let (_, second) = collect(&*client, next).await;

@@ -263,7 +263,8 @@ async fn request_body_and_authorization_header() {
         name: "list_dir".into(),
         description: "Lists a directory.".into(),
         parameters: json!({"type": "object", "properties": {"directory": {"type": "string"}}}),
-    }];
+    }]
+    .into();
     req.max_output_tokens = Some(2048);
     req.reasoning = Some("medium".into());
     let (_, message) = support::collect(client(&fake, Some("sk-test")).as_ref(), req).await;

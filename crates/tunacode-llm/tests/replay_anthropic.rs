@@ -211,7 +211,8 @@ async fn tool_use_stream_replays_and_the_follow_up_matches_the_recorded_request(
             name: "bash".into(),
             description: "Run a command".into(),
             parameters: json!({"type": "object", "properties": {"command": {"type": "string"}}}),
-        }],
+        }]
+        .into(),
         ..request.clone()
     };
     let body = build_body(&follow_up);

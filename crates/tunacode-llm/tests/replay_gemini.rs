@@ -99,7 +99,7 @@ fn request_like(recorded: &Value, model: &str, messages: Vec<Message>) -> ModelR
             .unwrap_or_default()
             .into(),
         messages: messages.into(),
-        tools: tools_of(recorded),
+        tools: tools_of(recorded).into(),
         ..ModelRequest::default()
     }
 }

@@ -101,7 +101,7 @@ fn measure(agent: &Agent, instructions: &[InstructionFile], skills: &[Skill]) ->
             system: system.to_string(),
             messages: Arc::new(messages.to_vec()),
             nudge: state_note(agent),
-            tools: tools.to_vec(),
+            tools: tools.into(),
             max_output_tokens: agent.options.max_output_tokens,
             ..ModelRequest::default()
         };

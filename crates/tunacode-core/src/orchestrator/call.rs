@@ -3,10 +3,12 @@
 //! sent again once when the provider says the context is too long.
 
 use tunacode_llm::{LlmError, ModelRequest, ProviderSettings};
-use tunacode_protocol::{AgentEvent, NoticeLevel, ToolSpec};
+use tunacode_protocol::{AgentEvent, NoticeLevel};
 
 use super::context::{Cause, ContextKeeper};
-use super::offer::{Offer, announce_tool_changes, callable_tools, joined, state_note};
+use super::offer::{
+    Offer, OfferedTools, announce_tool_changes, callable_tools, joined, state_note,
+};
 use super::request::{Interrupt, Request};
 use super::spend;
 use super::transcript::Transcript;
@@ -18,7 +20,7 @@ use crate::streaming::{Stream, StreamStop, Streamed};
 #[derive(Debug, Default)]
 pub(super) struct ModelCall {
     stream: Stream,
-    tools: Option<Vec<ToolSpec>>,
+    tools: Option<OfferedTools>,
     /// 0: the request's own model; `n`: the `n`-th fallback model, for the rest of the request.
     fallback: usize,
 }
@@ -84,8 +86,7 @@ impl ModelCall {
                 }
                 e => return Err(Interrupt::Failed(e)),
             }
-            let tools = self.tools.as_deref().unwrap_or_default();
-            let offer = Offer::now(req.agent, tools, plan.summarizing);
+            let offer = Offer::now(req.agent, self.request_tools(req), plan.summarizing);
             request = model_request(req, t, offer, nudge.clone());
         }
     }
@@ -187,11 +188,11 @@ impl ModelCall {
 
     /// The tools of this request: every callable tool when its first call is made, a change since
     /// the last request said once.
-    fn request_tools(&mut self, req: &Request) -> &[ToolSpec] {
+    fn request_tools(&mut self, req: &Request) -> &OfferedTools {
         self.tools.get_or_insert_with(|| {
             let specs = callable_tools(req.agent).specs();
             announce_tool_changes(req, &specs);
-            specs
+            OfferedTools::new(specs)
         })
     }
 }

@@ -162,7 +162,8 @@ impl<'a> RequestRun<'a> {
     ) -> Result<RunOutcome, RequestError> {
         self.prepare().await?;
         let agent = self.request.agent;
-        let fixed = offer::Offer::now(agent, &offer::callable_tools(agent).specs(), false).fixed;
+        let tools = offer::OfferedTools::new(offer::callable_tools(agent).specs());
+        let fixed = offer::Offer::now(agent, &tools, false).fixed;
         let compacted = self
             .context
             .compact(

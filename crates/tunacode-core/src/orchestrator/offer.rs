@@ -10,7 +10,7 @@ use tunacode_protocol::{NoticeLevel, ToolSpec};
 use tunacode_tools::ToolSet;
 
 use crate::agent::Agent;
-use crate::compaction::fixed_tokens;
+use crate::compaction::tools_tokens;
 use crate::plan_tools::{ExitPlanMode, PresentPlan};
 use crate::subagents::task_tool::TaskTool;
 
@@ -19,21 +19,39 @@ pub(super) struct Offer {
     /// The system prompt.
     pub(super) system: String,
     /// The offered tools' specs.
-    pub(super) tools: Vec<ToolSpec>,
+    pub(super) tools: Arc<[ToolSpec]>,
     /// Their token estimate (small: the estimate loads no tokenizer).
     pub(super) fixed: u64,
 }
 
+/// The tools a request offers, shared by all its calls, with their token estimate (counted once).
+#[derive(Debug)]
+pub(super) struct OfferedTools {
+    specs: Arc<[ToolSpec]>,
+    tokens: u64,
+}
+
+impl OfferedTools {
+    /// `specs`, counted.
+    pub(super) fn new(specs: Vec<ToolSpec>) -> Self {
+        let tokens = tools_tokens(&specs, crate::tokens::TokenCounter::Estimate);
+        OfferedTools {
+            specs: specs.into(),
+            tokens,
+        }
+    }
+}
+
 impl Offer {
     /// What a call carries: the request's `tools`, none for the final summary the user asked for.
-    pub(super) fn now(agent: &Agent, tools: &[ToolSpec], summarizing: bool) -> Self {
+    pub(super) fn now(agent: &Agent, tools: &OfferedTools, summarizing: bool) -> Self {
         let system = agent.options.system_prompt.clone();
-        let tools = if summarizing {
-            Vec::new()
+        let (tools, tools_tokens) = if summarizing {
+            (Arc::from([]), 0)
         } else {
-            tools.to_vec()
+            (tools.specs.clone(), tools.tokens)
         };
-        let fixed = fixed_tokens(&system, &tools, crate::tokens::TokenCounter::Estimate);
+        let fixed = crate::tokens::TokenCounter::Estimate.count(&system) + tools_tokens;
         Offer {
             system,
             tools,

@@ -37,7 +37,8 @@ fn four_cache_breakpoints_cover_system_tools_and_the_last_two_user_turns() {
                 description: "b".into(),
                 parameters: json!({"type": "object"}),
             },
-        ],
+        ]
+        .into(),
         ..ModelRequest::default()
     };
     let body = build_body(&request);
@@ -122,7 +123,8 @@ fn history_maps_to_alternating_messages_with_paired_tool_results() {
             name: "list_dir".into(),
             description: "lists".into(),
             parameters: json!({"type": "object", "properties": {}}),
-        }],
+        }]
+        .into(),
         max_output_tokens: None,
         temperature: Some(0.2),
         reasoning: None,

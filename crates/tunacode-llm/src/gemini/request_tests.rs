@@ -49,7 +49,7 @@ fn history_maps_to_contents_with_signatures_on_their_parts() {
             Message::user("and more"),
         ]
         .into(),
-        tools: vec![],
+        tools: vec![].into(),
         max_output_tokens: None,
         temperature: None,
         reasoning: None,
@@ -134,7 +134,7 @@ fn tools_schemas_are_cleaned_and_config_is_set() {
                 description: "".into(),
                 parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             },
-        ],
+        ].into(),
         max_output_tokens: Some(1000),
         temperature: Some(0.5),
         reasoning: Some("high".into()),

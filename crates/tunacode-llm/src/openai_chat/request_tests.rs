@@ -30,7 +30,8 @@ fn history_maps_to_chat_messages() {
             name: "list_dir".into(),
             description: "lists".into(),
             parameters: json!({"type": "object", "properties": {}}),
-        }],
+        }]
+        .into(),
         max_output_tokens: Some(100),
         temperature: None,
         reasoning: None,

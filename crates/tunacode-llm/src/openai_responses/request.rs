@@ -287,7 +287,8 @@ mod tests {
                 name: "list_dir".into(),
                 description: "lists".into(),
                 parameters: json!({"type": "object", "properties": {}}),
-            }],
+            }]
+            .into(),
             max_output_tokens: Some(100),
             temperature: None,
             reasoning: Some("low".into()),

@@ -195,6 +195,7 @@ fn run_search(s: Search) -> Result<String, ToolError> {
     WalkBuilder::new(&s.base)
         .hidden(true)
         .require_git(false)
+        .threads(walk_threads())
         .build_parallel()
         .run(|| {
             let matcher = matcher.clone();
@@ -217,6 +218,13 @@ fn run_search(s: Search) -> Result<String, ToolError> {
         return Err(ToolError::Cancelled);
     }
     Ok(report(&s, shared))
+}
+
+/// Threads of a parallel walk: the CPUs this process may use, read once (the walker would read the
+/// cgroup files again on every search), at most 12 as the walker's own default.
+fn walk_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(12)))
 }
 
 /// One entry of the walk: a secret is skipped (and counted), a wanted file searched.
