@@ -65,7 +65,28 @@ mkdir -p "$work/config" && echo '{"settings": {"loop_detection": false}}' > "$wo
 run_cmd="$bin run --model openai:bench --base-url $url --cwd $work/ws --output json 'check the repo'"
 status=$(eval "$run_cmd" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["status"], r["iterations"])')
 echo "check run: $status (expected: completed 30)"
-hyperfine -N --warmup 2 --runs 20 "$run_cmd" --export-json "$out/run30.json" | grep -E "Time|Range"
+# The floors: the same 30 request bodies (recorded from one run) replayed against the same fake on
+# one connection, each answer read to its end (crates/tunacode-llm/examples/replay_floor.rs); and
+# that with each turn's work done by a command, as the issue measured it (cat, ls, grep, find for
+# read_file, list_dir, grep, glob).
+cargo build --release --locked -q -p tunacode-llm --example replay_floor
+"$fake" --script "$work/script.json" --no-stdin --print-requests "$work/run30.jsonl" > "$work/url30" &
+rec_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/url30" ] && break; sleep 0.05; done
+"$bin" run --model openai:bench --base-url "$(head -n1 "$work/url30")" --cwd "$work/ws" --output json 'check the repo' > /dev/null
+kill $rec_pid; wait $rec_pid 2>/dev/null || true
+printf 'cat src/m1.rs\nls src\ngrep -rn f1 .\nfind . -name *.rs\n' > "$work/commands.txt"
+floor_cmd="$root/target/release/examples/replay_floor $work/run30.jsonl ${url%/v1}"
+hyperfine -N --warmup 3 --runs 30 -n run "$run_cmd" -n floor "$floor_cmd" \
+  -n "floor with commands" "$floor_cmd $work/commands.txt $work/ws" --export-json "$out/run30.json" \
+  | grep -E "Time|Range"
+python3 - "$out/run30.json" <<'PY'
+import json, sys
+results = {r["command"]: sorted(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
+run, floor, commands = (results[k][len(results[k]) // 2] * 1000 for k in ("run", "floor", "floor with commands"))
+print(f"medians: run {run:.1f} ms; HTTP floor {floor:.1f} ms (ratio {run / floor:.2f}); "
+      f"with the 29 commands {commands:.1f} ms (ratio {run / commands:.2f}; goal <= 1.4)")
+PY
 /usr/bin/time -v bash -c "$run_cmd >/dev/null" 2> "$out/run30.time"
 grep -E "User time|System time|Maximum resident|Elapsed" "$out/run30.time"
 # The first request's size (every built-in tool offered; goal <= 8,600 bytes on the Chat wire).
