@@ -5,13 +5,11 @@ start, one that crashes). Servers start in the background, so both should cost t
 Usage: mcp_startup.py TUNACODE_BIN FAKE_PROVIDER_BIN FAKE_MCP_BIN WORKDIR"""
 import json, os, statistics, subprocess, sys, time
 
+from tmuxbench import start_fake
+
 tunacode, fake_bin, mcp_bin, work = (os.path.abspath(a) for a in sys.argv[1:5])
 os.makedirs(f"{work}/ws", exist_ok=True)
-with open(f"{work}/script.json", "w") as f:
-    json.dump([{"type": "reply", "text": "TUNACODE DONE: ok"}], f)
-fake = subprocess.Popen([fake_bin, "--script", f"{work}/script.json", "--cycle", "--no-stdin"],
-                        stdout=subprocess.PIPE, text=True)
-url = fake.stdout.readline().strip()
+fake, url = start_fake(fake_bin, work, [{"type": "reply", "text": "TUNACODE DONE: ok"}])
 servers = {
     "quick": {"command": mcp_bin},
     "slow": {"command": mcp_bin, "args": ["--delay-ms", "2000"]},

@@ -5,40 +5,13 @@ key on screen (the key is sent right after start), the median key-to-screen of 2
 resident memory once settled, and the time Home takes to show the oldest line with the keys after it.
 Goal: keys within 100 ms of start, under 40 MB.
 Usage: tui_big_session.py TUNACODE_BIN FAKE_PROVIDER_BIN WORKDIR"""
-import glob, json, os, statistics, subprocess, sys, time
+import glob, json, os, subprocess, sys, time
+
+from tmuxbench import Tmux, start_fake
 
 tunacode, fake_bin, work = sys.argv[1], sys.argv[2], sys.argv[3]
-sock = f"tunabig{os.getpid()}"
-
-
-def tmux(*args):
-    return subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True).stdout
-
-
-def screen():
-    return tmux("capture-pane", "-p", "-t", "t")
-
-
-def wait_for(pred, timeout=60.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        s = screen()
-        if pred(s):
-            return s
-        time.sleep(0.002)
-    raise SystemExit("timed out; screen:\n" + screen())
-
-
-def typing(shown):
-    """The median key-to-screen of 20 keys, `shown(screen, typed)` saying when one is on screen."""
-    typed, lat = "", []
-    for ch in "abcdefghijklmnopqrst":
-        typed += ch
-        start = time.time()
-        tmux("send-keys", "-t", "t", "-l", ch)
-        wait_for(lambda s: shown(s, typed))
-        lat.append((time.time() - start) * 1000)
-    return statistics.median(lat)
+tmux = Tmux(f"tunabig{os.getpid()}")
+wait_for, typing = tmux.wait_for, tmux.typing
 
 
 CODE = [
@@ -76,11 +49,7 @@ def exchange(i):
 
 os.makedirs(f"{work}/ws", exist_ok=True)
 os.makedirs(f"{work}/config", exist_ok=True)
-with open(f"{work}/script.json", "w") as f:
-    json.dump([{"type": "reply", "text": "ok"}], f)
-fake = subprocess.Popen([fake_bin, "--script", f"{work}/script.json", "--cycle", "--no-stdin"],
-                        stdout=subprocess.PIPE, text=True)
-url = fake.stdout.readline().strip()
+fake, url = start_fake(fake_bin, work, [{"type": "reply", "text": "ok"}])
 with open(f"{work}/config/tunacode.json", "w") as f:
     json.dump({"default_model": "local:bench", "providers": {"local": {"base_url": url}}}, f)
 env = {"XDG_CONFIG_HOME": f"{work}/config", "XDG_DATA_HOME": f"{work}/data",

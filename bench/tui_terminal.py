@@ -4,35 +4,11 @@ an answer streams, and typing after a 1 MB paste against an empty box and agains
 of tmux itself). Usage: tui_terminal.py TUNACODE_BIN FAKE_PROVIDER_BIN WORKDIR"""
 import json, os, statistics, subprocess, sys, time
 
+from tmuxbench import Tmux, start_fake
+
 tunacode, fake_bin, work = sys.argv[1], sys.argv[2], sys.argv[3]
-sock = f"tunabench{os.getpid()}"
-
-def tmux(*args, capture=False):
-    r = subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True)
-    return r.stdout
-
-def screen():
-    return tmux("capture-pane", "-p", "-t", "t", capture=True)
-
-def wait_for(pred, timeout=20.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        s = screen()
-        if pred(s):
-            return s
-        time.sleep(0.002)
-    raise SystemExit("timed out; screen:\n" + screen())
-
-def typing(shown):
-    """The median key-to-screen of 20 keys, `shown(screen, typed)` saying when one is on screen."""
-    typed, lat = "", []
-    for ch in "abcdefghijklmnopqrst":
-        typed += ch
-        start = time.time()
-        tmux("send-keys", "-t", "t", "-l", ch)
-        wait_for(lambda s: shown(s, typed))
-        lat.append((time.time() - start) * 1000)
-    return statistics.median(lat)
+tmux = Tmux(f"tunabench{os.getpid()}")
+screen, wait_for, typing = tmux.screen, tmux.wait_for, tmux.typing
 
 def paste_and_type():
     wait_for(lambda s: "ready" in s, timeout=60)
@@ -58,10 +34,7 @@ def paste_and_type():
 long_text = " ".join(f"word{i}" for i in range(6000))
 script = [{"type": "reply", "text": long_text, "chunk_chars": 12, "delay_ms": 4}]
 os.makedirs(f"{work}/ws", exist_ok=True)
-with open(f"{work}/script.json", "w") as f:
-    json.dump(script, f)
-fake = subprocess.Popen([fake_bin, "--script", f"{work}/script.json", "--cycle", "--no-stdin"], stdout=subprocess.PIPE, text=True)
-url = fake.stdout.readline().strip()
+fake, url = start_fake(fake_bin, work, script)
 os.makedirs(f"{work}/config", exist_ok=True)
 with open(f"{work}/config/tunacode.json", "w") as f:
     json.dump({"default_model": "local:bench", "providers": {"local": {"base_url": url}}}, f)

@@ -3,7 +3,7 @@
 
 use ratatui::text::Line;
 
-use super::highlight::{Highlighter, LineHighlighter, highlight_code};
+use super::highlight::{Highlighter, LineHighlighter, highlight_code, highlightable};
 use crate::theme::Theme;
 
 /// A code block highlighted up to the end of its last complete line.
@@ -33,8 +33,7 @@ impl CodeCache {
         lang: Option<&str>,
         theme: &Theme,
     ) -> Vec<Line<'static>> {
-        let Some(lang) = lang.filter(|l| !l.trim().is_empty() && theme.syntax_theme.is_some())
-        else {
+        let Some(lang) = highlightable(lang, theme) else {
             return highlight_code(code, lang, theme);
         };
         let complete = code.rfind('\n').map_or(0, |i| i + 1);

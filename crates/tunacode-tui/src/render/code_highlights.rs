@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use ratatui::text::Line;
 
-use super::highlight::highlight_code;
+use super::highlight::{highlight_code, highlightable};
 use crate::theme::Theme;
 
 /// Highlighted lines kept at most (about a hundred screens of code).
@@ -282,8 +282,7 @@ impl<'a> LazyCode<'a> {
         lang: Option<&str>,
         theme: &Theme,
     ) -> Vec<Line<'static>> {
-        let Some(lang) = lang.filter(|l| !l.trim().is_empty() && theme.syntax_theme.is_some())
-        else {
+        let Some(lang) = highlightable(lang, theme) else {
             return highlight_code(code, lang, theme);
         };
         if code.lines().nth(MAX_BLOCK_LINES).is_some() {

@@ -135,14 +135,17 @@ impl Highlighter {
     }
 }
 
+/// The language to highlight a block in, when `theme` colors code and the block names one.
+pub(crate) fn highlightable<'a>(lang: Option<&'a str>, theme: &Theme) -> Option<&'a str> {
+    lang.filter(|l| !l.trim().is_empty() && theme.syntax_theme.is_some())
+}
+
 /// `code` highlighted as `lang` in `theme` (see [`Highlighter::highlight`]), without loading the
 /// syntax sets when no colors can result (no language, or a theme without syntax colors).
 pub fn highlight_code(code: &str, lang: Option<&str>, theme: &Theme) -> Vec<Line<'static>> {
-    match (lang, theme.syntax_theme) {
-        (Some(lang), Some(_)) if !lang.trim().is_empty() => {
-            Highlighter::global().highlight(code, Some(lang), theme)
-        }
-        _ => code
+    match highlightable(lang, theme) {
+        Some(lang) => Highlighter::global().highlight(code, Some(lang), theme),
+        None => code
             .lines()
             .map(|line| Line::from(Span::styled(sanitize(line, false), theme.text)))
             .collect(),
