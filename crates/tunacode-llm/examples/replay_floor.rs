@@ -67,7 +67,11 @@ async fn main() {
         bodies.len(),
         bodies.iter().map(|(_, b)| b.len()).sum::<usize>() / 1024,
         received / 1024,
-        if commands.is_empty() { 0 } else { bodies.len() - 1 },
+        if commands.is_empty() {
+            0
+        } else {
+            bodies.len() - 1
+        },
         start.elapsed()
     );
 }
