@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Benchmarks (not part of the test suite). Prints a summary and writes details to bench/results/.
 #   1. start-up time of `tunacode --version`
-#   2. wall time, CPU time and peak RSS of a 30-turn scripted `tunacode run` against the fake provider
+#   2. wall time, CPU time and peak RSS of a 30-turn scripted `tunacode run` against the fake provider,
+#      and against its floors (its request bodies replayed; and with each turn's work as a command)
 #   3. the grep tool against ripgrep on a large tree (default: the cargo registry sources)
 #   4. TUI rendering, @-completion and key-to-frame latency in process
-#   5. TUI in tmux: start-up, idle CPU and memory, key-to-screen latency while an answer streams
+#   5. TUI in tmux: start-up, idle CPU and memory, key-to-screen latency while an answer streams,
+#      and opening a session of ~50,000 transcript lines (bench/tui_big_session.py)
 #   6. sessions: a journal write per message, saving and loading 10,000 messages, listing 500 sessions
 #   7. turn cost against history length on each of the four wires: a 1,000-call run against ten
 #      100-call runs (CPU), and what building one late request costs
