@@ -20,8 +20,9 @@ use crate::theme::Theme;
 /// Highlighted lines kept at most (about a hundred screens of code).
 const KEPT_LINES: usize = 4_000;
 
-/// Longer blocks stay plain: a highlighted line costs about a kilobyte and a tenth of a millisecond,
-/// and a block is highlighted whole (syntect's state runs from its first line).
+/// Longer blocks are not asked for (they stay plain unless their answer was highlighted as it
+/// streamed): a highlighted line costs about a kilobyte and a tenth of a millisecond, and a block is
+/// highlighted whole (syntect's state runs from its first line).
 const MAX_BLOCK_LINES: usize = 2_000;
 
 /// Called on the worker thread after a block was highlighted.
@@ -285,12 +286,13 @@ impl<'a> LazyCode<'a> {
         let Some(lang) = highlightable(lang, theme) else {
             return highlight_code(code, lang, theme);
         };
-        if code.lines().nth(MAX_BLOCK_LINES).is_some() {
-            return highlight_code(code, None, theme);
-        }
         let key = BlockKey::new(code, lang, theme);
+        // A long block a streamed answer highlighted as it grew is kept (`adopt`); none is asked for.
         if let Some(lines) = self.store.lookup(&key) {
             return lines.to_vec();
+        }
+        if code.lines().nth(MAX_BLOCK_LINES).is_some() {
+            return highlight_code(code, None, theme);
         }
         self.pending = true;
         if self.request {
@@ -341,6 +343,14 @@ mod tests {
         assert_eq!(lines.len(), MAX_BLOCK_LINES + 1);
         assert!(!lazy.pending);
         assert_eq!(store.queued() + store.highlighted(), 0);
+        // Unless a streamed answer highlighted it as it grew: then it stays highlighted.
+        let streamed = highlight_code(&long, Some("rust"), &theme);
+        store.adopt(
+            vec![("rust".into(), long.clone(), streamed.clone())],
+            &theme,
+        );
+        let mut lazy = LazyCode::reading(&store);
+        assert_eq!(lazy.lines(&long, Some("rust"), &theme), streamed);
     }
 
     #[test]
