@@ -181,6 +181,11 @@ fn matcher(s: &Search) -> Result<RegexMatcher, ToolError> {
         .map_err(|e| ToolError::Retry(format!("invalid regex `{}`: {e}", s.pattern)))
 }
 
+/// Trees of up to this many entries are searched on the calling thread: a parallel walk starts its
+/// threads for every search and, once idle, polls every millisecond until all are done, which costs
+/// more than searching a small tree (~0.5 ms of a 20-file project's search).
+const SMALL_TREE: usize = 256;
+
 /// Runs the search on the calling thread (a blocking one) and renders the report.
 fn run_search(s: Search) -> Result<String, ToolError> {
     let matcher = matcher(&s)?;
@@ -192,17 +197,18 @@ fn run_search(s: Search) -> Result<String, ToolError> {
         capped: AtomicBool::new(false),
         timed_out: AtomicBool::new(false),
     };
-    WalkBuilder::new(&s.base)
-        .hidden(true)
-        .require_git(false)
-        .threads(walk_threads())
-        .build_parallel()
-        .run(|| {
+    let walk = || {
+        let mut builder = WalkBuilder::new(&s.base);
+        builder.hidden(true).require_git(false);
+        builder
+    };
+    let small = walk().build().take(SMALL_TREE + 1).collect::<Vec<_>>();
+    if small.len() <= SMALL_TREE {
+        search_in_turn(small, &s, &shared, &beneath, &matcher);
+    } else {
+        walk().threads(walk_threads()).build_parallel().run(|| {
             let matcher = matcher.clone();
-            let mut searcher = SearcherBuilder::new()
-                .binary_detection(BinaryDetection::quit(0))
-                .line_number(true)
-                .build();
+            let mut searcher = searcher();
             let (s, shared, beneath) = (&s, &shared, &beneath);
             Box::new(move |entry| {
                 if shared.stop(s) {
@@ -214,10 +220,43 @@ fn run_search(s: Search) -> Result<String, ToolError> {
                 }
             })
         });
+    }
     if s.cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
     Ok(report(&s, shared))
+}
+
+/// A small tree's entries, searched one after the other; what `visit` skips (a secret folder) is not
+/// entered.
+fn search_in_turn(
+    entries: Vec<Result<ignore::DirEntry, ignore::Error>>,
+    s: &Search,
+    shared: &Shared,
+    beneath: &Beneath,
+    matcher: &RegexMatcher,
+) {
+    let mut searcher = searcher();
+    let mut skipped: Vec<PathBuf> = Vec::new();
+    for entry in entries.into_iter().flatten() {
+        if shared.stop(s) {
+            return;
+        }
+        if skipped.iter().any(|dir| entry.path().starts_with(dir)) {
+            continue;
+        }
+        if let WalkState::Skip = visit(&entry, s, shared, beneath, &mut searcher, matcher) {
+            skipped.push(entry.path().to_path_buf());
+        }
+    }
+}
+
+/// A searcher of text files (a NUL byte ends a binary file's search), with line numbers.
+fn searcher() -> grep_searcher::Searcher {
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build()
 }
 
 /// Threads of a parallel walk: the CPUs this process may use, read once (the walker would read the

@@ -31,9 +31,26 @@ async fn grep(dir: &Path, a: Value) -> Result<String, ToolError> {
         .map(|o| o.content)
 }
 
+/// Adds `n` files without a match, so a tree of more than [`SMALL_TREE`] entries is walked in
+/// parallel.
+fn fill(root: &Path, n: usize) {
+    std::fs::create_dir_all(root.join("filler")).unwrap();
+    for i in 0..n {
+        std::fs::write(root.join(format!("filler/f{i}.txt")), "nothing here\n").unwrap();
+    }
+}
+
 #[tokio::test]
 async fn honours_gitignore_hidden_and_binary_without_a_git_dir() {
+    // A small tree is searched on the calling thread, a big one in parallel: the same answer.
+    for filler in [0, SMALL_TREE + 50] {
+        honours_gitignore_hidden_and_binary(filler).await;
+    }
+}
+
+async fn honours_gitignore_hidden_and_binary(filler: usize) {
     let dir = tree();
+    fill(dir.path(), filler);
     assert!(!dir.path().join(".git").exists());
     let out = grep(dir.path(), json!({"pattern": "helper"}))
         .await
@@ -200,10 +217,26 @@ async fn deadline_and_cancel_stop_the_search() {
 
 #[tokio::test]
 async fn secrets_are_skipped_and_counted_and_an_explicit_one_is_refused() {
+    // On the calling thread and in parallel: the secret folder counts once, its files are neither
+    // searched nor counted.
+    for filler in [0, SMALL_TREE + 50] {
+        secrets_are_skipped_and_counted(filler).await;
+    }
+}
+
+async fn secrets_are_skipped_and_counted(filler: usize) {
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
+    fill(&root, filler);
     std::fs::create_dir(root.join("private")).unwrap();
     std::fs::write(root.join("private/keys.txt"), "helper=secret-value\n").unwrap();
+    for i in 0..20 {
+        std::fs::write(
+            root.join(format!("private/k{i}.txt")),
+            "helper=secret-value\n",
+        )
+        .unwrap();
+    }
     std::fs::write(root.join("creds.txt"), "helper=secret-value\n").unwrap();
     std::fs::write(root.join(".env"), "HELPER=secret-value\n").unwrap();
     let secrets = crate::secrets::SecretPaths::new(
