@@ -272,7 +272,15 @@ async fn secrets_are_skipped_and_counted(filler: usize) {
 
 #[tokio::test]
 async fn links_out_of_the_workspace_are_never_followed() {
+    // On the calling thread and in parallel.
+    for filler in [0, SMALL_TREE + 50] {
+        links_out_are_not_followed(filler).await;
+    }
+}
+
+async fn links_out_are_not_followed(filler: usize) {
     let dir = tree();
+    fill(dir.path(), filler);
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("o.rs"), "helper outside\n").unwrap();
     std::os::unix::fs::symlink(outside.path(), dir.path().join("src/out")).unwrap();
