@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tunacode_protocol::{Message, Part, content_to_text};
+use tunacode_protocol::{Message, Part, content_text, content_to_text};
 
 /// What replaces a pruned tool output.
 pub const PRUNED_PLACEHOLDER: &str = "[Old tool result content cleared]";
@@ -33,22 +33,30 @@ pub fn estimate_history_tokens(messages: &[Message]) -> u64 {
     count_history_tokens(messages, estimate_tokens)
 }
 
-/// Tokens of a whole history, each text counted by `count`.
+/// Tokens of a whole history, each text counted by `count`. Copies no text: tool arguments are
+/// written to one reused buffer, content is borrowed.
 pub fn count_history_tokens(messages: &[Message], count: impl Fn(&str) -> u64) -> u64 {
-    messages
-        .iter()
-        .flat_map(|m| m.parts.iter())
-        .map(|p| match p {
+    use std::fmt::Write as _;
+    let mut json = String::new();
+    let mut as_json = |value: &serde_json::Value| {
+        json.clear();
+        let _ = write!(json, "{value}");
+        count(&json)
+    };
+    let mut total = 0;
+    for part in messages.iter().flat_map(|m| m.parts.iter()) {
+        total += match part {
             Part::SystemPrompt(x) => count(&x.content),
-            Part::UserPrompt(x) => count(&content_to_text(&x.content)),
+            Part::UserPrompt(x) => count(&content_text(&x.content)),
             Part::Text(x) => count(&x.content),
             Part::Thinking(x) => count(&x.content),
-            Part::ToolCall(x) => count(&x.args.to_string()) + 4,
-            Part::ToolReturn(x) => count(&content_to_text(&x.content)),
-            Part::RetryPrompt(x) => count(&content_to_text(&x.content)),
-            Part::Other(v) => count(&v.to_string()),
-        })
-        .sum()
+            Part::ToolCall(x) => as_json(&x.args) + 4,
+            Part::ToolReturn(x) => count(&content_text(&x.content)),
+            Part::RetryPrompt(x) => count(&content_text(&x.content)),
+            Part::Other(v) => as_json(v),
+        };
+    }
+    total
 }
 
 /// Prepares stored history for a new request. The result satisfies the invariants: every tool call has
@@ -173,7 +181,13 @@ fn prune_candidates(
 
 /// Removes system prompt parts (and `run_id`) so they are never persisted or resent.
 pub fn strip_system_prompts(messages: &mut Vec<Message>) {
-    for m in messages.iter_mut().filter(|m| m.in_conversation()) {
+    // Messages are shared with the session: only those with something to strip are changed (copied).
+    let strippable = |m: &Message| {
+        m.in_conversation()
+            && (m.extra.contains_key("run_id")
+                || m.parts.iter().any(|p| matches!(p, Part::SystemPrompt(_))))
+    };
+    for m in messages.iter_mut().filter(|m| strippable(m)) {
         m.parts.retain(|p| !matches!(p, Part::SystemPrompt(_)));
         m.extra.remove("run_id");
     }
@@ -235,12 +249,12 @@ fn remove_dangling_tool_calls(messages: &mut [Message]) -> bool {
             Some(n) if messages[n].is_request() => answered_ids(&messages[n]),
             _ => HashSet::new(),
         };
-        let before = messages[i].parts.len();
-        messages[i].parts.retain(|p| match p {
-            Part::ToolCall(c) => answered.contains(&c.tool_call_id),
-            _ => true,
+        changed |= retain_parts(&mut messages[i], || {
+            |p: &Part| match p {
+                Part::ToolCall(c) => answered.contains(&c.tool_call_id),
+                _ => true,
+            }
         });
-        changed |= messages[i].parts.len() != before;
     }
     changed
 }
@@ -259,18 +273,30 @@ fn remove_orphaned_answers(messages: &mut [Message]) -> bool {
                 .collect(),
             _ => HashSet::new(),
         };
-        let mut seen = HashSet::new();
-        let before = messages[i].parts.len();
-        messages[i].parts.retain(|p| {
-            if !p.is_tool_answer() {
-                return true;
+        let calls = &calls;
+        changed |= retain_parts(&mut messages[i], || {
+            let mut seen = HashSet::new();
+            move |p: &Part| {
+                if !p.is_tool_answer() {
+                    return true;
+                }
+                let id = p.tool_call_id().unwrap_or_default();
+                calls.contains(id) && seen.insert(id.to_string())
             }
-            let id = p.tool_call_id().unwrap_or_default();
-            calls.contains(id) && seen.insert(id.to_string())
         });
-        changed |= messages[i].parts.len() != before;
     }
     changed
+}
+
+/// Keeps the parts `keep` keeps, and whether one went. The message is shared with the session: it is
+/// changed (so copied) only when a part goes. `keep` is made afresh for the look and for the change.
+fn retain_parts<K: FnMut(&Part) -> bool>(message: &mut Message, keep: impl Fn() -> K) -> bool {
+    let mut look = keep();
+    if message.parts.iter().all(&mut look) {
+        return false;
+    }
+    message.parts.retain(keep());
+    true
 }
 
 /// Removes empty responses and requests with no parts.
@@ -294,7 +320,7 @@ fn merge_consecutive_requests(messages: &mut Vec<Message>) -> bool {
         match next_canonical(messages, i) {
             Some(n) if messages[n].is_request() => {
                 let next = messages.remove(n);
-                messages[i].parts.extend(next.parts);
+                messages[i].parts.extend(next.into_body().parts);
                 changed = true;
             }
             _ => i += 1,

@@ -32,6 +32,39 @@ fn a_prepared_history_is_shared_not_copied_and_one_to_prepare_is_copied() {
 }
 
 #[test]
+fn preparing_copies_only_the_messages_it_changes() {
+    let mut with_system = Message::user("go");
+    with_system
+        .parts
+        .insert(0, Part::system_prompt("old system prompt"));
+    let session = Arc::new(vec![
+        with_system,
+        Message::response(vec![call("a")]),
+        Message::request(vec![Part::tool_return("a", "read_file", "x")]),
+        Message::response(vec![Part::text("done")]),
+    ]);
+    let out = prepare_history(&session, &NO_PRUNE);
+    assert_eq!(out[0].parts, vec![Part::user_prompt("go")]);
+    let same =
+        |a: &Message, b: &Message| std::ptr::eq::<tunacode_protocol::MessageBody>(&**a, &**b);
+    assert!(
+        !same(&out[0], &session[0]),
+        "the stripped message is a copy"
+    );
+    for i in 1..4 {
+        assert!(
+            same(&out[i], &session[i]),
+            "message {i} is shared, not copied"
+        );
+    }
+    assert_eq!(
+        session[0].parts.len(),
+        2,
+        "the session's own message is unchanged"
+    );
+}
+
+#[test]
 fn a_stray_or_repeated_answer_or_an_empty_message_is_still_cleaned_up() {
     let answered = |answers: Vec<Part>| {
         vec![

@@ -9,6 +9,7 @@ mod mcp;
 mod media;
 mod message;
 mod part;
+mod part_read;
 pub mod runtime;
 pub mod stream;
 mod tail;
@@ -28,10 +29,10 @@ pub use mcp::{
     pending_mcp_notice,
 };
 pub use media::{Image, as_image, image_item, images_in, text_without_images};
-pub use message::{COMPACTED_KEY, Message, MessageKind};
+pub use message::{COMPACTED_KEY, Message, MessageBody, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
-    UserPromptPart, content_to_text,
+    UserPromptPart, content_text, content_to_text,
 };
 pub use tail::keep_tail;
 pub use tool_kind::ToolKind;

@@ -48,6 +48,18 @@ pub fn images_in(content: &Value) -> Vec<Image<'_>> {
 /// Renders a JSON content value as text: strings as they are, a list with images as its text items and
 /// an `[image: type]` line per image, anything else as compact JSON.
 pub fn content_to_text(content: &Value) -> String {
+    content_text(content).into_owned()
+}
+
+/// [`content_to_text`], borrowing the text of a string (most content) instead of copying it.
+pub fn content_text(content: &Value) -> std::borrow::Cow<'_, str> {
+    match content {
+        Value::String(s) => s.as_str().into(),
+        other => rendered(other).into(),
+    }
+}
+
+fn rendered(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

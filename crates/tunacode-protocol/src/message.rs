@@ -4,6 +4,8 @@
 
 use serde::de::{Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use crate::media::content_to_text;
@@ -22,9 +24,16 @@ pub enum MessageKind {
     Response,
 }
 
-/// One message of the conversation. `parts` is the single source of truth.
+/// One message of the conversation, shared: cloning a message counts a reference, and changing one
+/// (through `DerefMut`) first copies it when something else still holds it (copy on write). A run's
+/// history and the session it came from so share every message they have in common, and copying a
+/// history of 10,000 messages copies 10,000 pointers.
+#[derive(Clone)]
+pub struct Message(Arc<MessageBody>);
+
+/// What a [`Message`] holds. `parts` is the single source of truth.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Message {
+pub struct MessageBody {
     /// Request or response.
     pub kind: MessageKind,
     /// The parts, in order.
@@ -33,6 +42,44 @@ pub struct Message {
     pub extra: Map<String, Value>,
     /// For a legacy dict, the dict as loaded: it is written back unchanged and never sent to a model.
     pub legacy: Option<Value>,
+}
+
+impl std::ops::Deref for Message {
+    type Target = MessageBody;
+
+    fn deref(&self) -> &MessageBody {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Message {
+    /// The message to change: copied first when it is shared, so no other holder sees the change.
+    fn deref_mut(&mut self) -> &mut MessageBody {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<MessageBody> for Message {
+    fn from(body: MessageBody) -> Self {
+        Message(Arc::new(body))
+    }
+}
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("kind", &self.kind)
+            .field("parts", &self.parts)
+            .field("extra", &self.extra)
+            .field("legacy", &self.legacy)
+            .finish()
+    }
 }
 
 #[derive(Deserialize)]
@@ -90,7 +137,12 @@ impl<'de> Visitor<'de> for MessageVisitor {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "kind" => kind = Some(map.next_value()?),
-                "parts" => parts = Some(map.next_value()?),
+                "parts" => {
+                    let mut read: Vec<Part> = map.next_value()?;
+                    // A vector grows to room for 4 parts (800 bytes); most messages hold one or two.
+                    read.shrink_to_fit();
+                    parts = Some(read);
+                }
                 _ => {
                     extra.insert(key, map.next_value()?);
                 }
@@ -100,12 +152,13 @@ impl<'de> Visitor<'de> for MessageVisitor {
             (Some(kind), Some(parts)) => {
                 let kind = MessageKind::deserialize(kind)
                     .map_err(|e| A::Error::custom(format!("invalid message: {e}")))?;
-                Ok(Message {
+                Ok(MessageBody {
                     kind,
                     parts,
                     extra,
                     legacy: None,
-                })
+                }
+                .into())
             }
             (None, None) => Message::from_value(Value::Object(extra)).map_err(A::Error::custom),
             (kind, parts) => {
@@ -136,21 +189,23 @@ impl Message {
         if obj.contains_key("kind") || obj.contains_key("parts") {
             let shape: CanonicalShape =
                 serde_json::from_value(value).map_err(|e| format!("invalid message: {e}"))?;
-            return Ok(Message {
+            return Ok(MessageBody {
                 kind: shape.kind,
                 parts: shape.parts,
                 extra: shape.extra,
                 legacy: None,
-            });
+            }
+            .into());
         }
         if let Some(thought) = obj.get("thought") {
             let text = content_to_text(thought);
-            return Ok(Message {
+            return Ok(MessageBody {
                 kind: MessageKind::Response,
                 parts: vec![Part::thinking(text, None)],
                 extra: Map::new(),
                 legacy: Some(value),
-            });
+            }
+            .into());
         }
         if let Some(content) = obj.get("content") {
             let is_assistant = obj.get("role").and_then(Value::as_str) == Some("assistant");
@@ -160,12 +215,13 @@ impl Message {
             } else {
                 (MessageKind::Request, Part::user_prompt(text))
             };
-            return Ok(Message {
+            return Ok(MessageBody {
                 kind,
                 parts: vec![part],
                 extra: Map::new(),
                 legacy: Some(value),
-            });
+            }
+            .into());
         }
         Err(format!(
             "unrecognised message: expected `kind`/`parts`, `content` or `thought`, got keys {:?}",
@@ -175,22 +231,29 @@ impl Message {
 
     /// A request with the given parts.
     pub fn request(parts: Vec<Part>) -> Self {
-        Message {
+        MessageBody {
             kind: MessageKind::Request,
             parts,
             extra: Map::new(),
             legacy: None,
         }
+        .into()
     }
 
     /// A response with the given parts.
     pub fn response(parts: Vec<Part>) -> Self {
-        Message {
+        MessageBody {
             kind: MessageKind::Response,
             parts,
             extra: Map::new(),
             legacy: None,
         }
+        .into()
+    }
+
+    /// What the message holds, to take apart (copied when something else still shares it).
+    pub fn into_body(self) -> MessageBody {
+        Arc::unwrap_or_clone(self.0)
     }
 
     /// A request holding one user prompt.
@@ -278,6 +341,22 @@ mod tests {
         );
         assert_eq!(messages[2].parts[0].tool_call_id(), Some("tc_1"));
         assert_eq!(serde_json::to_string(&messages).unwrap(), text);
+    }
+
+    #[test]
+    fn a_clone_shares_the_message_and_a_change_copies_it_first() {
+        let original = Message::user("hi");
+        let mut copy = original.clone();
+        assert!(Arc::ptr_eq(&original.0, &copy.0));
+        copy.parts.push(Part::text("more"));
+        assert!(!Arc::ptr_eq(&original.0, &copy.0));
+        assert_eq!(original.parts, vec![Part::user_prompt("hi")]);
+        assert_eq!(copy.parts.len(), 2);
+        assert_ne!(original, copy);
+        // Taken apart, a message no one else holds is moved, one still shared is copied.
+        let shared = original.clone();
+        assert_eq!(original.into_body().parts, shared.parts);
+        assert_eq!(shared.into_body().parts.len(), 1);
     }
 
     #[test]

@@ -2,12 +2,11 @@
 //! (timestamps, provider ids, …) are kept in `extra` so a loaded history is written back unchanged, and a
 //! part of an unknown kind is kept whole as [`Part::Other`].
 
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 // Rendering content as text is about the images in it, so it lives with them.
-pub use crate::media::content_to_text;
+pub use crate::media::{content_text, content_to_text};
 
 /// A system prompt part. Never persisted in history (it is stripped before a run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,27 +119,8 @@ pub enum Part {
     Other(Value),
 }
 
-/// Serde shape of the known parts (internally tagged by `part_kind`), read.
-#[derive(Deserialize)]
-#[serde(tag = "part_kind")]
-enum KnownPart {
-    #[serde(rename = "system-prompt")]
-    SystemPrompt(SystemPromptPart),
-    #[serde(rename = "user-prompt")]
-    UserPrompt(UserPromptPart),
-    #[serde(rename = "text")]
-    Text(TextPart),
-    #[serde(rename = "thinking")]
-    Thinking(ThinkingPart),
-    #[serde(rename = "tool-call")]
-    ToolCall(ToolCallPart),
-    #[serde(rename = "tool-return")]
-    ToolReturn(ToolReturnPart),
-    #[serde(rename = "retry-prompt")]
-    RetryPrompt(RetryPromptPart),
-}
-
-/// The same shape, written from a borrowed part (saving a session copies none of its parts).
+/// The serde shape of the known parts (internally tagged by `part_kind`), written from a borrowed part
+/// (saving a session copies none of its parts). Reading is in `part_read.rs`.
 #[derive(Serialize)]
 #[serde(tag = "part_kind")]
 enum KnownPartRef<'a> {
@@ -160,16 +140,6 @@ enum KnownPartRef<'a> {
     RetryPrompt(&'a RetryPromptPart),
 }
 
-const KNOWN_KINDS: [&str; 7] = [
-    "system-prompt",
-    "user-prompt",
-    "text",
-    "thinking",
-    "tool-call",
-    "tool-return",
-    "retry-prompt",
-];
-
 impl Serialize for Part {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let known = match self {
@@ -183,29 +153,6 @@ impl Serialize for Part {
             Part::RetryPrompt(p) => KnownPartRef::RetryPrompt(p),
         };
         known.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Part {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        let kind = value.get("part_kind").and_then(Value::as_str);
-        match kind {
-            Some(k) if KNOWN_KINDS.contains(&k) => {
-                let known: KnownPart = serde_json::from_value(value).map_err(D::Error::custom)?;
-                Ok(match known {
-                    KnownPart::SystemPrompt(p) => Part::SystemPrompt(p),
-                    KnownPart::UserPrompt(p) => Part::UserPrompt(p),
-                    KnownPart::Text(p) => Part::Text(p),
-                    KnownPart::Thinking(p) => Part::Thinking(p),
-                    KnownPart::ToolCall(p) => Part::ToolCall(p),
-                    KnownPart::ToolReturn(p) => Part::ToolReturn(p),
-                    KnownPart::RetryPrompt(p) => Part::RetryPrompt(p),
-                })
-            }
-            Some(_) => Ok(Part::Other(value)),
-            None => Err(D::Error::custom("message part has no `part_kind`")),
-        }
     }
 }
 

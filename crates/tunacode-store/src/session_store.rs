@@ -264,7 +264,12 @@ fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {
 /// Parses a session file's bytes: this version's (and the seeds' pydantic-era) format, or a session of
 /// the Python TunaCode 0.2.x, whose messages are converted into canonical ones.
 pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
-    let mut file: SessionFile = serde_json::from_slice(bytes)?;
+    // Checked as UTF-8 once, the text is read without checking each of its strings again; text that
+    // is not UTF-8 is read as bytes, for serde_json's error with its position.
+    let mut file: SessionFile = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text)?,
+        Err(_) => serde_json::from_slice(bytes)?,
+    };
     if crate::legacy_v02::is_v02(&file.messages) {
         let messages = std::mem::take(Arc::make_mut(&mut file.messages));
         file.messages = Arc::new(crate::legacy_v02::convert(

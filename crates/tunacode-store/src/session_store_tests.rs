@@ -53,6 +53,34 @@ fn a_unique_prefix_of_an_id_names_its_session_and_a_shared_one_is_refused() {
 }
 
 #[test]
+fn a_file_that_is_not_utf8_is_an_error_at_its_place_and_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    store.save(&session("a", "2026-01-01T00:00:00Z")).unwrap();
+    let path = dir.path().join("proj/a.json");
+    let text = std::fs::read(&path).unwrap();
+    // A blank first line, and a byte that is not UTF-8 in the prompt's text on the second.
+    let at = text.windows(3).position(|w| w == b"fix").unwrap();
+    let mut broken = b"\n".to_vec();
+    broken.extend_from_slice(&text[..at]);
+    broken.push(0xff);
+    broken.extend_from_slice(&text[at..]);
+    std::fs::write(&path, &broken).unwrap();
+    match store.load("proj", "a") {
+        Err(StoreError::Malformed { line, column, .. }) => {
+            assert_eq!(line, 2, "the line of the bad byte");
+            assert!(column > 100, "past the header keys: {column}");
+        }
+        other => panic!("expected a malformed file, got {other:?}"),
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        broken,
+        "the file is untouched"
+    );
+}
+
+#[test]
 fn saves_atomically_with_0600_and_loads_back() {
     let dir = tempfile::tempdir().unwrap();
     let store = SessionStore::new(dir.path());

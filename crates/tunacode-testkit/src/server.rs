@@ -51,7 +51,8 @@ struct Shared {
 
 #[derive(Default)]
 struct State {
-    requests: Vec<RecordedRequest>,
+    /// Shared with the handler that answers each (a 2 MB body is not copied to be kept).
+    requests: Vec<Arc<RecordedRequest>>,
     turns_served: usize,
 }
 
@@ -62,7 +63,7 @@ impl Shared {
 
     /// Records `request` and, when `take_turn`, hands out the next turn with its 1-based number
     /// (`None` once the script is exhausted).
-    fn record(&self, request: RecordedRequest, take_turn: bool) -> Option<(Turn, usize)> {
+    fn record(&self, request: Arc<RecordedRequest>, take_turn: bool) -> Option<(Turn, usize)> {
         let mut state = self.lock();
         state.requests.push(request);
         let turn = if !take_turn {
@@ -176,7 +177,7 @@ impl FakeProvider {
 
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.lock().requests.clone()
+        copies(&self.shared.lock().requests)
     }
 
     /// Blocks until at least `n` requests have been received, then returns all of them.
@@ -192,7 +193,7 @@ impl FakeProvider {
             .wait_timeout_while(guard, timeout, |s| s.requests.len() < n)
             .unwrap_or_else(|e| e.into_inner());
         if state.requests.len() >= n {
-            Ok(state.requests.clone())
+            Ok(copies(&state.requests))
         } else {
             Err(TestkitError::Timeout {
                 expected: n,
@@ -264,6 +265,11 @@ async fn accept_loop(
     }
 }
 
+/// The recorded requests, as the tests read them (copies).
+fn copies(requests: &[Arc<RecordedRequest>]) -> Vec<RecordedRequest> {
+    requests.iter().map(|r| RecordedRequest::clone(r)).collect()
+}
+
 /// Whether a request body offers tools (in any of the wire formats' shapes).
 fn offers_tools(body: &serde_json::Value) -> bool {
     body.get("tools")
@@ -276,7 +282,7 @@ async fn handle(
     connection_id: u64,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let request = RecordedRequest::read(req, connection_id).await;
+    let request = Arc::new(RecordedRequest::read(req, connection_id).await);
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
@@ -342,7 +348,7 @@ fn models_response(models: &[String]) -> Response<Body> {
 
 /// Refuses a request the real provider would refuse (HTTP 400, in the format's own error shape),
 /// without using up a turn of the script.
-fn refuse(shared: &Shared, request: RecordedRequest, broken: &str) -> Response<Body> {
+fn refuse(shared: &Shared, request: Arc<RecordedRequest>, broken: &str) -> Response<Body> {
     shared.record(request, false);
     let message = format!("fake provider (as the real one): {broken}");
     json_response(
@@ -356,7 +362,7 @@ fn refuse(shared: &Shared, request: RecordedRequest, broken: &str) -> Response<B
 /// serves. `None` when the script is exhausted or the call is not a model call.
 async fn take_turn(
     shared: &Shared,
-    request: &RecordedRequest,
+    request: &Arc<RecordedRequest>,
     model_call: bool,
 ) -> Option<(Turn, usize)> {
     shared.routing.gather(&request.raw_body, model_call).await;
@@ -365,7 +371,7 @@ async fn take_turn(
         .as_ref()
         .filter(|_| model_call && !offers_tools(&request.body));
     if let Some(text) = summary {
-        shared.record(request.clone(), false);
+        shared.record(Arc::clone(request), false);
         return Some((Turn::text(text), 0));
     }
     let routed = model_call
@@ -373,10 +379,10 @@ async fn take_turn(
         .flatten();
     match routed {
         Some(turn) => {
-            shared.record(request.clone(), false);
+            shared.record(Arc::clone(request), false);
             turn
         }
-        None => shared.record(request.clone(), model_call),
+        None => shared.record(Arc::clone(request), model_call),
     }
 }
 
