@@ -50,11 +50,28 @@ PY
   cp "$file" "$work/saved.json"; [ -n "${KEEP:-}" ] && echo "$work $id $file" >> "$KEEP"
   size=$(stat -c %s "$file")
   echo "-- $n messages, file $(python3 -c "print(f'{$size / 1e6:.2f}')") MB"
-  hyperfine -N --warmup 2 --runs 15 --prepare "cp $work/saved.json $file" \
+  hyperfine -N --warmup 2 --runs 15 --prepare "cp $work/saved.json $file" --export-json "$work/time$n.json" \
     "$bin run --model openai:bench --base-url $url --cwd $work/ws --output json --session $id next" \
     | grep -E "Time|Range"
   cp "$work/saved.json" "$file"
   /usr/bin/time -f "%M" -o "$work/rss" "$bin" run --model openai:bench --base-url "$url" --cwd "$work/ws" \
     --output json --session "$id" next > /dev/null
   python3 -c "print(f'peak RSS {$(cat "$work/rss") / 1024:.1f} MB ({$(cat "$work/rss") * 1024 / $size:.1f}x the file)')"
+  echo "$(cat "$work/rss") $size" > "$work/rss$n"
 done
+# The ratios the goal is about. Wall time includes the fake provider's reading of a ~1.7 MB request
+# body (tens of ms); CPU time is tunacode's alone. Memory: the peak above the 10-message run's,
+# against the file's size (the binary's own pages are the same in both).
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+def times(n):
+    r = json.load(open(f"{work}/time{n}.json"))["results"][0]
+    return r["median"] * 1000, (r["user"] + r["system"]) * 1000
+(w10, c10), (wbig, cbig) = times(10), times(10000)
+(r10, _), (rbig, size) = [map(int, open(f"{work}/rss{n}").read().split()) for n in (10, 10000)]
+print(f"10,000 against 10 messages: wall {wbig:.1f} / {w10:.1f} ms = {wbig / w10:.2f}x (goal 4x); "
+      f"tunacode's CPU {cbig:.1f} / {c10:.1f} ms = {cbig / c10:.2f}x")
+print(f"peak RSS above the 10-message run: {(rbig - r10) / 1024:.1f} MB = "
+      f"{(rbig - r10) * 1024 / size:.1f}x the file (goal 3x)")
+PY

@@ -32,15 +32,15 @@ impl ContextKeeper {
     /// sessions never load it.
     pub(super) fn next_request_tokens(&self, req: &Request, t: &Transcript, fixed: u64) -> u64 {
         let budget = req.agent.options.context;
-        let estimate = self
-            .meter
-            .request_tokens(fixed, t.messages(), TokenCounter::Estimate);
+        let estimate =
+            self.meter
+                .request_tokens(fixed, t.messages(), t.generation(), TokenCounter::Estimate);
         if budget.tokens == TokenCounter::Estimate || budget.window.is_none_or(|w| estimate < w / 2)
         {
             return estimate;
         }
         self.meter
-            .request_tokens(fixed, t.messages(), budget.tokens)
+            .request_tokens(fixed, t.messages(), t.generation(), budget.tokens)
     }
 
     /// A call of `model` was answered with `usage`; its answer will be message `len - 1`. A call that

@@ -24,6 +24,14 @@ pub(super) struct RunHistory {
     call_ids: HashSet<String>,
     /// The serialized messages, forgotten from where the history changes in place.
     cache: Arc<MessageCache>,
+    /// Which state of the messages this is (see [`RunHistory::generation`]).
+    generation: u64,
+}
+
+/// A generation no history of this process had yet.
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl RunHistory {
@@ -40,6 +48,7 @@ impl RunHistory {
             baseline,
             call_ids,
             cache: Arc::new(MessageCache::new()),
+            generation: next_generation(),
         }
     }
 
@@ -51,7 +60,14 @@ impl RunHistory {
     /// The messages, to change (copied only if a model request still holds them). A change in
     /// place must be said with [`RunHistory::changed_from`].
     pub(super) fn edit(&mut self) -> &mut Vec<Message> {
+        self.generation = next_generation();
         Arc::make_mut(&mut self.messages)
+    }
+
+    /// Names the state of the messages, unique in the process: a new one each time they are handed
+    /// out to change. While it stays the same, so do they (what was worked out from them holds).
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The messages from `index` on changed in place: their serialized form is forgotten.

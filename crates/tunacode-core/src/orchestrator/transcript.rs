@@ -36,6 +36,11 @@ impl Transcript {
         self.history.messages()
     }
 
+    /// Names the state of the history (unique in the process): the same while the history is.
+    pub(super) fn generation(&self) -> u64 {
+        self.history.generation()
+    }
+
     /// Appends a complete message.
     pub(super) fn push(&mut self, message: Message) {
         self.history.edit().push(message);
