@@ -8,7 +8,7 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 use tunacode_llm::{LlmError, ModelClient, ModelRequest, ResponseAssembler};
-use tunacode_protocol::{Message, Part, content_to_text};
+use tunacode_protocol::{Message, Part, content_text, content_to_text};
 
 use crate::history::{count_history_tokens, estimate_history_tokens};
 
@@ -153,6 +153,14 @@ pub fn summary_request(
 }
 
 fn shorten_outputs(mut message: Message) -> Message {
+    // The message is shared with the session: it is changed (copied) only when an output is long.
+    let long = |p: &Part| {
+        matches!(p, Part::ToolReturn(r)
+            if content_text(&r.content).chars().count() > MAX_SUMMARIZED_OUTPUT_CHARS)
+    };
+    if !message.parts.iter().any(long) {
+        return message;
+    }
     for part in &mut message.parts {
         if let Part::ToolReturn(r) = part {
             let text = content_to_text(&r.content);

@@ -3,7 +3,7 @@
 //! is marked compacted (it stays in the session) and a copy takes its place whose attachments keep
 //! only their head, with a note telling the model how to read the rest.
 
-use tunacode_protocol::{Message, Part, content_to_text};
+use tunacode_protocol::{Message, Part, content_text};
 
 /// How much of an attached file's text a shortened attachment keeps (characters).
 const KEPT_ATTACHMENT_CHARS: usize = 2000;
@@ -40,9 +40,10 @@ pub fn shorten_kept_attachments(
 
 /// A copy of `message` whose long attachments are cut, with the paths cut; `None` when none is long.
 fn shortened_copy(message: &Message) -> Option<(Message, Vec<String>)> {
-    let mut copy = message.clone();
+    // Cut first, reading: the message is shared with the session and is copied only when cut.
+    let mut cuts = Vec::new();
     let mut paths = Vec::new();
-    for part in &mut copy.parts {
+    for (index, part) in message.parts.iter().enumerate() {
         // A prompt with images keeps its list whole (its images go on being sent).
         let Part::UserPrompt(prompt) = part else {
             continue;
@@ -50,14 +51,22 @@ fn shortened_copy(message: &Message) -> Option<(Message, Vec<String>)> {
         if !prompt.content.is_string() {
             continue;
         }
-        let text = content_to_text(&prompt.content);
-        let (cut, cut_paths) = shorten_blocks(&text);
+        let (cut, cut_paths) = shorten_blocks(&content_text(&prompt.content));
         if !cut_paths.is_empty() {
-            prompt.content = serde_json::Value::String(cut);
+            cuts.push((index, cut));
             paths.extend(cut_paths);
         }
     }
-    (!paths.is_empty()).then_some((copy, paths))
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut copy = message.clone();
+    for (index, cut) in cuts {
+        if let Part::UserPrompt(prompt) = &mut copy.parts[index] {
+            prompt.content = serde_json::Value::String(cut);
+        }
+    }
+    Some((copy, paths))
 }
 
 /// `text` with the body of each long `<file path="…">` block cut to its head.
@@ -125,7 +134,7 @@ mod tests {
         let Part::UserPrompt(kept) = &messages[3].parts[0] else {
             panic!("a prompt")
         };
-        let text = content_to_text(&kept.content);
+        let text = content_text(&kept.content);
         assert!(text.starts_with("explain this\n\n<file path=\"src/big.rs\">\nfn line() {}"));
         assert!(
             text.contains("read_file src/big.rs for the rest]\n</file>"),

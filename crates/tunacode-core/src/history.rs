@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tunacode_protocol::{Message, Part, content_text, content_to_text};
+use tunacode_protocol::{Message, Part, content_text};
 
 /// What replaces a pruned tool output.
 pub const PRUNED_PLACEHOLDER: &str = "[Old tool result content cleared]";
@@ -157,7 +157,7 @@ fn prune_candidates(
         }
         for (pi, part) in message.parts.iter().enumerate().rev() {
             if let Part::ToolReturn(ret) = part {
-                let text = content_to_text(&ret.content);
+                let text = content_text(&ret.content);
                 if text == PRUNED_PLACEHOLDER {
                     continue;
                 }

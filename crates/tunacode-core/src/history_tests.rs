@@ -212,7 +212,7 @@ fn prunes_old_outputs_beyond_the_budget_only_when_worth_it() {
         .iter()
         .flat_map(|m| m.parts.iter())
         .filter_map(|p| match p {
-            Part::ToolReturn(r) => Some(content_to_text(&r.content)),
+            Part::ToolReturn(r) => Some(tunacode_protocol::content_to_text(&r.content)),
             _ => None,
         })
         .collect();

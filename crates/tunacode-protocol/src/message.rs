@@ -353,10 +353,13 @@ mod tests {
         assert_eq!(original.parts, vec![Part::user_prompt("hi")]);
         assert_eq!(copy.parts.len(), 2);
         assert_ne!(original, copy);
-        // Taken apart, a message no one else holds is moved, one still shared is copied.
+        // Taken apart, a message still shared is copied, one no one else holds is moved.
         let shared = original.clone();
-        assert_eq!(original.into_body().parts, shared.parts);
-        assert_eq!(shared.into_body().parts.len(), 1);
+        let buffer = shared.parts.as_ptr();
+        let copied = original.into_body();
+        assert_eq!(copied.parts, shared.parts);
+        assert_ne!(copied.parts.as_ptr(), buffer);
+        assert_eq!(shared.into_body().parts.as_ptr(), buffer);
     }
 
     #[test]

@@ -123,12 +123,18 @@ impl Fields {
 }
 
 fn as_string<E: serde::de::Error>(name: &str, value: Value) -> Result<String, E> {
-    match value {
-        Value::String(text) => Ok(text),
-        other => Err(E::custom(format!(
-            "invalid type: {other}, expected a string for `{name}`"
-        ))),
-    }
+    use serde::de::Unexpected;
+    let found = match value {
+        Value::String(text) => return Ok(text),
+        // What was found is named, not printed (it may be a megabyte of output).
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(b),
+        Value::Number(_) => Unexpected::Other("a number"),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    };
+    let expected = format!("a string for `{name}`");
+    Err(E::invalid_type(found, &expected.as_str()))
 }
 
 /// The `part_kind`s of the parts this version models (others are kept whole, as [`Part::Other`]).
@@ -352,6 +358,10 @@ mod tests {
             assert!(
                 err.split(" | ").all(|one| one.contains(field)),
                 "{value}: {err}"
+            );
+            assert!(
+                !err.contains("xxxx"),
+                "the value is named, not printed: {err}"
             );
         }
         assert!(serde_json::from_str::<Part>("[1]").is_err());

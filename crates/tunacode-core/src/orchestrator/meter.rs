@@ -17,9 +17,10 @@ pub(super) struct ContextMeter {
     pruned_at: u64,
     /// A compaction or pruning changed the history since the last call (a cache miss is expected).
     rewritten_since_call: bool,
-    /// The last size worked out, for the history as it was then: a turn asks several times (pruning,
-    /// compaction, the call itself) and a long history is counted once.
-    last: std::sync::Mutex<Option<Counted>>,
+    /// The last size worked out with each counter (estimate, tokenizer), for the history as it was
+    /// then: a turn asks several times (pruning, compaction, the call itself, each with the estimate
+    /// and, near the window, the tokenizer) and a long history is counted once with each.
+    last: std::sync::Mutex<[Option<Counted>; 2]>,
 }
 
 /// A request size worked out, and what it was worked out for.
@@ -35,13 +36,13 @@ impl ContextMeter {
     /// The provider counted `tokens` for a call whose answer will be message `len - 1`.
     pub(super) fn counted(&mut self, tokens: u64, len: usize) {
         self.measured = Some((tokens, len));
-        *self.last() = None;
+        *self.last() = [None; 2];
     }
 
     /// The history was rewritten in place (pruned or compacted): the last count no longer holds.
     pub(super) fn rewritten(&mut self) {
         self.measured = None;
-        *self.last() = None;
+        *self.last() = [None; 2];
         self.rewritten_since_call = true;
     }
 
@@ -63,7 +64,8 @@ impl ContextMeter {
             fixed,
             tokens,
         };
-        if let Some(last) = self.last().filter(|l| *l == key(l.tokens)) {
+        let slot = counter as usize;
+        if let Some(last) = self.last()[slot].filter(|l| *l == key(l.tokens)) {
             return last.tokens;
         }
         let tokens = match self.measured {
@@ -72,11 +74,11 @@ impl ContextMeter {
             }
             _ => fixed + counted_conversation_tokens(messages, counter),
         };
-        *self.last() = Some(key(tokens));
+        self.last()[slot] = Some(key(tokens));
         tokens
     }
 
-    fn last(&self) -> std::sync::MutexGuard<'_, Option<Counted>> {
+    fn last(&self) -> std::sync::MutexGuard<'_, [Option<Counted>; 2]> {
         self.last
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -135,5 +137,26 @@ mod tests {
         assert_eq!(meter.request_tokens(50, &longer, 2, estimate), 1005);
         meter.rewritten();
         assert_eq!(meter.request_tokens(50, &longer, 2, estimate), 70);
+    }
+
+    #[test]
+    fn each_counter_keeps_its_own_size_of_the_same_history() {
+        let meter = ContextMeter::default();
+        let texts = history(&["abcd"; 10]);
+        let estimate = meter.request_tokens(0, &texts, 7, TokenCounter::Estimate);
+        let tokenized = meter.request_tokens(0, &texts, 7, TokenCounter::OpenAi);
+        assert_eq!(estimate, 10);
+        // Both kept: asking in turn gives each its own answer, not the other's.
+        let other = history(&["abcd"; 30]);
+        for _ in 0..2 {
+            assert_eq!(
+                meter.request_tokens(0, &other, 7, TokenCounter::Estimate),
+                estimate
+            );
+            assert_eq!(
+                meter.request_tokens(0, &other, 7, TokenCounter::OpenAi),
+                tokenized
+            );
+        }
     }
 }
