@@ -41,7 +41,7 @@ fn main() {
     let mut size = 0;
     for _ in 0..runs {
         let shared = request.clone();
-        let bytes = serde_json::to_vec(&ChatBody::new(&shared, ChatDialect::default())).unwrap();
+        let bytes = ChatBody::new(&shared, ChatDialect::default()).to_bytes();
         size = bytes.len();
         std::hint::black_box(bytes);
     }

@@ -92,6 +92,17 @@ impl BodyWriter {
         self.last.store(buf.len(), Ordering::Relaxed);
         buf.into()
     }
+
+    /// Room for the next body: its last one's size and a margin.
+    pub fn capacity(&self) -> usize {
+        let size = self.last.load(std::sync::atomic::Ordering::Relaxed);
+        size + size / 8 + 1024
+    }
+
+    /// A body of `len` bytes was written (the next is sized from it).
+    pub fn wrote(&self, len: usize) {
+        self.last.store(len, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// Turns an HTTP error body into an error (per wire format).

@@ -15,6 +15,26 @@ pub type Serialized = Arc<Vec<Box<RawValue>>>;
 #[derive(Debug, Default)]
 pub struct MessageCache {
     entries: Mutex<Entries>,
+    /// The body of the last call, for the next one to continue from (see [`KeptBody`]).
+    body: Mutex<Option<KeptBody>>,
+}
+
+/// The body of a history's last call: the next call's body is this one cut after its kept messages,
+/// when what comes before them is the same (the lead) and none of them changed since.
+#[derive(Debug)]
+pub(crate) struct KeptBody {
+    /// The wire it was written for.
+    pub(crate) wire: &'static str,
+    /// The whole body.
+    pub(crate) bytes: bytes::Bytes,
+    /// The length of what comes before the history's messages (compared, byte for byte).
+    pub(crate) lead: usize,
+    /// Where the last kept message's bytes end.
+    pub(crate) kept_end: usize,
+    /// How many of the history's messages those bytes cover (from the first).
+    pub(crate) covered: usize,
+    /// Whether any array element is written before `kept_end`.
+    pub(crate) any: bool,
 }
 
 /// The wire the entries were written for, and the entries.
@@ -32,11 +52,27 @@ impl MessageCache {
 
     /// Every message kept for `wire`, by index (one lock for a whole body).
     pub fn kept(&self, wire: &'static str) -> Vec<Option<Serialized>> {
+        self.kept_from(wire, 0)
+    }
+
+    /// The messages kept for `wire` from index `start` on.
+    pub fn kept_from(&self, wire: &'static str, start: usize) -> Vec<Option<Serialized>> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if entries.wire != wire {
             return Vec::new();
         }
-        entries.messages.clone()
+        entries.messages.get(start..).unwrap_or_default().to_vec()
+    }
+
+    /// Keeps the body of a call for the next one.
+    pub(crate) fn keep_body(&self, body: KeptBody) {
+        *self.body.lock().unwrap_or_else(|p| p.into_inner()) = Some(body);
+    }
+
+    /// The body kept for `wire`, taken out.
+    pub(crate) fn take_body(&self, wire: &'static str) -> Option<KeptBody> {
+        let mut body = self.body.lock().unwrap_or_else(|p| p.into_inner());
+        body.take().filter(|b| b.wire == wire)
     }
 
     /// Keeps the message at `index` as `wire` sends it (forgetting every entry of another wire).
@@ -45,6 +81,7 @@ impl MessageCache {
         if entries.wire != wire {
             entries.wire = wire;
             entries.messages.clear();
+            *self.body.lock().unwrap_or_else(|p| p.into_inner()) = None;
         }
         if entries.messages.len() <= index {
             entries.messages.resize(index + 1, None);
@@ -56,6 +93,10 @@ impl MessageCache {
     pub fn invalidate_from(&self, index: usize) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries.messages.truncate(index);
+        let mut body = self.body.lock().unwrap_or_else(|p| p.into_inner());
+        if body.as_ref().is_some_and(|b| index < b.covered) {
+            *body = None;
+        }
     }
 }
 

@@ -19,7 +19,9 @@ const WIRES: [&str; 4] = ["chat", "responses", "anthropic", "gemini"];
 /// The body of `request` on `wire`, as the client sends it.
 fn body(wire: &str, request: &ModelRequest) -> String {
     let bytes = match wire {
-        "chat" => serde_json::to_vec(&ChatBody::new(request, ChatDialect::default())),
+        "chat" => Ok(ChatBody::new(request, ChatDialect::default())
+            .to_bytes()
+            .to_vec()),
         "responses" => serde_json::to_vec(&ResponsesBody(request)),
         "anthropic" => serde_json::to_vec(&AnthropicBody(request)),
         _ => serde_json::to_vec(&GeminiBody(request)),

@@ -1,6 +1,7 @@
 //! The OpenAI Chat Completions client (`POST {base}/chat/completions`, `stream: true`). It serves OpenAI
 //! and every OpenAI-compatible server (OpenRouter, Ollama, llama.cpp, LM Studio, vLLM) by base URL.
 
+mod body;
 mod decode;
 mod reasoning_details;
 pub mod request;
@@ -52,10 +53,8 @@ impl ModelClient for OpenAiChatClient {
             client: self.http.clone(),
             url: format!("{}/chat/completions", self.settings.base_url),
             headers: self.headers.clone(),
-            body: self.body.write(&ChatBody::new(
-                &request,
-                ChatDialect::for_settings(&self.settings),
-            )),
+            body: ChatBody::new(&request, ChatDialect::for_settings(&self.settings))
+                .write(&self.body),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
-use serde::ser::Error as _;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
@@ -12,7 +11,7 @@ use crate::client::ModelRequest;
 use crate::message_cache::{MessageCache, Serialized};
 
 /// The name the messages of this wire are kept under in the message cache.
-const WIRE: &str = "openai-chat";
+pub(super) const WIRE: &str = "openai-chat";
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -42,9 +41,10 @@ impl ChatDialect {
 }
 
 /// Builds the JSON body of a streaming Chat Completions request (as a tree, for inspection; the
-/// client serialises [`ChatBody`] straight to bytes).
+/// client sends the bytes [`ChatBody::to_bytes`] makes).
 pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
-    serde_json::to_value(ChatBody::new(request, dialect)).unwrap_or(Value::Null)
+    let bytes = ChatBody::new(request, dialect).to_bytes();
+    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
 }
 
 /// The body of a streaming Chat Completions request, serialised straight from the canonical history:
@@ -52,8 +52,8 @@ pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
 /// more than writing its bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct ChatBody<'a> {
-    request: &'a ModelRequest,
-    dialect: ChatDialect,
+    pub(super) request: &'a ModelRequest,
+    pub(super) dialect: ChatDialect,
 }
 
 impl<'a> ChatBody<'a> {
@@ -63,12 +63,14 @@ impl<'a> ChatBody<'a> {
     }
 }
 
-impl Serialize for ChatBody<'_> {
+/// Every field of the body but `messages` (written after them, last: see `body.rs`).
+pub(super) struct ChatHead<'a>(pub(super) ChatBody<'a>);
+
+impl Serialize for ChatHead<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let r = self.request;
+        let r = self.0.request;
         let mut body = serializer.serialize_map(None)?;
         body.serialize_entry("model", &r.model)?;
-        body.serialize_entry("messages", &ChatMessages(*self))?;
         body.serialize_entry("stream", &true)?;
         body.serialize_entry("stream_options", &json!({"include_usage": true}))?;
         if !r.tools.is_empty() {
@@ -85,7 +87,7 @@ impl Serialize for ChatBody<'_> {
             body.serialize_entry("prompt_cache_key", key)?;
         }
         if let Some(effort) = &r.reasoning {
-            if self.dialect.openrouter {
+            if self.0.dialect.openrouter {
                 body.serialize_entry("reasoning", &json!({"effort": effort}))?;
             } else {
                 body.serialize_entry("reasoning_effort", effort)?;
@@ -124,13 +126,13 @@ impl<'a> ChatTool<'a> {
 
 /// The `messages` array: the system prompt, then each canonical message as Chat messages (taken
 /// from the request's cache when the engine keeps one).
-struct ChatMessages<'a>(ChatBody<'a>);
+pub(super) struct ChatMessages<'a>(pub(super) ChatBody<'a>);
 
 impl<'a> ChatMessages<'a> {
     /// For Claude through OpenRouter, which caches only at explicit breakpoints: the last two
     /// requests of the history (the newest turn is written to the cache, the one before it read),
     /// as with Anthropic's own API. Empty for every other model.
-    fn claude_breakpoints(&self) -> Vec<usize> {
+    pub(super) fn claude_breakpoints(&self) -> Vec<usize> {
         let r = self.0.request;
         if !(self.0.dialect.openrouter && r.model.starts_with("anthropic/")) {
             return Vec::new();
@@ -143,7 +145,7 @@ impl<'a> ChatMessages<'a> {
     }
 
     /// The message at `index` serialized, and kept in `cache` for the later calls.
-    fn keep(
+    pub(super) fn keep(
         &self,
         cache: &MessageCache,
         index: usize,
@@ -160,7 +162,7 @@ impl<'a> ChatMessages<'a> {
     }
 
     /// The Chat messages one canonical message becomes.
-    fn wire_messages(&self, message: &'a Message) -> Vec<ChatMessage<'a>> {
+    pub(super) fn wire_messages(&self, message: &'a Message) -> Vec<ChatMessage<'a>> {
         if !message.is_request() {
             return response_message(message, self.0.dialect)
                 .into_iter()
@@ -176,70 +178,11 @@ impl<'a> ChatMessages<'a> {
     }
 }
 
-impl Serialize for ChatMessages<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let r = self.0.request;
-        let mut seq = serializer.serialize_seq(None)?;
-        if !r.system.is_empty() {
-            if self.0.dialect.openrouter && r.model.starts_with("anthropic/") {
-                // Claude through OpenRouter caches only at explicit breakpoints: one on the system
-                // prompt caches the tools and the system prompt, which never change in a session.
-                let system = json!({"role": "system", "content": [{"type": "text", "text": r.system,
-                    "cache_control": {"type": "ephemeral"}}]});
-                seq.serialize_element(&system)?;
-            } else {
-                seq.serialize_element(&ChatMessage::text("system", &r.system))?;
-            }
-        }
-        let marked = self.claude_breakpoints();
-        let mut kept = r
-            .cache
-            .as_ref()
-            .map(|c| c.kept(WIRE))
-            .unwrap_or_default()
-            .into_iter();
-        for (index, message) in r.messages.iter().enumerate() {
-            // A kept message is in the conversation: one that left it (compacted) was said to
-            // have changed, and the cache forgot it.
-            let kept = kept.next().flatten();
-            if kept.is_none() && !message.in_conversation() {
-                continue;
-            }
-            if marked.contains(&index) {
-                // Sent with its breakpoint, and never kept: it is sent unmarked once it is older.
-                for m in with_breakpoint(self.wire_messages(message)).map_err(S::Error::custom)? {
-                    seq.serialize_element(&m)?;
-                }
-                continue;
-            }
-            let Some(cache) = &r.cache else {
-                for m in self.wire_messages(message) {
-                    seq.serialize_element(&m)?;
-                }
-                continue;
-            };
-            let serialized = match kept {
-                Some(done) => done,
-                None => self.keep(cache, index, message).map_err(S::Error::custom)?,
-            };
-            for raw in serialized.iter() {
-                seq.serialize_element(raw)?;
-            }
-        }
-        if let Some(nudge) = r
-            .nudge
-            .as_ref()
-            .filter(|_| r.messages.last().is_some_and(Message::is_request))
-        {
-            seq.serialize_element(&ChatMessage::text("user", nudge))?;
-        }
-        seq.end()
-    }
-}
-
 /// `messages` with a cache breakpoint on the last content part of the last one (text content becomes
 /// one text part, as breakpoints sit on parts).
-fn with_breakpoint(messages: Vec<ChatMessage<'_>>) -> Result<Vec<Value>, serde_json::Error> {
+pub(super) fn with_breakpoint(
+    messages: Vec<ChatMessage<'_>>,
+) -> Result<Vec<Value>, serde_json::Error> {
     let mut values = messages
         .iter()
         .map(serde_json::to_value)
@@ -261,7 +204,7 @@ fn with_breakpoint(messages: Vec<ChatMessage<'_>>) -> Result<Vec<Value>, serde_j
 
 /// One Chat message, borrowing from the history where it can.
 #[derive(Serialize)]
-struct ChatMessage<'a> {
+pub(super) struct ChatMessage<'a> {
     role: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<&'a str>,
@@ -345,7 +288,7 @@ impl Serialize for Arguments<'_> {
 }
 
 impl<'a> ChatMessage<'a> {
-    fn text(role: &'static str, text: &'a str) -> Self {
+    pub(super) fn text(role: &'static str, text: &'a str) -> Self {
         ChatMessage {
             role,
             tool_call_id: None,

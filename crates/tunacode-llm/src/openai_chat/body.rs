@@ -1,0 +1,320 @@
+//! The Chat Completions body as bytes: every field but `messages` written by serde
+//! ([`ChatHead`]), then the `messages` array element by element, a kept message's bytes copied as
+//! they are. `messages` is the body's last field, so the body of a history's last call is kept
+//! ([`MessageCache::keep_body`]) and the next call continues it: when what comes before the history
+//! (the head and the system message: the lead) is the same bytes, and none of the messages it holds
+//! changed since, the next body is that buffer cut after them, with only the new messages and the end
+//! written. A turn of a long task so writes what is new, not its whole history again.
+//!
+//! Written by hand because serde writes a value whole: it cannot continue the previous body.
+
+use bytes::{BufMut, Bytes, BytesMut};
+use serde::Serialize;
+
+use super::request::{ChatBody, ChatHead, ChatMessage, ChatMessages, WIRE, with_breakpoint};
+use crate::http::BodyWriter;
+use crate::message_cache::{KeptBody, MessageCache};
+use tunacode_protocol::Message;
+
+/// The array being written: the buffer, and whether it holds an element yet.
+struct Elements {
+    out: BytesMut,
+    any: bool,
+}
+
+impl Elements {
+    /// Starts an element (a comma after another).
+    fn next(&mut self) {
+        if self.any {
+            self.out.put_u8(b',');
+        }
+        self.any = true;
+    }
+
+    fn value(&mut self, value: &impl Serialize) -> Result<(), serde_json::Error> {
+        self.next();
+        serde_json::to_writer((&mut self.out).writer(), value)
+    }
+
+    fn raw(&mut self, json: &str) {
+        self.next();
+        self.out.extend_from_slice(json.as_bytes());
+    }
+}
+
+impl ChatBody<'_> {
+    /// The body's bytes, as the client sends them (continuing the history's last body when it can).
+    pub fn to_bytes(&self) -> Bytes {
+        self.write(&BodyWriter::default())
+    }
+
+    /// The body's bytes, in a buffer sized by `sizes`. Serialising to memory fails only for maps
+    /// with non-string keys, which no body has; such a body would be sent empty and the provider
+    /// would say so.
+    pub(crate) fn write(&self, sizes: &BodyWriter) -> Bytes {
+        self.try_write(sizes).unwrap_or_default()
+    }
+
+    fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error> {
+        let lead = self.lead()?;
+        let cache = self.request.cache.as_deref();
+        let kept = cache.and_then(|c| continued(c, &lead, self.request.messages.len()));
+        let (mut elements, start) = match kept {
+            Some((out, any, covered)) => (Elements { out, any }, covered),
+            None => {
+                let mut out = BytesMut::with_capacity(sizes.capacity());
+                out.extend_from_slice(&lead);
+                let any = !self.request.system.is_empty();
+                (Elements { out, any }, 0)
+            }
+        };
+        let (kept_end, covered, any) = self.write_messages(&mut elements, start)?;
+        self.write_nudge(&mut elements)?;
+        elements.out.extend_from_slice(b"]}");
+        let bytes = elements.out.freeze();
+        sizes.wrote(bytes.len());
+        if let Some(cache) = cache {
+            cache.keep_body(KeptBody {
+                wire: WIRE,
+                bytes: bytes.clone(),
+                lead: lead.len(),
+                kept_end,
+                covered,
+                any,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// What comes before the history: the head's fields, `"messages":[` and the system message.
+    fn lead(&self) -> Result<Vec<u8>, serde_json::Error> {
+        let mut lead = serde_json::to_vec(&ChatHead(*self))?;
+        // The head is an object with `model` at least: its closing brace gives way to `messages`.
+        lead.pop();
+        lead.extend_from_slice(b",\"messages\":[");
+        let r = self.request;
+        if !r.system.is_empty() {
+            if self.dialect.openrouter && r.model.starts_with("anthropic/") {
+                // Claude through OpenRouter caches only at explicit breakpoints: one on the system
+                // prompt caches the tools and the system prompt, which never change in a session.
+                let system = serde_json::json!({"role": "system", "content": [{"type": "text",
+                    "text": r.system, "cache_control": {"type": "ephemeral"}}]});
+                serde_json::to_writer(&mut lead, &system)?;
+            } else {
+                serde_json::to_writer(&mut lead, &ChatMessage::text("system", &r.system))?;
+            }
+        }
+        Ok(lead)
+    }
+
+    /// Writes the history's messages from `start` on; returns where the kept ones end (what the
+    /// next call may continue from), how many messages that covers, and whether an element comes
+    /// before that end.
+    fn write_messages(
+        &self,
+        elements: &mut Elements,
+        start: usize,
+    ) -> Result<(usize, usize, bool), serde_json::Error> {
+        let r = self.request;
+        let messages = ChatMessages(*self);
+        let marked = messages.claude_breakpoints();
+        let mut kept = r
+            .cache
+            .as_ref()
+            .map(|c| c.kept_from(WIRE, start))
+            .unwrap_or_default()
+            .into_iter();
+        let (mut kept_end, mut covered, mut continuing) = (elements.out.len(), start, true);
+        let mut any = elements.any;
+        for (index, message) in r.messages.iter().enumerate().skip(start) {
+            // A kept message is in the conversation: one that left it (compacted) was said to
+            // have changed, and the cache forgot it.
+            let held = kept.next().flatten();
+            if held.is_none() && !message.in_conversation() {
+                covered += usize::from(continuing);
+                continue;
+            }
+            let serialized = match (&r.cache, marked.contains(&index)) {
+                (Some(cache), false) => match held {
+                    Some(done) => done,
+                    None => messages.keep(cache, index, message)?,
+                },
+                (_, true) => {
+                    // Sent with its breakpoint, and never kept: it is sent unmarked once older.
+                    continuing = false;
+                    for m in with_breakpoint(messages.wire_messages(message))? {
+                        elements.value(&m)?;
+                    }
+                    continue;
+                }
+                (None, false) => {
+                    continuing = false;
+                    for m in messages.wire_messages(message) {
+                        elements.value(&m)?;
+                    }
+                    continue;
+                }
+            };
+            for raw in serialized.iter() {
+                elements.raw(raw.get());
+            }
+            if continuing {
+                (kept_end, covered, any) = (elements.out.len(), index + 1, elements.any);
+            }
+        }
+        Ok((kept_end, covered, any))
+    }
+
+    /// The call's note, after a history that ends with a request.
+    fn write_nudge(&self, elements: &mut Elements) -> Result<(), serde_json::Error> {
+        let r = self.request;
+        if let Some(nudge) = r
+            .nudge
+            .as_ref()
+            .filter(|_| r.messages.last().is_some_and(Message::is_request))
+        {
+            elements.value(&ChatMessage::text("user", nudge))?;
+        }
+        Ok(())
+    }
+}
+
+/// The history's last body, cut after its kept messages, when it begins with `lead`, covers no more
+/// than the `len` messages of the history and no one else holds it; with whether it holds an element
+/// and how many messages it covers.
+fn continued(cache: &MessageCache, lead: &[u8], len: usize) -> Option<(BytesMut, bool, usize)> {
+    let body = cache.take_body(WIRE)?;
+    if body.lead != lead.len() || !body.bytes.starts_with(lead) || body.covered > len {
+        return None;
+    }
+    let mut out = body.bytes.try_into_mut().ok()?;
+    out.truncate(body.kept_end);
+    Some((out, body.any, body.covered))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use tunacode_protocol::Part;
+
+    use super::*;
+    use crate::client::ModelRequest;
+    use crate::openai_chat::ChatDialect;
+
+    fn turn(i: usize) -> Vec<Message> {
+        let id = format!("call_{i}");
+        vec![
+            Message::response(vec![Part::tool_call(&id, "read_file", json!({"n": i}))]),
+            Message::request(vec![Part::tool_return(
+                &id,
+                "read_file",
+                format!("line {i}"),
+            )]),
+        ]
+    }
+
+    fn request(
+        model: &str,
+        system: &str,
+        history: &[Message],
+        cache: Option<&Arc<MessageCache>>,
+    ) -> ModelRequest {
+        ModelRequest {
+            model: model.into(),
+            system: system.into(),
+            messages: Arc::new(history.to_vec()),
+            cache: cache.cloned(),
+            ..ModelRequest::default()
+        }
+    }
+
+    fn fresh(request: &ModelRequest, dialect: ChatDialect) -> Bytes {
+        let alone = ModelRequest {
+            cache: None,
+            ..request.clone()
+        };
+        ChatBody::new(&alone, dialect).to_bytes()
+    }
+
+    #[test]
+    fn the_next_call_continues_the_last_body_in_its_own_buffer() {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("go")];
+        history.extend(turn(0));
+        let first = request("m", "sys", &history, Some(&cache));
+        let body = ChatBody::new(&first, ChatDialect::default()).to_bytes();
+        let buffer = body.as_ptr();
+        drop(body);
+        history.extend(turn(1));
+        let second = request("m", "sys", &history, Some(&cache));
+        let body = ChatBody::new(&second, ChatDialect::default()).to_bytes();
+        assert_eq!(body.as_ptr(), buffer, "the last body's buffer, continued");
+        assert_eq!(body, fresh(&second, ChatDialect::default()));
+        // A body still held elsewhere (a call in flight) is not written over: a new buffer is.
+        history.extend(turn(2));
+        let third = request("m", "sys", &history, Some(&cache));
+        let body = ChatBody::new(&third, ChatDialect::default()).to_bytes();
+        assert_ne!(body.as_ptr(), buffer);
+        assert_eq!(body, fresh(&third, ChatDialect::default()));
+        // `body` is held: the next call copies what it continues.
+        history.extend(turn(3));
+        let fourth = request("m", "sys", &history, Some(&cache));
+        let next = ChatBody::new(&fourth, ChatDialect::default()).to_bytes();
+        assert_ne!(next.as_ptr(), body.as_ptr());
+        assert_eq!(next, fresh(&fourth, ChatDialect::default()));
+    }
+
+    #[test]
+    fn a_new_lead_or_a_changed_message_starts_the_body_afresh() {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("go")];
+        history.extend(turn(0));
+        let dialect = ChatDialect::default();
+        let _ = ChatBody::new(&request("m", "sys", &history, Some(&cache)), dialect).to_bytes();
+        history.extend(turn(1));
+        for (model, system) in [
+            ("m", "new system prompt"),
+            ("other-model", "sys"),
+            ("m", ""),
+        ] {
+            let next = request(model, system, &history, Some(&cache));
+            let body = ChatBody::new(&next, dialect).to_bytes();
+            assert_eq!(body, fresh(&next, dialect), "{model} / {system}");
+        }
+        // A message the body covers changed, and the engine said so.
+        history[1] = Message::response(vec![Part::tool_call(
+            "call_0",
+            "read_file",
+            json!({"n": 9}),
+        )]);
+        cache.invalidate_from(1);
+        let next = request("m", "", &history, Some(&cache));
+        let body = ChatBody::new(&next, dialect).to_bytes();
+        assert_eq!(body, fresh(&next, dialect));
+        assert!(String::from_utf8_lossy(&body).contains("{\\\"n\\\":9}"));
+    }
+
+    #[test]
+    fn claude_breakpoints_through_openrouter_are_the_same_bytes_call_after_call() {
+        let cache = Arc::new(MessageCache::new());
+        let dialect = ChatDialect {
+            openrouter: true,
+            images: false,
+        };
+        let mut history = vec![Message::user("go")];
+        for i in 0..6 {
+            history.extend(turn(i));
+            let next = request("anthropic/claude", "sys", &history, Some(&cache));
+            let body = ChatBody::new(&next, dialect).to_bytes();
+            assert_eq!(body, fresh(&next, dialect), "call {i}");
+            let text = String::from_utf8_lossy(&body).into_owned();
+            assert_eq!(
+                text.matches("cache_control").count(),
+                3,
+                "system and two requests"
+            );
+        }
+    }
+}
