@@ -6,6 +6,7 @@
 pub mod anthropic;
 mod assemble;
 mod client;
+mod continued_body;
 mod error;
 mod factory;
 pub mod gemini;

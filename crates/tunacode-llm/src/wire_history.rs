@@ -17,6 +17,8 @@ use crate::message_cache::Serialized;
 
 /// One in-conversation message's wire items, with its side.
 pub(crate) struct MessageItems {
+    /// Its index in the history.
+    pub index: usize,
     /// Whether the message is a request (the user's side).
     pub request: bool,
     /// Its items as the wire sends them.
@@ -29,16 +31,26 @@ pub(crate) struct MessageItems {
 pub(crate) fn message_items(
     request: &ModelRequest,
     wire: &'static str,
+    items_of: impl FnMut(usize, &Message) -> Vec<Value>,
+) -> Result<Vec<MessageItems>, serde_json::Error> {
+    message_items_from(request, wire, 0, items_of)
+}
+
+/// [`message_items`] of the messages from index `start` on.
+pub(crate) fn message_items_from(
+    request: &ModelRequest,
+    wire: &'static str,
+    start: usize,
     mut items_of: impl FnMut(usize, &Message) -> Vec<Value>,
 ) -> Result<Vec<MessageItems>, serde_json::Error> {
-    let mut out = Vec::with_capacity(request.messages.len());
+    let mut out = Vec::with_capacity(request.messages.len().saturating_sub(start));
     let mut kept = request
         .cache
         .as_ref()
-        .map(|c| c.kept(wire))
+        .map(|c| c.kept_from(wire, start))
         .unwrap_or_default()
         .into_iter();
-    for (index, message) in request.messages.iter().enumerate() {
+    for (index, message) in request.messages.iter().enumerate().skip(start) {
         // A kept message is in the conversation: one that left it (compacted) was said to have
         // changed, and the cache forgot it.
         let items = match kept.next().flatten() {
@@ -57,6 +69,7 @@ pub(crate) fn message_items(
             }
         };
         out.push(MessageItems {
+            index,
             request: message.is_request(),
             items,
         });

@@ -22,7 +22,7 @@ fn body(wire: &str, request: &ModelRequest) -> String {
         "chat" => Ok(ChatBody::new(request, ChatDialect::default())
             .to_bytes()
             .to_vec()),
-        "responses" => serde_json::to_vec(&ResponsesBody(request)),
+        "responses" => Ok(ResponsesBody(request).to_bytes().to_vec()),
         "anthropic" => serde_json::to_vec(&AnthropicBody(request)),
         _ => serde_json::to_vec(&GeminiBody(request)),
     };

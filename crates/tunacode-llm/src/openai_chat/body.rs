@@ -1,46 +1,14 @@
 //! The Chat Completions body as bytes: every field but `messages` written by serde
 //! ([`ChatHead`]), then the `messages` array element by element, a kept message's bytes copied as
-//! they are. `messages` is the body's last field, so the body of a history's last call is kept
-//! ([`MessageCache::keep_body`]) and the next call continues it: when what comes before the history
-//! (the head and the system message: the lead) is the same bytes, and none of the messages it holds
-//! changed since, the next body is that buffer cut after them, with only the new messages and the end
-//! written. A turn of a long task so writes what is new, not its whole history again.
-//!
-//! Written by hand because serde writes a value whole: it cannot continue the previous body.
+//! they are. `messages` is the body's last field, so the next call of the same history continues
+//! this body instead of writing the history again (`continued_body.rs`).
 
-use bytes::{BufMut, Bytes, BytesMut};
-use serde::Serialize;
+use bytes::Bytes;
 
 use super::request::{ChatBody, ChatHead, ChatMessage, ChatMessages, WIRE, with_breakpoint};
+use crate::continued_body::{Elements, lead_of};
 use crate::http::BodyWriter;
-use crate::message_cache::{KeptBody, MessageCache};
 use tunacode_protocol::Message;
-
-/// The array being written: the buffer, and whether it holds an element yet.
-struct Elements {
-    out: BytesMut,
-    any: bool,
-}
-
-impl Elements {
-    /// Starts an element (a comma after another).
-    fn next(&mut self) {
-        if self.any {
-            self.out.put_u8(b',');
-        }
-        self.any = true;
-    }
-
-    fn value(&mut self, value: &impl Serialize) -> Result<(), serde_json::Error> {
-        self.next();
-        serde_json::to_writer((&mut self.out).writer(), value)
-    }
-
-    fn raw(&mut self, json: &str) {
-        self.next();
-        self.out.extend_from_slice(json.as_bytes());
-    }
-}
 
 impl ChatBody<'_> {
     /// The body's bytes, as the client sends them (continuing the history's last body when it can).
@@ -56,42 +24,26 @@ impl ChatBody<'_> {
     }
 
     fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error> {
+        let r = self.request;
         let lead = self.lead()?;
-        let cache = self.request.cache.as_deref();
-        let kept = cache.and_then(|c| continued(c, &lead, self.request.messages.len()));
-        let (mut elements, start) = match kept {
-            Some((out, any, covered)) => (Elements { out, any }, covered),
-            None => {
-                let mut out = BytesMut::with_capacity(sizes.capacity());
-                out.extend_from_slice(&lead);
-                let any = !self.request.system.is_empty();
-                (Elements { out, any }, 0)
-            }
-        };
-        let (kept_end, covered, any) = self.write_messages(&mut elements, start)?;
-        self.write_nudge(&mut elements)?;
-        elements.out.extend_from_slice(b"]}");
-        let bytes = elements.out.freeze();
-        sizes.wrote(bytes.len());
-        if let Some(cache) = cache {
-            cache.keep_body(KeptBody {
-                wire: WIRE,
-                bytes: bytes.clone(),
-                lead: lead.len(),
-                kept_end,
-                covered,
-                any,
-            });
+        let cache = r.cache.as_deref();
+        let system = !r.system.is_empty();
+        let (mut elements, start) =
+            Elements::start(cache, WIRE, (&lead, system), r.messages.len(), sizes);
+        self.write_messages(&mut elements, start)?;
+        if let Some(nudge) = r
+            .nudge
+            .as_ref()
+            .filter(|_| r.messages.last().is_some_and(Message::is_request))
+        {
+            elements.after(&ChatMessage::text("user", nudge))?;
         }
-        Ok(bytes)
+        Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
     }
 
     /// What comes before the history: the head's fields, `"messages":[` and the system message.
     fn lead(&self) -> Result<Vec<u8>, serde_json::Error> {
-        let mut lead = serde_json::to_vec(&ChatHead(*self))?;
-        // The head is an object with `model` at least: its closing brace gives way to `messages`.
-        lead.pop();
-        lead.extend_from_slice(b",\"messages\":[");
+        let mut lead = lead_of(serde_json::to_vec(&ChatHead(*self))?, "messages");
         let r = self.request;
         if !r.system.is_empty() {
             if self.dialect.openrouter && r.model.starts_with("anthropic/") {
@@ -107,14 +59,12 @@ impl ChatBody<'_> {
         Ok(lead)
     }
 
-    /// Writes the history's messages from `start` on; returns where the kept ones end (what the
-    /// next call may continue from), how many messages that covers, and whether an element comes
-    /// before that end.
+    /// Writes the history's messages from `start` on.
     fn write_messages(
         &self,
         elements: &mut Elements,
         start: usize,
-    ) -> Result<(usize, usize, bool), serde_json::Error> {
+    ) -> Result<(), serde_json::Error> {
         let r = self.request;
         let messages = ChatMessages(*self);
         let marked = messages.claude_breakpoints();
@@ -124,72 +74,36 @@ impl ChatBody<'_> {
             .map(|c| c.kept_from(WIRE, start))
             .unwrap_or_default()
             .into_iter();
-        let (mut kept_end, mut covered, mut continuing) = (elements.out.len(), start, true);
-        let mut any = elements.any;
         for (index, message) in r.messages.iter().enumerate().skip(start) {
             // A kept message is in the conversation: one that left it (compacted) was said to
             // have changed, and the cache forgot it.
             let held = kept.next().flatten();
             if held.is_none() && !message.in_conversation() {
-                covered += usize::from(continuing);
+                elements.covered(index);
                 continue;
             }
-            let serialized = match (&r.cache, marked.contains(&index)) {
-                (Some(cache), false) => match held {
-                    Some(done) => done,
-                    None => messages.keep(cache, index, message)?,
-                },
-                (_, true) => {
+            let Some(cache) = r.cache.as_ref().filter(|_| !marked.contains(&index)) else {
+                let made = messages.wire_messages(message);
+                if marked.contains(&index) {
                     // Sent with its breakpoint, and never kept: it is sent unmarked once older.
-                    continuing = false;
-                    for m in with_breakpoint(messages.wire_messages(message))? {
+                    for m in with_breakpoint(made)? {
                         elements.value(&m)?;
                     }
-                    continue;
-                }
-                (None, false) => {
-                    continuing = false;
-                    for m in messages.wire_messages(message) {
+                } else {
+                    for m in made {
                         elements.value(&m)?;
                     }
-                    continue;
                 }
+                continue;
             };
-            for raw in serialized.iter() {
-                elements.raw(raw.get());
-            }
-            if continuing {
-                (kept_end, covered, any) = (elements.out.len(), index + 1, elements.any);
-            }
-        }
-        Ok((kept_end, covered, any))
-    }
-
-    /// The call's note, after a history that ends with a request.
-    fn write_nudge(&self, elements: &mut Elements) -> Result<(), serde_json::Error> {
-        let r = self.request;
-        if let Some(nudge) = r
-            .nudge
-            .as_ref()
-            .filter(|_| r.messages.last().is_some_and(Message::is_request))
-        {
-            elements.value(&ChatMessage::text("user", nudge))?;
+            let serialized = match held {
+                Some(done) => done,
+                None => messages.keep(cache, index, message)?,
+            };
+            elements.kept(index, serialized.iter().map(|raw| raw.get()));
         }
         Ok(())
     }
-}
-
-/// The history's last body, cut after its kept messages, when it begins with `lead`, covers no more
-/// than the `len` messages of the history and no one else holds it; with whether it holds an element
-/// and how many messages it covers.
-fn continued(cache: &MessageCache, lead: &[u8], len: usize) -> Option<(BytesMut, bool, usize)> {
-    let body = cache.take_body(WIRE)?;
-    if body.lead != lead.len() || !body.bytes.starts_with(lead) || body.covered > len {
-        return None;
-    }
-    let mut out = body.bytes.try_into_mut().ok()?;
-    out.truncate(body.kept_end);
-    Some((out, body.any, body.covered))
 }
 
 #[cfg(test)]
@@ -200,6 +114,7 @@ mod tests {
     use tunacode_protocol::Part;
 
     use super::*;
+    use crate::MessageCache;
     use crate::client::ModelRequest;
     use crate::openai_chat::ChatDialect;
 

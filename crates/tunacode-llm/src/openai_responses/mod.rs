@@ -2,6 +2,7 @@
 //! (`store: false`): the whole history is sent each time, reasoning items included with their
 //! encrypted content so the model keeps its chain of thought across tool calls.
 
+mod body;
 mod decode;
 mod request;
 
@@ -51,7 +52,7 @@ impl ModelClient for OpenAiResponsesClient {
             client: self.http.clone(),
             url: format!("{}/responses", self.settings.base_url),
             headers: self.headers.clone(),
-            body: self.body.write(&ResponsesBody(&request)),
+            body: ResponsesBody(&request).write(&self.body),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: classify_error,

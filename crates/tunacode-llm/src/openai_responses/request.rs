@@ -2,13 +2,11 @@
 //! history goes in `input` every time, and reasoning items travel back with their encrypted content.
 
 use serde::Serialize;
-use serde::ser::{Error as _, SerializeMap, Serializer};
-use serde_json::value::to_raw_value;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::wire_history::{Item, message_items, nudge_of};
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -18,38 +16,31 @@ const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 pub const PROVIDER_TAG: &str = "openai-responses";
 
 /// Builds the JSON body of a streaming Responses request (as a tree, for inspection; the client
-/// writes [`ResponsesBody`] straight to bytes).
+/// sends the bytes [`ResponsesBody::to_bytes`] makes).
 pub fn build_body(request: &ModelRequest) -> Value {
-    serde_json::to_value(ResponsesBody(request)).unwrap_or(Value::Null)
+    serde_json::from_slice(&ResponsesBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
 /// The body of a streaming Responses request. Its `input` copies each old message's items from the
-/// engine's cache, so a late call of a long task serializes only what is new.
+/// engine's cache, so a late call of a long task serializes only what is new; `input` is the last
+/// field, and the next call of the same history continues this body (`body.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct ResponsesBody<'a>(pub &'a ModelRequest);
 
 /// The name the items of this wire are kept under in the message cache.
-const WIRE: &str = "openai-responses";
+pub(super) const WIRE: &str = "openai-responses";
 
-impl Serialize for ResponsesBody<'_> {
+/// Every field of the body but `input` (written after them, last).
+pub(super) struct ResponsesHead<'a>(pub(super) &'a ModelRequest);
+
+impl Serialize for ResponsesHead<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let request = self.0;
-        let messages =
-            message_items(request, WIRE, |_, m| items_of(m)).map_err(S::Error::custom)?;
-        let mut input: Vec<Item<'_>> = messages
-            .iter()
-            .flat_map(|m| m.items.iter().map(|raw| Item::Kept(raw)))
-            .collect();
-        if let Some(nudge) = nudge_of(request) {
-            let note = json!({"role": "user", "content": nudge});
-            input.push(Item::Made(to_raw_value(&note).map_err(S::Error::custom)?));
-        }
         let mut body = serializer.serialize_map(None)?;
         body.serialize_entry("model", &request.model)?;
         if !request.system.is_empty() {
             body.serialize_entry("instructions", &request.system)?;
         }
-        body.serialize_entry("input", &input)?;
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request
                 .tools
@@ -86,7 +77,7 @@ impl Serialize for ResponsesBody<'_> {
 }
 
 /// The input items one canonical message becomes.
-fn items_of(message: &Message) -> Vec<Value> {
+pub(super) fn items_of(message: &Message) -> Vec<Value> {
     let mut items = Vec::new();
     if message.is_request() {
         push_request(&mut items, message);
