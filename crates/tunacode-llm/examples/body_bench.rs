@@ -1,14 +1,17 @@
 //! What one late turn of a long task costs in building its Chat Completions request (run by
-//! `bench/run.sh`): the body as a JSON tree then bytes (the other clients' way) against straight to
-//! bytes from the shared history (the Chat client's way).
+//! `bench/run.sh`): its body written whole from the history's kept messages (a first call, or one
+//! after the history changed in place) against continued from the last call's body (every other
+//! turn: only the new messages are written).
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
 
 use std::time::Instant;
 
 use serde_json::json;
-use tunacode_llm::ModelRequest;
-use tunacode_llm::openai_chat::request::{ChatBody, ChatDialect, build_body};
+use std::sync::Arc;
+
+use tunacode_llm::openai_chat::request::{ChatBody, ChatDialect};
+use tunacode_llm::{MessageCache, ModelRequest};
 use tunacode_protocol::{Message, Part};
 
 fn main() {
@@ -26,28 +29,43 @@ fn main() {
         )]));
     }
     let runs = 20;
-    let request = ModelRequest {
+    let cache = Arc::new(MessageCache::new());
+    let request = |messages: &[Message]| ModelRequest {
         model: "m".into(),
-        messages: messages.into(),
+        messages: Arc::new(messages.to_vec()),
+        cache: Some(cache.clone()),
         ..ModelRequest::default()
     };
-    let start = Instant::now();
-    for _ in 0..runs {
-        let tree = build_body(&request, ChatDialect::default());
-        std::hint::black_box(serde_json::to_vec(&tree).unwrap());
-    }
-    let tree = start.elapsed() / runs;
-    let start = Instant::now();
-    let mut size = 0;
-    for _ in 0..runs {
-        let shared = request.clone();
-        let bytes = ChatBody::new(&shared, ChatDialect::default()).to_bytes();
+    // Every message kept once, as after the first call of the run.
+    let _ = ChatBody::new(&request(&messages), ChatDialect::default()).to_bytes();
+    let (mut whole, mut continued, mut size) = (Default::default(), Default::default(), 0);
+    for i in 0..runs {
+        // The body of the call before: the next one continues it.
+        let _ = ChatBody::new(&request(&messages), ChatDialect::default()).to_bytes();
+        let id = format!("late_{i}");
+        messages.push(Message::response(vec![Part::tool_call(
+            &id,
+            "ls",
+            json!({}),
+        )]));
+        messages.push(Message::request(vec![Part::tool_return(&id, "ls", "a b")]));
+        let next = request(&messages);
+        let start = Instant::now();
+        let bytes = ChatBody::new(&next, ChatDialect::default()).to_bytes();
+        continued += start.elapsed();
+        drop(bytes);
+        // Written whole: the new messages changed in place, so the last body is forgotten.
+        cache.invalidate_from(messages.len() - 2);
+        let start = Instant::now();
+        let bytes = ChatBody::new(&next, ChatDialect::default()).to_bytes();
+        whole += start.elapsed();
         size = bytes.len();
-        std::hint::black_box(bytes);
     }
-    let direct = start.elapsed() / runs;
+    let (whole, continued): (std::time::Duration, std::time::Duration) = (whole, continued);
     println!(
-        "request of a 2,001-message history ({} KB): through a JSON tree {tree:.2?}, straight to bytes {direct:.2?}",
-        size / 1024
+        "a late turn's request over a 2,000-message history ({} KB): written whole {:.2?}, continued from the last body {:.2?}",
+        size / 1024,
+        whole / runs,
+        continued / runs
     );
 }
