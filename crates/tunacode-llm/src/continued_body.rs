@@ -79,7 +79,8 @@ impl Elements {
         serde_json::to_writer((&mut self.out).writer(), value)
     }
 
-    /// Writes a kept message's elements (its JSON texts); `index` is the message's.
+    /// Writes the elements (JSON texts) of the history message at `index` as kept, or as they will
+    /// be kept: the same bytes on every call until the engine says the message changed.
     pub(crate) fn kept<'a>(&mut self, index: usize, texts: impl IntoIterator<Item = &'a str>) {
         for text in texts {
             self.next();
@@ -95,11 +96,6 @@ impl Elements {
         }
     }
 
-    /// Writes an element after the history (the call's note): never kept.
-    pub(crate) fn after(&mut self, value: &impl Serialize) -> Result<(), serde_json::Error> {
-        self.value(value)
-    }
-
     /// Ends the body with `end` and keeps it in `cache` for the next call.
     pub(crate) fn finish(
         mut self,
@@ -110,8 +106,9 @@ impl Elements {
         self.out.extend_from_slice(end);
         let bytes = self.out.freeze();
         sizes.wrote(bytes.len());
-        if let Some(cache) = cache {
-            let (kept_end, covered, any) = self.kept;
+        let (kept_end, covered, any) = self.kept;
+        // A body that covers no message saves the next call nothing but an allocation.
+        if let Some(cache) = cache.filter(|_| covered > 0) {
             cache.keep_body(KeptBody {
                 wire,
                 bytes: bytes.clone(),
@@ -126,16 +123,16 @@ impl Elements {
 }
 
 /// The history's last body on `wire`, cut after its kept messages, when it begins with `lead`,
-/// covers no more than the `len` messages of the history and no one else holds it; with whether it
-/// holds an element and how many messages it covers.
+/// covers no more than `limit` messages and no one else holds it; with whether it holds an element
+/// and how many messages it covers.
 fn continued(
     cache: &MessageCache,
     wire: &'static str,
     lead: &[u8],
-    len: usize,
+    limit: usize,
 ) -> Option<(BytesMut, bool, usize)> {
     let body = cache.take_body(wire)?;
-    if body.lead != lead.len() || !body.bytes.starts_with(lead) || body.covered > len {
+    if body.lead != lead.len() || !body.bytes.starts_with(lead) || body.covered > limit {
         return None;
     }
     let mut out = body.bytes.try_into_mut().ok()?;

@@ -28,15 +28,17 @@ impl ChatBody<'_> {
         let lead = self.lead()?;
         let cache = r.cache.as_deref();
         let system = !r.system.is_empty();
-        let (mut elements, start) =
-            Elements::start(cache, WIRE, (&lead, system), r.messages.len(), sizes);
-        self.write_messages(&mut elements, start)?;
+        let marked = ChatMessages(*self).claude_breakpoints();
+        // A marked message is written for this call only: the kept body must end before it.
+        let limit = marked.iter().copied().min().unwrap_or(r.messages.len());
+        let (mut elements, start) = Elements::start(cache, WIRE, (&lead, system), limit, sizes);
+        self.write_messages(&mut elements, start, &marked)?;
         if let Some(nudge) = r
             .nudge
             .as_ref()
             .filter(|_| r.messages.last().is_some_and(Message::is_request))
         {
-            elements.after(&ChatMessage::text("user", nudge))?;
+            elements.value(&ChatMessage::text("user", nudge))?;
         }
         Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
     }
@@ -59,15 +61,15 @@ impl ChatBody<'_> {
         Ok(lead)
     }
 
-    /// Writes the history's messages from `start` on.
+    /// Writes the history's messages from `start` on (those in `marked` with a cache breakpoint).
     fn write_messages(
         &self,
         elements: &mut Elements,
         start: usize,
+        marked: &[usize],
     ) -> Result<(), serde_json::Error> {
         let r = self.request;
         let messages = ChatMessages(*self);
-        let marked = messages.claude_breakpoints();
         let mut kept = r
             .cache
             .as_ref()
@@ -209,6 +211,29 @@ mod tests {
         let body = ChatBody::new(&next, dialect).to_bytes();
         assert_eq!(body, fresh(&next, dialect));
         assert!(String::from_utf8_lossy(&body).contains("{\\\"n\\\":9}"));
+    }
+
+    #[test]
+    fn a_breakpoint_that_moves_back_into_the_kept_body_starts_it_afresh() {
+        let cache = Arc::new(MessageCache::new());
+        let dialect = ChatDialect {
+            openrouter: true,
+            images: false,
+        };
+        let mut history = vec![Message::user("go")];
+        history.extend(turn(0));
+        history.extend(turn(1));
+        let first = request("anthropic/claude", "sys", &history, Some(&cache));
+        let _ = ChatBody::new(&first, dialect).to_bytes();
+        // The last turn goes (the engine says so from where it went): the marks move back onto the
+        // prompt, which the last body holds unmarked.
+        history.truncate(3);
+        cache.invalidate_from(3);
+        let next = request("anthropic/claude", "sys", &history, Some(&cache));
+        let body = ChatBody::new(&next, dialect).to_bytes();
+        assert_eq!(body, fresh(&next, dialect));
+        let text = String::from_utf8_lossy(&body).into_owned();
+        assert_eq!(text.matches("cache_control").count(), 3, "{text}");
     }
 
     #[test]

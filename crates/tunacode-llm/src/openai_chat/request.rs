@@ -40,16 +40,17 @@ impl ChatDialect {
     }
 }
 
-/// Builds the JSON body of a streaming Chat Completions request (as a tree, for inspection; the
-/// client sends the bytes [`ChatBody::to_bytes`] makes).
+/// Builds the JSON body of a streaming Chat Completions request (as a tree, for inspection): the bytes
+/// [`ChatBody::to_bytes`] makes, as the client would send them, with the request's cache (its kept
+/// messages and last body are used and kept).
 pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
     let bytes = ChatBody::new(request, dialect).to_bytes();
     serde_json::from_slice(&bytes).unwrap_or(Value::Null)
 }
 
-/// The body of a streaming Chat Completions request, serialised straight from the canonical history:
-/// no intermediate JSON tree and no copy of the messages, so a late turn of a long task costs little
-/// more than writing its bytes.
+/// The body of a streaming Chat Completions request, written straight from the canonical history
+/// with no intermediate JSON tree, and continuing the last call's body when it can (`body.rs`), so a
+/// late turn of a long task costs little more than writing its new messages.
 #[derive(Debug, Clone, Copy)]
 pub struct ChatBody<'a> {
     pub(super) request: &'a ModelRequest,
@@ -124,8 +125,8 @@ impl<'a> ChatTool<'a> {
     }
 }
 
-/// The `messages` array: the system prompt, then each canonical message as Chat messages (taken
-/// from the request's cache when the engine keeps one).
+/// What each canonical message becomes in the `messages` array (kept in the request's cache when the
+/// engine keeps one), and where the cache breakpoints go; `body.rs` writes the array.
 pub(super) struct ChatMessages<'a>(pub(super) ChatBody<'a>);
 
 impl<'a> ChatMessages<'a> {

@@ -34,7 +34,7 @@ impl ResponsesBody<'_> {
             elements.kept(message.index, message.items.iter().map(|raw| raw.get()));
         }
         if let Some(nudge) = nudge_of(r) {
-            elements.after(&json!({"role": "user", "content": nudge}))?;
+            elements.value(&json!({"role": "user", "content": nudge}))?;
         }
         Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
     }

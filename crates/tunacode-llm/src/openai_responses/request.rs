@@ -15,8 +15,8 @@ const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
 /// own reasoning items are sent back.
 pub const PROVIDER_TAG: &str = "openai-responses";
 
-/// Builds the JSON body of a streaming Responses request (as a tree, for inspection; the client
-/// sends the bytes [`ResponsesBody::to_bytes`] makes).
+/// Builds the JSON body of a streaming Responses request (as a tree, for inspection): the bytes
+/// [`ResponsesBody::to_bytes`] makes, as the client would send them, with the request's cache.
 pub fn build_body(request: &ModelRequest) -> Value {
     serde_json::from_slice(&ResponsesBody(request).to_bytes()).unwrap_or(Value::Null)
 }
