@@ -11,10 +11,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use support::{collect, recorded_turn};
-use tunacode_llm::{
-    LlmError, ModelClient, ModelEvent, ModelId, ModelRequest, ProviderSettings, RetryPolicy,
-    WireApi, create_client,
-};
+use tunacode_llm::{LlmError, ModelClient, ModelEvent, ModelRequest, WireApi, create_client};
 use tunacode_protocol::{Message, Part, ToolSpec, Usage};
 use tunacode_testkit::{Ending, FakeOptions, FakeProvider, Gemini, Reply, ScriptedUsage, Turn};
 
@@ -23,16 +20,9 @@ fn start(script: Vec<Turn>) -> FakeProvider {
 }
 
 fn client(fake: &FakeProvider) -> Arc<dyn ModelClient> {
-    let id = ModelId::parse("google:test-model").unwrap();
     let mut s =
-        ProviderSettings::for_model(&id, Some(fake.base_url()), Some("test-key".into())).unwrap();
+        support::fast_settings("google:test-model", fake.base_url(), Some("test-key"), None);
     assert_eq!(s.wire, WireApi::Gemini);
-    s.retry = RetryPolicy {
-        max_retries: 2,
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    s.idle_timeout = Duration::from_secs(5);
     // Not the default location: the auth hint must name the file actually in use.
     s.config_file = Some("/srv/conf/tunacode-custom.json".into());
     create_client(&s).unwrap()

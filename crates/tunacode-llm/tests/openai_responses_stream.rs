@@ -9,10 +9,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tunacode_llm::{
-    LlmError, ModelClient, ModelEvent, ModelId, ModelRequest, ProviderSettings, RetryPolicy,
-    WireApi, create_client,
-};
+use tunacode_llm::{LlmError, ModelClient, ModelEvent, ModelRequest, WireApi, create_client};
 use tunacode_protocol::{Message, Part, ToolSpec, Usage};
 use tunacode_testkit::{
     Ending, FakeOptions, FakeProvider, OpenAiResponses, Reply, ScriptedUsage, Turn,
@@ -23,20 +20,12 @@ fn start(script: Vec<Turn>) -> FakeProvider {
 }
 
 fn client(fake: &FakeProvider, key: Option<&str>) -> Arc<dyn ModelClient> {
-    let id = ModelId::parse("openai:gpt-test").unwrap();
-    let mut s = ProviderSettings::for_model_with_wire(
-        &id,
-        Some(fake.base_url()),
-        key.map(str::to_string),
+    let s = support::fast_settings(
+        "openai:gpt-test",
+        fake.base_url(),
+        key,
         Some(WireApi::OpenAiResponses),
-    )
-    .unwrap();
-    s.retry = RetryPolicy {
-        max_retries: 2,
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    s.idle_timeout = Duration::from_secs(5);
+    );
     create_client(&s).unwrap()
 }
 

@@ -4,14 +4,10 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use tunacode_llm::{
-    LlmError, ModelClient, ModelEvent, ModelId, ModelRequest, ProviderSettings, RetryPolicy,
-    WireApi, create_client,
-};
+use tunacode_llm::{LlmError, ModelClient, ModelEvent, ModelRequest, WireApi, create_client};
 use tunacode_protocol::{Message, Usage};
 use tunacode_testkit::{AnthropicMessages, FakeOptions, FakeProvider, Turn};
 
@@ -22,16 +18,8 @@ pub fn start(script: Vec<Turn>) -> FakeProvider {
 }
 
 pub fn client(fake: &FakeProvider, key: Option<&str>) -> Arc<dyn ModelClient> {
-    let id = ModelId::parse("anthropic:claude-test").unwrap();
-    let mut s =
-        ProviderSettings::for_model(&id, Some(fake.base_url()), key.map(str::to_string)).unwrap();
+    let mut s = crate::support::fast_settings("anthropic:claude-test", fake.base_url(), key, None);
     assert_eq!(s.wire, WireApi::Anthropic);
-    s.retry = RetryPolicy {
-        max_retries: 2,
-        base_delay: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
-    s.idle_timeout = Duration::from_secs(5);
     // Not the default location: the auth hint must name the file actually in use.
     s.config_file = Some("/srv/conf/tunacode-custom.json".into());
     create_client(&s).unwrap()

@@ -9,7 +9,10 @@ use std::path::PathBuf;
 use futures::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tunacode_llm::{LlmError, ModelClient, ModelEvent, ModelRequest, ResponseAssembler};
+use tunacode_llm::{
+    LlmError, ModelClient, ModelEvent, ModelId, ModelRequest, ProviderSettings, ResponseAssembler,
+    RetryPolicy, WireApi,
+};
 use tunacode_protocol::Message;
 use tunacode_testkit::Turn;
 
@@ -99,4 +102,25 @@ pub async fn collect(
         }
     }
     (events, Ok(assembler.finish()))
+}
+
+/// The settings of `model` against the fake at `base_url` (with `key`, on `wire` when given) that
+/// the client tests use: two retries 10 ms apart, and a silent stream given up after 5 s.
+pub fn fast_settings(
+    model: &str,
+    base_url: String,
+    key: Option<&str>,
+    wire: Option<WireApi>,
+) -> ProviderSettings {
+    let id = ModelId::parse(model).unwrap();
+    let mut s =
+        ProviderSettings::for_model_with_wire(&id, Some(base_url), key.map(str::to_string), wire)
+            .unwrap();
+    s.retry = RetryPolicy {
+        max_retries: 2,
+        base_delay: std::time::Duration::from_millis(10),
+        ..RetryPolicy::default()
+    };
+    s.idle_timeout = std::time::Duration::from_secs(5);
+    s
 }
