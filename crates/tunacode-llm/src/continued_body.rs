@@ -79,6 +79,17 @@ impl Elements {
         serde_json::to_writer((&mut self.out).writer(), value)
     }
 
+    /// Writes one element by `write`: kept when `kept` names the last history message it holds (the
+    /// kept end moves past it while every element so far is kept), made for this call otherwise.
+    pub(crate) fn element(&mut self, kept: Option<usize>, write: impl FnOnce(&mut BytesMut)) {
+        self.next();
+        write(&mut self.out);
+        match kept {
+            Some(index) => self.covered(index),
+            None => self.continuing = false,
+        }
+    }
+
     /// Writes the elements (JSON texts) of the history message at `index` as kept, or as they will
     /// be kept: the same bytes on every call until the engine says the message changed.
     pub(crate) fn kept<'a>(&mut self, index: usize, texts: impl IntoIterator<Item = &'a str>) {
@@ -140,11 +151,13 @@ fn continued(
     Some((out, body.any, body.covered))
 }
 
-/// `head`, a serialized JSON object with at least one field, opened for one more: the history array
-/// named `name`.
+/// `head`, a serialized JSON object, opened for one more field: the history array named `name`.
 pub(crate) fn lead_of(mut head: Vec<u8>, name: &str) -> Vec<u8> {
     head.pop();
-    head.extend_from_slice(b",\"");
+    if head.last() != Some(&b'{') {
+        head.push(b',');
+    }
+    head.push(b'"');
     head.extend_from_slice(name.as_bytes());
     head.extend_from_slice(b"\":[");
     head

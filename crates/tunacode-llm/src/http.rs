@@ -72,7 +72,7 @@ pub(crate) trait StreamDecoder: Send {
     fn finished(&self) -> bool;
 }
 
-/// Writes a client's request bodies into a buffer sized from its last one: a long history's body is
+/// Sizes a client's request body buffers from its last body: a long history's body is
 /// large, and growing it by doubling would copy it several times on every call.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BodyWriter {
@@ -80,19 +80,6 @@ pub(crate) struct BodyWriter {
 }
 
 impl BodyWriter {
-    /// `body` as bytes. Serialising to memory fails only for maps with non-string keys, which no
-    /// body has; such a body would be sent empty and the provider would say so.
-    pub fn write(&self, body: &impl serde::Serialize) -> bytes::Bytes {
-        use std::sync::atomic::Ordering;
-        let size = self.last.load(Ordering::Relaxed);
-        let mut buf = Vec::with_capacity(size + size / 8 + 1024);
-        if serde_json::to_writer(&mut buf, body).is_err() {
-            return bytes::Bytes::new();
-        }
-        self.last.store(buf.len(), Ordering::Relaxed);
-        buf.into()
-    }
-
     /// Room for the next body: its last one's size and a margin.
     pub fn capacity(&self) -> usize {
         let size = self.last.load(std::sync::atomic::Ordering::Relaxed);

@@ -21,6 +21,7 @@ mod provider;
 mod retry;
 mod server_models;
 mod sse;
+mod turn_body;
 pub mod usage_norm;
 mod wire_history;
 

@@ -25,18 +25,9 @@ pub(crate) struct MessageItems {
     pub items: Serialized,
 }
 
-/// The items of each in-conversation message of `request`'s history, without the call's note:
-/// kept ones from the cache, the others made by `items_of` (given the message's index) and kept.
-/// `wire` names the wire format the items are for.
-pub(crate) fn message_items(
-    request: &ModelRequest,
-    wire: &'static str,
-    items_of: impl FnMut(usize, &Message) -> Vec<Value>,
-) -> Result<Vec<MessageItems>, serde_json::Error> {
-    message_items_from(request, wire, 0, items_of)
-}
-
-/// [`message_items`] of the messages from index `start` on.
+/// The items of each in-conversation message of `request`'s history from index `start` on, without
+/// the call's note: kept ones from the cache, the others made by `items_of` (given the message's
+/// index) and kept. `wire` names the wire format the items are for.
 pub(crate) fn message_items_from(
     request: &ModelRequest,
     wire: &'static str,
@@ -127,6 +118,8 @@ pub(crate) struct Turn<'a> {
     pub request: bool,
     /// The items of its messages, in order.
     pub items: Vec<Item<'a>>,
+    /// The history index of its last message (`None`: a turn of the call's note alone).
+    pub last: Option<usize>,
 }
 
 /// The messages' items grouped into turns: consecutive messages of one side join, and messages
@@ -136,10 +129,14 @@ pub(crate) fn turns(messages: &[MessageItems]) -> Vec<Turn<'_>> {
     for message in messages.iter().filter(|m| !m.items.is_empty()) {
         let items = message.items.iter().map(|raw| Item::Kept(raw));
         match out.last_mut() {
-            Some(last) if last.request == message.request => last.items.extend(items),
+            Some(last) if last.request == message.request => {
+                last.items.extend(items);
+                last.last = Some(message.index);
+            }
             _ => out.push(Turn {
                 request: message.request,
                 items: items.collect(),
+                last: Some(message.index),
             }),
         }
     }
@@ -154,6 +151,7 @@ pub(crate) fn join_note<'a>(turns: &mut Vec<Turn<'a>>, note: Item<'a>) {
         _ => turns.push(Turn {
             request: true,
             items: vec![note],
+            last: None,
         }),
     }
 }
@@ -187,8 +185,8 @@ mod tests {
                 Vec::new()
             }
         };
-        let first = message_items(&request, "w", &mut items_of).unwrap();
-        let again = message_items(&request, "w", &mut items_of).unwrap();
+        let first = message_items_from(&request, "w", 0, &mut items_of).unwrap();
+        let again = message_items_from(&request, "w", 0, &mut items_of).unwrap();
         assert_eq!(made, [0, 1, 2], "the second call made nothing");
         let grouped = turns(&again);
         // The empty response does not split the user's turn.

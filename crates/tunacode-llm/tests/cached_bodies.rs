@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::json;
 use tunacode_llm::anthropic::AnthropicBody;
 use tunacode_llm::gemini::GeminiBody;
@@ -18,15 +19,17 @@ const WIRES: [&str; 4] = ["chat", "responses", "anthropic", "gemini"];
 
 /// The body of `request` on `wire`, as the client sends it.
 fn body(wire: &str, request: &ModelRequest) -> String {
-    let bytes = match wire {
-        "chat" => Ok(ChatBody::new(request, ChatDialect::default())
-            .to_bytes()
-            .to_vec()),
-        "responses" => Ok(ResponsesBody(request).to_bytes().to_vec()),
-        "anthropic" => serde_json::to_vec(&AnthropicBody(request)),
-        _ => serde_json::to_vec(&GeminiBody(request)),
-    };
-    String::from_utf8(bytes.unwrap()).unwrap()
+    String::from_utf8(bytes(wire, request).to_vec()).unwrap()
+}
+
+/// The body's bytes (in the buffer the client would send).
+fn bytes(wire: &str, request: &ModelRequest) -> Bytes {
+    match wire {
+        "chat" => ChatBody::new(request, ChatDialect::default()).to_bytes(),
+        "responses" => ResponsesBody(request).to_bytes(),
+        "anthropic" => AnthropicBody(request).to_bytes(),
+        _ => GeminiBody(request).to_bytes(),
+    }
 }
 
 /// The messages a run adds at its step `i`: a response calling a tool, then the tool's answer (every
@@ -115,5 +118,99 @@ fn a_cached_message_is_reused_on_every_wire_until_it_is_said_to_have_changed() {
             fresh.contains("take two screenshots"),
             "wire {wire}: {fresh}"
         );
+    }
+}
+
+/// Messages a run adds at its step `i` that join turns on the wires that group them: an answer, then
+/// the user's prompt as a message of its own; a response split in two messages; a response with
+/// nothing to send (it must not split a turn).
+fn joining_step(i: usize) -> Vec<Message> {
+    let id = format!("call_{i}");
+    let mut out = vec![Message::response(vec![Part::text(format!("Step {i}."))])];
+    if i.is_multiple_of(2) {
+        out.push(Message::response(vec![Part::text("")]));
+    }
+    out.push(Message::response(vec![Part::tool_call(
+        &id,
+        "read_file",
+        json!({"file_path": format!("src/{i}.rs")}),
+    )]));
+    out.push(Message::request(vec![Part::tool_return(
+        &id,
+        "read_file",
+        format!("line {i}"),
+    )]));
+    if i % 3 == 1 {
+        out.push(Message::user(format!("and then {i}")));
+    }
+    out
+}
+
+#[test]
+fn turn_wires_send_the_same_bytes_with_the_cache_when_messages_join_turns() {
+    for wire in ["anthropic", "gemini"] {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("check the repo")];
+        for i in 0..12 {
+            history.extend(joining_step(i));
+            let nudge = (i % 3 == 0).then(|| format!("# Current todos\n- {i}"));
+            let want = body(wire, &request(history.clone(), nudge.clone(), None));
+            let got = body(wire, &request(history.clone(), nudge, Some(cache.clone())));
+            assert_eq!(got, want, "{wire} at step {i}");
+        }
+    }
+}
+
+#[test]
+fn a_turn_wire_body_is_written_afresh_when_a_changed_message_would_join_a_kept_turn() {
+    for wire in ["anthropic", "gemini"] {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("check the repo")];
+        for i in 0..6 {
+            history.extend(step(i));
+            let _ = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
+        }
+        // Everything from message `cut` on is replaced (and the engine says so): by a summary, a
+        // request as compaction writes it, or by a response. Where a kept body ends with a turn of
+        // the same side, the new message would join it.
+        let summaries = [
+            Message::user("summary of the rest"),
+            Message::response(vec![Part::text("summary of the rest")]),
+        ];
+        for (cut, summary) in (1..history.len()).flat_map(|c| summaries.iter().map(move |s| (c, s)))
+        {
+            let mut rewritten = history[..cut].to_vec();
+            rewritten.push(summary.clone());
+            rewritten.extend(step(9));
+            cache.invalidate_from(cut);
+            let want = body(wire, &request(rewritten.clone(), None, None));
+            let got = body(wire, &request(rewritten.clone(), None, Some(cache.clone())));
+            assert_eq!(got, want, "{wire} cut at {cut}");
+            // Back to the whole history (said to have changed from the cut), for the next round.
+            cache.invalidate_from(cut);
+            let _ = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
+        }
+    }
+}
+
+#[test]
+fn a_turn_wire_body_is_written_afresh_when_the_history_loses_its_newest_turns() {
+    for wire in ["anthropic", "gemini"] {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = vec![Message::user("check the repo")];
+        for i in 0..6 {
+            history.extend(joining_step(i));
+            let _ = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
+        }
+        // The newest messages go from `cut` on (the engine says so): Anthropic's breakpoints move
+        // back onto turns a kept body holds unmarked.
+        for cut in 1..history.len() {
+            cache.invalidate_from(cut);
+            let shorter = history[..cut].to_vec();
+            let want = body(wire, &request(shorter.clone(), None, None));
+            let got = body(wire, &request(shorter, None, Some(cache.clone())));
+            assert_eq!(got, want, "{wire} cut at {cut}");
+            let _ = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! redacted data) and `provider_details.provider = "anthropic"`, and are sent back byte-exact in later
 //! requests. Retries, the idle timeout and cancellation are the shared streaming call's.
 
+mod body;
 mod decode;
 mod error;
 mod request;
@@ -62,7 +63,7 @@ impl ModelClient for AnthropicClient {
             client: self.http.clone(),
             url: format!("{}/messages", self.settings.base_url),
             headers: self.headers.clone(),
-            body: self.body.write(&AnthropicBody(&request)),
+            body: AnthropicBody(&request).write(&self.body),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: error::classify_error,

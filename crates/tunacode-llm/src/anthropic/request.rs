@@ -7,12 +7,12 @@
 //! "anthropic"`); reasoning from other providers cannot be verified by Anthropic and is dropped.
 
 use serde::Serialize;
-use serde::ser::{Error as _, SerializeMap, Serializer};
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::wire_history::{Item, MessageItems, Turn, join_note, message_items, nudge_of, turns};
+use crate::wire_history::{Item, MessageItems, Turn, join_note, nudge_of, turns};
 
 /// `max_tokens` when the request sets none (Anthropic requires the field).
 pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
@@ -36,21 +36,26 @@ pub fn thinking_budget(effort: &str) -> Option<u32> {
     }
 }
 
-/// Builds the JSON body of a streaming Messages request (as a tree, for inspection; the client
-/// writes [`AnthropicBody`] straight to bytes).
+/// Builds the JSON body of a streaming Messages request (as a tree, for inspection): the bytes
+/// [`AnthropicBody::to_bytes`] makes, as the client would send them, with the request's cache.
 pub fn build_body(request: &ModelRequest) -> Value {
-    serde_json::to_value(AnthropicBody(request)).unwrap_or(Value::Null)
+    serde_json::from_slice(&AnthropicBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
 /// The body of a streaming Messages request. Its `messages` copy each old message's blocks from the
-/// engine's cache; only the blocks that carry this call's cache breakpoints are made again.
+/// engine's cache, and only the blocks that carry this call's cache breakpoints are made again;
+/// `messages` is the last field, and the next call of the same history continues this body
+/// (`body.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct AnthropicBody<'a>(pub &'a ModelRequest);
 
 /// The name the blocks of this wire are kept under in the message cache.
-const WIRE: &str = "anthropic";
+pub(super) const WIRE: &str = "anthropic";
 
-impl Serialize for AnthropicBody<'_> {
+/// Every field of the body but `messages` (written after them, last).
+pub(super) struct AnthropicHead<'a>(pub(super) &'a ModelRequest);
+
+impl Serialize for AnthropicHead<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let request = self.0;
         let budget = request.reasoning.as_deref().and_then(thinking_budget);
@@ -61,8 +66,6 @@ impl Serialize for AnthropicBody<'_> {
             // Anthropic counts thinking inside `max_tokens` and rejects a budget that does not fit.
             max_tokens = budget + ANSWER_HEADROOM;
         }
-        let kept = message_items(request, WIRE, |_, m| blocks_of(m)).map_err(S::Error::custom)?;
-        let messages = wire_messages(request, &kept).map_err(S::Error::custom)?;
         let mut body = serializer.serialize_map(None)?;
         body.serialize_entry("model", &request.model)?;
         body.serialize_entry("max_tokens", &max_tokens)?;
@@ -71,7 +74,6 @@ impl Serialize for AnthropicBody<'_> {
                 json!([{"type": "text", "text": request.system, "cache_control": ephemeral()}]);
             body.serialize_entry("system", &system)?;
         }
-        body.serialize_entry("messages", &messages)?;
         body.serialize_entry("stream", &true)?;
         if !request.tools.is_empty() {
             let mut tools: Vec<Value> = request
@@ -100,19 +102,13 @@ impl Serialize for AnthropicBody<'_> {
     }
 }
 
-/// One message of the `messages` array.
-#[derive(Serialize)]
-struct WireMessage<'a> {
-    role: &'static str,
-    content: Vec<Item<'a>>,
-}
-
-/// The `messages` array: one message per run of same-side canonical messages, tool results first in
-/// a user message, the call's note last, and the cache breakpoints of the last two user messages.
-fn wire_messages<'a>(
+/// The `messages` array's turns: one per run of same-side canonical messages, tool results first in
+/// a user turn, the call's note last, and the cache breakpoints of the last two user turns; with how
+/// many turns come before the breakpoints (no later call changes those).
+pub(super) fn wire_turns<'a>(
     request: &ModelRequest,
     kept: &'a [MessageItems],
-) -> Result<Vec<WireMessage<'a>>, serde_json::Error> {
+) -> Result<(Vec<Turn<'a>>, usize), serde_json::Error> {
     let mut turns = turns(kept);
     for turn in turns.iter_mut().filter(|t| t.request) {
         // Tool results must open the user message that follows the tool calls. The blocks are
@@ -128,14 +124,8 @@ fn wire_messages<'a>(
             Item::Made(serde_json::value::to_raw_value(&note)?),
         );
     }
-    mark_recent_turns(&mut turns, nudged)?;
-    Ok(turns
-        .into_iter()
-        .map(|t| WireMessage {
-            role: if t.request { "user" } else { "assistant" },
-            content: t.items,
-        })
-        .collect())
+    let keep = mark_recent_turns(&mut turns, nudged)?;
+    Ok((turns, keep))
 }
 
 /// The cache breakpoints of the history: the last block of each of the last two user turns (the
@@ -143,16 +133,23 @@ fn wire_messages<'a>(
 /// and the tools that makes four, Anthropic's limit. A `nudged` newest turn ends with the call's note,
 /// which the next call will not repeat: its breakpoint goes on the block before the note, so what it
 /// writes to the cache is what the next call reads. Only the two marked blocks are made again.
-fn mark_recent_turns(turns: &mut [Turn<'_>], nudged: bool) -> Result<(), serde_json::Error> {
-    let users = turns.iter_mut().rev().filter(|t| t.request).take(2);
-    for (n, turn) in users.enumerate() {
+/// Returns how many turns come before the marked ones and the last turn.
+fn mark_recent_turns(turns: &mut [Turn<'_>], nudged: bool) -> Result<usize, serde_json::Error> {
+    let users: Vec<usize> = (0..turns.len())
+        .rev()
+        .filter(|&i| turns[i].request)
+        .take(2)
+        .collect();
+    for (n, &i) in users.iter().enumerate() {
+        let turn = &mut turns[i];
         let skip = usize::from(n == 0 && nudged);
         let Some(at) = turn.items.len().checked_sub(1 + skip) else {
             continue;
         };
         turn.items[at] = turn.items[at].with_entry("cache_control", ephemeral())?;
     }
-    Ok(())
+    let last = turns.len().saturating_sub(1);
+    Ok(users.last().map_or(last, |&first| first.min(last)))
 }
 
 fn ephemeral() -> Value {
@@ -160,7 +157,7 @@ fn ephemeral() -> Value {
 }
 
 /// The content blocks one canonical message becomes.
-fn blocks_of(message: &Message) -> Vec<Value> {
+pub(super) fn blocks_of(message: &Message) -> Vec<Value> {
     if message.is_request() {
         request_blocks(message)
     } else {

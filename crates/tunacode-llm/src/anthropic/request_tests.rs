@@ -159,7 +159,7 @@ fn history_maps_to_alternating_messages_with_paired_tool_results() {
             "stream": true,
             "tools": [{"name": "list_dir", "description": "lists",
                        "input_schema": {"type": "object", "properties": {}}}],
-            "temperature": 0.2f32
+            "temperature": 0.2
         })
     );
 }

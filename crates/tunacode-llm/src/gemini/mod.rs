@@ -2,6 +2,7 @@
 //! `x-goog-api-key` header). Thought signatures Gemini puts on parts are kept byte-exact in the parts'
 //! `provider_details` and sent back on the same parts in later requests.
 
+mod body;
 mod decode;
 mod request;
 
@@ -62,7 +63,7 @@ impl ModelClient for GeminiClient {
             client: self.http.clone(),
             url: self.url(&request.model),
             headers: self.headers.clone(),
-            body: self.body.write(&GeminiBody(&request)),
+            body: GeminiBody(&request).write(&self.body),
             retry: self.settings.retry,
             idle_timeout: self.settings.idle_timeout,
             classify: decode::classify_error,

@@ -4,12 +4,12 @@
 //! ["thought_signature"]`) go back on the same part, byte-exact.
 
 use serde::Serialize;
-use serde::ser::{Error as _, SerializeMap, Serializer};
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::wire_history::{Item, MessageItems, join_note, message_items, nudge_of, turns};
+use crate::wire_history::{Item, MessageItems, Turn, join_note, nudge_of, turns};
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
 const RETRY_SUFFIX: &str = "\n\nFix the errors and try again.";
@@ -45,26 +45,27 @@ const SCHEMA_KEYS: &[&str] = &[
     "example",
 ];
 
-/// Builds the JSON body of a streaming `generateContent` request (as a tree, for inspection; the
-/// client writes [`GeminiBody`] straight to bytes).
+/// Builds the JSON body of a streaming `generateContent` request (as a tree, for inspection): the
+/// bytes [`GeminiBody::to_bytes`] makes, as the client would send them, with the request's cache.
 pub fn build_body(request: &ModelRequest) -> Value {
-    serde_json::to_value(GeminiBody(request)).unwrap_or(Value::Null)
+    serde_json::from_slice(&GeminiBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
 /// The body of a streaming `generateContent` request. Its `contents` copy each old message's parts
-/// from the engine's cache, so a late call of a long task serializes only what is new.
+/// from the engine's cache, so a late call of a long task serializes only what is new; `contents`
+/// is the last field, and the next call of the same history continues this body (`body.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct GeminiBody<'a>(pub &'a ModelRequest);
 
 /// The name the parts of this wire are kept under in the message cache.
-const WIRE: &str = "gemini";
+pub(super) const WIRE: &str = "gemini";
 
-impl Serialize for GeminiBody<'_> {
+/// Every field of the body but `contents` (written after them, last).
+pub(super) struct GeminiHead<'a>(pub(super) &'a ModelRequest);
+
+impl Serialize for GeminiHead<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let request = self.0;
-        let kept = message_items(request, WIRE, |index, m| parts_of(request, index, m))
-            .map_err(S::Error::custom)?;
-        let contents = contents(request, &kept).map_err(S::Error::custom)?;
         let mut body = serializer.serialize_map(None)?;
         if !request.system.is_empty() {
             body.serialize_entry(
@@ -72,7 +73,6 @@ impl Serialize for GeminiBody<'_> {
                 &json!({"parts": [{"text": request.system}]}),
             )?;
         }
-        body.serialize_entry("contents", &contents)?;
         if !request.tools.is_empty() {
             let tools = json!([{"functionDeclarations": function_declarations(request)}]);
             body.serialize_entry("tools", &tools)?;
@@ -85,35 +85,22 @@ impl Serialize for GeminiBody<'_> {
     }
 }
 
-/// One content of the `contents` array.
-#[derive(Serialize)]
-struct Content<'a> {
-    role: &'static str,
-    parts: Vec<Item<'a>>,
-}
-
 /// The conversation as Gemini contents: requests as `user` turns, responses as `model` turns (Gemini
 /// wants them to alternate, so consecutive messages of one side join), the call's note last.
-fn contents<'a>(
+pub(super) fn contents<'a>(
     request: &ModelRequest,
     kept: &'a [MessageItems],
-) -> Result<Vec<Content<'a>>, serde_json::Error> {
+) -> Result<Vec<Turn<'a>>, serde_json::Error> {
     let mut turns = turns(kept);
     if let Some(nudge) = nudge_of(request) {
         let note = serde_json::value::to_raw_value(&json!({"text": nudge}))?;
         join_note(&mut turns, Item::Made(note));
     }
-    Ok(turns
-        .into_iter()
-        .map(|t| Content {
-            role: if t.request { "user" } else { "model" },
-            parts: t.items,
-        })
-        .collect())
+    Ok(turns)
 }
 
 /// The parts the message at `index` of `request`'s history becomes.
-fn parts_of(request: &ModelRequest, index: usize, message: &Message) -> Vec<Value> {
+pub(super) fn parts_of(request: &ModelRequest, index: usize, message: &Message) -> Vec<Value> {
     if !message.is_request() {
         return response_parts(message);
     }
