@@ -39,7 +39,7 @@ impl WireFormat for AnthropicMessages {
     fn render(&self, reply: &Reply, ctx: &RenderContext<'_>) -> SseReply {
         let model = ctx
             .request
-            .body
+            .outline
             .get("model")
             .and_then(Value::as_str)
             .unwrap_or("fake-model");
@@ -179,8 +179,6 @@ fn block(frames: &mut Vec<String>, index: usize, start: Value, deltas: Vec<Value
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use serde_json::{Value, json};
 
     use super::AnthropicMessages;
@@ -189,15 +187,7 @@ mod tests {
     use crate::wire::{RenderContext, WireFormat};
 
     fn request(body: Value) -> RecordedRequest {
-        RecordedRequest {
-            method: "POST".into(),
-            path: "/v1/messages".into(),
-            headers: vec![],
-            raw_body: body.to_string(),
-            body,
-            received_at: Instant::now(),
-            connection_id: 1,
-        }
+        RecordedRequest::post("/v1/messages", &body)
     }
 
     /// `(event name, data)` of every frame, the end marker last.

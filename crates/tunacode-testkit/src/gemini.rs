@@ -187,8 +187,6 @@ impl Chunker {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use serde_json::{Value, json};
 
     use super::Gemini;
@@ -197,15 +195,10 @@ mod tests {
     use crate::wire::{RenderContext, WireFormat};
 
     fn render(reply: &Reply) -> (Vec<Value>, Vec<String>) {
-        let req = RecordedRequest {
-            method: "POST".into(),
-            path: "/v1/models/gemini-x:streamGenerateContent?alt=sse".into(),
-            headers: vec![],
-            raw_body: "{}".into(),
-            body: json!({}),
-            received_at: Instant::now(),
-            connection_id: 1,
-        };
+        let req = RecordedRequest::post(
+            "/v1/models/gemini-x:streamGenerateContent?alt=sse",
+            &json!({}),
+        );
         let ctx = RenderContext {
             turn_number: 2,
             request: &req,

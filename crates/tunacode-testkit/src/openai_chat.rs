@@ -100,7 +100,7 @@ impl Chunker {
     /// The chunks' id (from the turn), time and model, and whether they carry `"usage": null` (when
     /// the request asks for usage).
     fn for_request(ctx: &RenderContext<'_>) -> Chunker {
-        let body = &ctx.request.body;
+        let body = &ctx.request.outline;
         Chunker {
             id: format!("chatcmpl-fake-{}", ctx.turn_number),
             created: SystemTime::now()
@@ -157,8 +157,6 @@ impl Chunker {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use serde_json::{Value, json};
 
     use super::OpenAiChat;
@@ -167,15 +165,7 @@ mod tests {
     use crate::wire::{RenderContext, WireFormat};
 
     fn request(body: Value) -> RecordedRequest {
-        RecordedRequest {
-            method: "POST".into(),
-            path: "/v1/chat/completions".into(),
-            headers: vec![],
-            raw_body: body.to_string(),
-            body,
-            received_at: Instant::now(),
-            connection_id: 1,
-        }
+        RecordedRequest::post("/v1/chat/completions", &body)
     }
 
     fn chunks(reply: &Reply, body: Value) -> Vec<Value> {

@@ -94,7 +94,7 @@ impl Renderer {
                 "status": "in_progress",
                 "error": null,
                 "incomplete_details": null,
-                "model": ctx.request.body.get("model").and_then(Value::as_str).unwrap_or("fake-model"),
+                "model": ctx.request.outline.get("model").and_then(Value::as_str).unwrap_or("fake-model"),
                 "output": [],
                 "store": false,
                 "usage": null,
@@ -267,8 +267,6 @@ fn usage_json(usage: &ScriptedUsage, reasoning: Option<&str>) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Instant;
-
     use serde_json::{Value, json};
 
     use super::OpenAiResponses;
@@ -279,15 +277,7 @@ mod tests {
     /// Renders `reply` as turn 2 and returns `(event line, data)` of every frame, end marker last.
     fn frames(reply: &Reply) -> Vec<(String, Value)> {
         let body = json!({"model": "gpt-x", "stream": true});
-        let req = RecordedRequest {
-            method: "POST".into(),
-            path: "/v1/responses".into(),
-            headers: vec![],
-            raw_body: body.to_string(),
-            body,
-            received_at: Instant::now(),
-            connection_id: 1,
-        };
+        let req = RecordedRequest::post("/v1/responses", &body);
         let ctx = RenderContext {
             turn_number: 2,
             request: &req,

@@ -288,7 +288,7 @@ async fn handle(
     let is_post = request.method == "POST";
     if endpoint
         && is_post
-        && let Err(broken) = format.check_request(&request.body)
+        && let Err(broken) = format.check_request(&request.outline)
     {
         return Ok(refuse(&shared, request, &broken));
     }
@@ -369,7 +369,7 @@ async fn take_turn(
     let summary = shared
         .summary
         .as_ref()
-        .filter(|_| model_call && !offers_tools(&request.body));
+        .filter(|_| model_call && !offers_tools(&request.outline));
     if let Some(text) = summary {
         shared.record(Arc::clone(request), false);
         return Some((Turn::text(text), 0));
