@@ -16,6 +16,15 @@ pub fn write_file_atomically(
     bytes: &[u8],
 ) -> Result<(), (std::path::PathBuf, io::Error)> {
     use std::io::Write;
+    write_file_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_file_atomically`] of what `write` writes into the new file (streamed: the content is
+/// never whole in memory). A failure of `write` leaves the old file as it was.
+pub fn write_file_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> Result<(), (std::path::PathBuf, io::Error)> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -26,7 +35,7 @@ pub fn write_file_atomically(
         .permissions(std::fs::Permissions::from_mode(0o600))
         .tempfile_in(dir)
         .map_err(|e| (dir.to_path_buf(), e))?;
-    tmp.write_all(bytes)
+    write(tmp.as_file_mut())
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| (path.to_path_buf(), e))?;
     tmp.persist(path)
@@ -115,6 +124,30 @@ mod tests {
             .permissions()
             .mode()
             & 0o777
+    }
+
+    #[test]
+    fn a_streamed_write_that_fails_halfway_leaves_the_old_file_and_no_temporary_one() {
+        use std::io::Write;
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("s.json");
+        std::fs::write(&path, "old").unwrap();
+        let failed = write_file_atomically_with(&path, |file| {
+            file.write_all(b"half of the new")?;
+            Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "cannot serialize",
+            ))
+        });
+        let (at, e) = failed.unwrap_err();
+        assert_eq!((at, e.kind()), (path.clone(), io::ErrorKind::InvalidData));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        let left: Vec<_> = std::fs::read_dir(home.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left");
+        write_file_atomically_with(&path, |file| file.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
     }
 
     #[test]

@@ -106,18 +106,22 @@ impl SessionStore {
         let dir = self.project_dir(&session.project_id);
         crate::private::private_dir(&dir).map_err(|e| StoreError::io(&dir, e))?;
         let path = self.path_of(&session.project_id, &session.session_id);
-        let json = serde_json::to_vec(session).map_err(|e| {
-            StoreError::io(
-                &path,
-                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            )
-        })?;
-        write_private_atomically(&dir, &path, &json)?;
+        // Written straight into the file: a long session's text is never whole in memory.
+        let mut written = 0;
+        crate::private::write_file_atomically_with(&path, |file| {
+            let mut out = CountingWriter::new(std::io::BufWriter::with_capacity(1 << 16, file));
+            serde_json::to_writer(&mut out, session)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            std::io::Write::flush(&mut out)?;
+            written = out.count;
+            Ok(())
+        })
+        .map_err(|(at, e)| StoreError::io(at, e))?;
         crate::session_summary::write_sidecar(&path, session);
         // The file now holds everything the journal had.
         self.journal(&session.project_id, &session.session_id)
             .reset()?;
-        Ok(base_of(json.len(), session))
+        Ok(base_of(written, session))
     }
 
     /// The journal of one session.
@@ -251,6 +255,31 @@ fn recover(
         reason,
     };
     Ok((replay.applied, Some(kept)))
+}
+
+/// A writer that counts what passes through it (the checkpoint's size, for its journal's base).
+/// Written by hand: twenty lines, where a crate would be a dependency for one counter.
+struct CountingWriter<W> {
+    inner: W,
+    count: usize,
+}
+
+impl<W> CountingWriter<W> {
+    fn new(inner: W) -> Self {
+        CountingWriter { inner, count: 0 }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for CountingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.count += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn base_of(bytes: usize, file: &SessionFile) -> JournalBase {

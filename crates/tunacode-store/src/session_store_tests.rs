@@ -255,3 +255,22 @@ fn a_journal_without_its_first_line_is_kept_aside_whole() {
     assert_eq!(std::fs::read(&kept.path).unwrap(), text);
     assert!(!journal.path().exists());
 }
+
+#[test]
+fn a_save_is_streamed_to_the_file_and_its_base_names_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path());
+    let mut file = session("big", "2026-01-01T00:00:00Z");
+    // Larger than the write buffer, so the file is written in several pieces.
+    let messages: Vec<Message> = (0..2_000)
+        .map(|i| Message::user(format!("prompt {i} {}", "x".repeat(64))))
+        .collect();
+    file.messages = std::sync::Arc::new(messages);
+    let base = store.save(&file).unwrap();
+    let written = std::fs::read(dir.path().join("proj/big.json")).unwrap();
+    assert!(written.len() > 1 << 17);
+    assert_eq!(base.bytes, written.len() as u64);
+    assert_eq!(base.messages, 2_000);
+    assert_eq!(written, serde_json::to_vec(&file).unwrap());
+    assert_eq!(store.load("proj", "big").unwrap().file, file);
+}
