@@ -133,14 +133,35 @@ pub fn prune_old_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> 
 
 /// [`prune_old_tool_outputs`], returning what it freed and the first message it changed.
 pub fn prune_tool_outputs(messages: &mut [Message], prune: &PruneConfig) -> Option<(u64, usize)> {
+    prune_plan(messages, prune)?.apply(messages)
+}
+
+/// What pruning `messages` would replace, found by reading them (`None`: too little to be worth it),
+/// so a history with nothing to prune is never handed out to change.
+pub fn prune_plan(messages: &[Message], prune: &PruneConfig) -> Option<PrunePlan> {
     let (freed, candidates) = prune_candidates(messages, prune)?;
-    let first = candidates.iter().map(|c| c.0).min()?;
-    for (mi, pi) in candidates {
-        if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
-            ret.content = Value::String(PRUNED_PLACEHOLDER.into());
+    Some(PrunePlan { freed, candidates })
+}
+
+/// The tool outputs a pruning replaces (message and part index), with the tokens that frees.
+#[derive(Debug)]
+pub struct PrunePlan {
+    freed: u64,
+    candidates: Vec<(usize, usize)>,
+}
+
+impl PrunePlan {
+    /// Replaces the planned outputs of `messages` (the history it was planned on) with the
+    /// placeholder. Returns what it freed and the first message it changed.
+    pub fn apply(self, messages: &mut [Message]) -> Option<(u64, usize)> {
+        let first = self.candidates.iter().map(|c| c.0).min()?;
+        for (mi, pi) in self.candidates {
+            if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
+                ret.content = Value::String(PRUNED_PLACEHOLDER.into());
+            }
         }
+        Some((self.freed, first))
     }
-    Some((freed, first))
 }
 
 /// The tool outputs [`prune_tool_outputs`] would replace (message and part index), with the tokens

@@ -16,7 +16,7 @@ use crate::compaction::{
     apply, counted_conversation_tokens, keep_from, summarize, summary_request,
 };
 use crate::compaction_attachments::shorten_kept_attachments;
-use crate::history::prune_tool_outputs;
+use crate::history::prune_plan;
 use crate::session::CallMark;
 use crate::tokens::TokenCounter;
 
@@ -89,7 +89,11 @@ impl ContextKeeper {
         if !self.meter.try_pruning(tokens, &prune) {
             return;
         }
-        if let Some(freed) = t.rewrite(|history| prune_tool_outputs(history, &prune)) {
+        // Read first: a history with nothing worth pruning keeps its generation (and its size).
+        let Some(plan) = prune_plan(t.messages(), &prune) else {
+            return;
+        };
+        if let Some(freed) = t.rewrite(|history| plan.apply(history)) {
             tracing::info!(freed, "pruned old tool outputs");
             self.meter.rewritten();
             let after = self.next_request_tokens(req, t, fixed);

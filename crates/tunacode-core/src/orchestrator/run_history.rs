@@ -64,6 +64,20 @@ impl RunHistory {
         Arc::make_mut(&mut self.messages)
     }
 
+    /// Hands the messages out to `change`, which returns `None` when it changed nothing: they then
+    /// keep their generation (what was worked out from them still holds).
+    pub(super) fn edit_if<T>(
+        &mut self,
+        change: impl FnOnce(&mut Vec<Message>) -> Option<T>,
+    ) -> Option<T> {
+        let before = self.generation;
+        let changed = change(self.edit());
+        if changed.is_none() {
+            self.generation = before;
+        }
+        changed
+    }
+
     /// Names the state of the messages, unique in the process: a new one each time they are handed
     /// out to change. While it stays the same, so do they (what was worked out from them holds).
     pub(super) fn generation(&self) -> u64 {
@@ -132,5 +146,45 @@ impl RunHistory {
         let mut messages = self.messages.to_vec();
         messages.extend(added.iter().cloned());
         Arc::new(messages)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{PRUNED_PLACEHOLDER, PruneConfig, prune_plan};
+
+    #[test]
+    fn a_change_that_changes_nothing_keeps_the_generation_and_a_pruning_try_finds_nothing_first() {
+        let call = Part::tool_call("c1", "read_file", serde_json::json!({}));
+        let messages = vec![
+            Message::user("go"),
+            Message::response(vec![call]),
+            Message::request(vec![Part::tool_return("c1", "read_file", "short")]),
+        ];
+        let session = Arc::new(messages);
+        let mut history = RunHistory::prepared(session.clone(), session.len());
+        let before = history.generation();
+        assert_eq!(history.edit_if(|_| None::<()>), None);
+        assert_eq!(history.generation(), before, "nothing changed");
+        let prune = PruneConfig {
+            protect_tokens: 0,
+            minimum_tokens: 1,
+        };
+        // The only output is worth pruning once nothing is protected: planned, applied, a new state.
+        let plan = prune_plan(history.messages(), &prune).unwrap();
+        assert_eq!(
+            history.edit_if(|m| plan.apply(m)).map(|(_, first)| first),
+            Some(2)
+        );
+        assert_ne!(history.generation(), before);
+        assert!(prune_plan(history.messages(), &prune).is_none());
+        // The run's copy changed, the session's own list did not.
+        let output = |m: &Message| match &m.parts[0] {
+            Part::ToolReturn(r) => r.content.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(output(&history.messages()[2]), PRUNED_PLACEHOLDER);
+        assert_eq!(output(&session[2]), "short");
     }
 }

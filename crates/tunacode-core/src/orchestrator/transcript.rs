@@ -58,12 +58,13 @@ impl Transcript {
         }
     }
 
-    /// Changes the history in place; `change` returns the first index it changed, if any.
+    /// Changes the history in place; `change` returns the first index it changed, or `None` when it
+    /// changed nothing (the history then keeps its generation).
     pub(super) fn rewrite<T>(
         &mut self,
         change: impl FnOnce(&mut Vec<Message>) -> Option<(T, usize)>,
     ) -> Option<T> {
-        let (result, first) = change(self.history.edit())?;
+        let (result, first) = self.history.edit_if(change)?;
         self.changed_from(first);
         Some(result)
     }
