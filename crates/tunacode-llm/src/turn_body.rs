@@ -47,7 +47,12 @@ pub(crate) fn begin(
     let cache = request.cache.as_deref();
     let len = request.messages.len();
     let (elements, start) = Elements::start(cache, shape.wire, (lead, false), len, sizes);
-    if start > 0 {
+    if start == 0 {
+        // Nothing kept to continue: these elements are a fresh body already.
+        let items = message_items_from(request, shape.wire, 0, items_of)?;
+        return Ok(Begun { elements, items });
+    }
+    {
         let items = message_items_from(request, shape.wire, start, &mut items_of)?;
         // The kept body ends with the turn whose last message is `start - 1` (a turn ends at a
         // message with items, and that message has not changed since: the engine would have said).

@@ -13,7 +13,7 @@ use tunacode_llm::gemini::GeminiBody;
 use tunacode_llm::openai_chat::{ChatBody, ChatDialect};
 use tunacode_llm::openai_responses::ResponsesBody;
 use tunacode_llm::{MessageCache, ModelRequest};
-use tunacode_protocol::{Message, Part, ToolSpec};
+use tunacode_protocol::{COMPACTED_KEY, Message, Part, ToolSpec};
 
 const WIRES: [&str; 4] = ["chat", "responses", "anthropic", "gemini"];
 
@@ -143,6 +143,15 @@ fn joining_step(i: usize) -> Vec<Message> {
     if i % 3 == 1 {
         out.push(Message::user(format!("and then {i}")));
     }
+    if i % 4 == 2 {
+        // A compacted request (out of the conversation) and an empty one (no blocks on Anthropic):
+        // neither splits a turn, and a history that ends with them gets the note as a turn of its
+        // own on Anthropic.
+        let mut gone = Message::user(format!("compacted {i}"));
+        gone.extra.insert(COMPACTED_KEY.into(), json!(true));
+        out.push(gone);
+        out.push(Message::user(""));
+    }
     out
 }
 
@@ -153,10 +162,24 @@ fn turn_wires_send_the_same_bytes_with_the_cache_when_messages_join_turns() {
         let mut history = vec![Message::user("check the repo")];
         for i in 0..12 {
             history.extend(joining_step(i));
-            let nudge = (i % 3 == 0).then(|| format!("# Current todos\n- {i}"));
+            if i % 5 == 4 {
+                // The model answered, and an empty prompt followed: on Anthropic the history's last
+                // turn is the model's, so the note is a user turn of its own.
+                history.push(Message::response(vec![Part::text(format!(
+                    "Done with {i}."
+                ))]));
+                history.push(Message::user(""));
+            }
+            let nudge = (i % 3 == 0 || i % 5 == 4).then(|| format!("# Current todos\n- {i}"));
             let want = body(wire, &request(history.clone(), nudge.clone(), None));
             let got = body(wire, &request(history.clone(), nudge, Some(cache.clone())));
             assert_eq!(got, want, "{wire} at step {i}");
+            if wire == "anthropic" && i % 5 == 4 {
+                let note = format!(
+                    r##"{{"role":"user","content":[{{"type":"text","text":"# Current todos\n- {i}"}}]}}]"##
+                );
+                assert!(got.contains(&note), "the note is a turn of its own: {got}");
+            }
         }
     }
 }

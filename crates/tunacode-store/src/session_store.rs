@@ -110,8 +110,8 @@ impl SessionStore {
         let mut written = 0;
         crate::private::write_file_atomically_with(&path, |file| {
             let mut out = CountingWriter::new(std::io::BufWriter::with_capacity(1 << 16, file));
-            serde_json::to_writer(&mut out, session)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            // A write error keeps its own kind (a full disk); a value JSON cannot hold is InvalidData.
+            serde_json::to_writer(&mut out, session).map_err(std::io::Error::from)?;
             std::io::Write::flush(&mut out)?;
             written = out.count;
             Ok(())
