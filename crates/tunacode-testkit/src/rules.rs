@@ -74,14 +74,13 @@ pub fn anthropic(body: &Value) -> Verdict {
         .map(|m| m["role"].as_str().unwrap_or(""))
         .collect();
     alternate(&roles, "user", "assistant")?;
-    let blocks = |m: &Value| m["content"].as_array().cloned().unwrap_or_default();
     let calls: Vec<Vec<String>> = messages
         .iter()
-        .map(|m| ids_of(&blocks(m), "tool_use", "id"))
+        .map(|m| ids_of(items(m, "content"), "tool_use", "id"))
         .collect();
     let answers: Vec<Vec<String>> = messages
         .iter()
-        .map(|m| ids_of(&blocks(m), "tool_result", "tool_use_id"))
+        .map(|m| ids_of(items(m, "content"), "tool_result", "tool_use_id"))
         .collect();
     let has_tool_blocks = calls.iter().chain(&answers).any(|ids| !ids.is_empty());
     if has_tool_blocks && !offers_tools(body) {
@@ -163,12 +162,17 @@ pub fn chat(body: &Value) -> Verdict {
 /// OpenAI Responses.
 pub fn responses(body: &Value) -> Verdict {
     let input = items(body, "input");
+    // Sets: a long run's body holds thousands of calls, checked on every request.
     let mut called: Vec<&str> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (i, item) in input.iter().enumerate() {
         let id = item["call_id"].as_str().unwrap_or("");
         match item["type"].as_str().unwrap_or("") {
-            "function_call" => called.push(id),
-            "function_call_output" if !called.contains(&id) => {
+            "function_call" => {
+                called.push(id);
+                seen.insert(id);
+            }
+            "function_call_output" if !seen.contains(id) => {
                 return Err(format!(
                     "No tool call found for function call output with call_id {id} (item {i})."
                 ));
@@ -176,12 +180,12 @@ pub fn responses(body: &Value) -> Verdict {
             _ => {}
         }
     }
-    let answered: Vec<&str> = input
+    let answered: std::collections::HashSet<&str> = input
         .iter()
         .filter(|i| i["type"] == "function_call_output")
         .filter_map(|i| i["call_id"].as_str())
         .collect();
-    match called.iter().find(|id| !answered.contains(id)) {
+    match called.iter().find(|id| !answered.contains(**id)) {
         Some(id) => Err(format!("No tool output found for function call {id}.")),
         None => Ok(()),
     }
