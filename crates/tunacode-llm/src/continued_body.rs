@@ -15,6 +15,18 @@ use serde::Serialize;
 use crate::http::BodyWriter;
 use crate::message_cache::{KeptBody, MessageCache};
 
+/// A request body written as bytes, continuing the history's last body when it can.
+pub(crate) trait WriteBody {
+    /// The body's bytes, in a buffer sized by `sizes`.
+    fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error>;
+
+    /// [`WriteBody::try_write`]. Serialising to memory fails only for maps with non-string keys,
+    /// which no body has; such a body would be sent empty and the provider would say so.
+    fn write(&self, sizes: &BodyWriter) -> Bytes {
+        self.try_write(sizes).unwrap_or_default()
+    }
+}
+
 /// The history array being written: the buffer, and whether it holds an element yet.
 pub(crate) struct Elements {
     out: BytesMut,

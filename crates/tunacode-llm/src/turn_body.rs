@@ -108,6 +108,7 @@ mod tests {
     use super::*;
     use crate::MessageCache;
     use crate::anthropic::AnthropicBody;
+    use crate::continued_body::WriteBody;
     use crate::gemini::GeminiBody;
 
     fn body(wire: &str, request: &ModelRequest, sizes: &BodyWriter) -> Bytes {

@@ -6,7 +6,7 @@
 use bytes::Bytes;
 
 use super::request::{GeminiBody, GeminiHead, WIRE, contents, parts_of};
-use crate::continued_body::lead_of;
+use crate::continued_body::{WriteBody, lead_of};
 use crate::http::BodyWriter;
 use crate::turn_body::{Begun, TurnShape, begin, write_turns};
 
@@ -22,14 +22,9 @@ impl GeminiBody<'_> {
     pub fn to_bytes(&self) -> Bytes {
         self.write(&BodyWriter::default())
     }
+}
 
-    /// The body's bytes, in a buffer sized by `sizes`. Serialising to memory fails only for maps
-    /// with non-string keys, which no body has; such a body would be sent empty and the provider
-    /// would say so.
-    pub(crate) fn write(&self, sizes: &BodyWriter) -> Bytes {
-        self.try_write(sizes).unwrap_or_default()
-    }
-
+impl WriteBody for GeminiBody<'_> {
     fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error> {
         let r = self.0;
         let lead = lead_of(serde_json::to_vec(&GeminiHead(r))?, "contents");

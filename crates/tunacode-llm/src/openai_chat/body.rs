@@ -6,7 +6,7 @@
 use bytes::Bytes;
 
 use super::request::{ChatBody, ChatHead, ChatMessage, ChatMessages, WIRE, with_breakpoint};
-use crate::continued_body::{Elements, lead_of};
+use crate::continued_body::{Elements, WriteBody, lead_of};
 use crate::http::BodyWriter;
 use tunacode_protocol::Message;
 
@@ -15,14 +15,9 @@ impl ChatBody<'_> {
     pub fn to_bytes(&self) -> Bytes {
         self.write(&BodyWriter::default())
     }
+}
 
-    /// The body's bytes, in a buffer sized by `sizes`. Serialising to memory fails only for maps
-    /// with non-string keys, which no body has; such a body would be sent empty and the provider
-    /// would say so.
-    pub(crate) fn write(&self, sizes: &BodyWriter) -> Bytes {
-        self.try_write(sizes).unwrap_or_default()
-    }
-
+impl WriteBody for ChatBody<'_> {
     fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error> {
         let r = self.request;
         let lead = self.lead()?;
@@ -42,7 +37,9 @@ impl ChatBody<'_> {
         }
         Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
     }
+}
 
+impl ChatBody<'_> {
     /// What comes before the history: the head's fields, `"messages":[` and the system message.
     fn lead(&self) -> Result<Vec<u8>, serde_json::Error> {
         let mut lead = lead_of(serde_json::to_vec(&ChatHead(*self))?, "messages");

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::json;
 
 use super::request::{ResponsesBody, ResponsesHead, WIRE, items_of};
-use crate::continued_body::{Elements, lead_of};
+use crate::continued_body::{Elements, WriteBody, lead_of};
 use crate::http::BodyWriter;
 use crate::wire_history::{message_items_from, nudge_of};
 
@@ -16,14 +16,9 @@ impl ResponsesBody<'_> {
     pub fn to_bytes(&self) -> Bytes {
         self.write(&BodyWriter::default())
     }
+}
 
-    /// The body's bytes, in a buffer sized by `sizes`. Serialising to memory fails only for maps
-    /// with non-string keys, which no body has; such a body would be sent empty and the provider
-    /// would say so.
-    pub(crate) fn write(&self, sizes: &BodyWriter) -> Bytes {
-        self.try_write(sizes).unwrap_or_default()
-    }
-
+impl WriteBody for ResponsesBody<'_> {
     fn try_write(&self, sizes: &BodyWriter) -> Result<Bytes, serde_json::Error> {
         let r = self.0;
         let lead = lead_of(serde_json::to_vec(&ResponsesHead(r))?, "input");

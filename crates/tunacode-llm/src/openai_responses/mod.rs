@@ -10,6 +10,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use tokio_util::sync::CancellationToken;
 
 use crate::client::{ModelClient, ModelRequest, ModelStream};
+use crate::continued_body::WriteBody;
 use crate::error::LlmError;
 use crate::http::{BodyWriter, StreamingCall, http_client_for, insert_key_header, with_key_hint};
 use crate::openai_chat::classify_error;
