@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use tunacode_llm::{LlmError, ModelClient, ModelRequest, ResponseAssembler};
 use tunacode_protocol::{Message, Part, content_text, content_to_text};
 
-use crate::history::{count_history_tokens, estimate_history_tokens};
+use crate::history::{count_history_tokens, estimate_history_tokens, estimated_message_tokens};
 
 /// The key marking the message that holds a compaction's summary.
 pub const SUMMARY_KEY: &str = "compaction_summary";
@@ -276,11 +276,14 @@ pub fn counted_conversation_tokens(
     messages: &[Message],
     counter: crate::tokens::TokenCounter,
 ) -> u64 {
-    messages
-        .iter()
-        .filter(|m| m.in_conversation())
-        .map(|m| count_history_tokens(std::slice::from_ref(m), |t| counter.count(t)))
-        .sum()
+    let counted = messages.iter().filter(|m| m.in_conversation());
+    match counter {
+        // The estimate of each message is kept with it: a long history is estimated once.
+        crate::tokens::TokenCounter::Estimate => counted.map(estimated_message_tokens).sum(),
+        _ => counted
+            .map(|m| count_history_tokens(std::slice::from_ref(m), |t| counter.count(t)))
+            .sum(),
+    }
 }
 
 /// Tokens of a system prompt and tool schemas, counted by `counter`.

@@ -30,7 +30,12 @@ pub fn estimate_tokens(text: &str) -> u64 {
 
 /// Estimated tokens of a whole history.
 pub fn estimate_history_tokens(messages: &[Message]) -> u64 {
-    count_history_tokens(messages, estimate_tokens)
+    messages.iter().map(estimated_message_tokens).sum()
+}
+
+/// The estimated tokens of one message, worked out once per message and kept with it.
+pub fn estimated_message_tokens(message: &Message) -> u64 {
+    message.estimated_tokens(|m| count_history_tokens(std::slice::from_ref(m), estimate_tokens))
 }
 
 /// Tokens of a whole history, each text counted by `count`. Copies no text: tool arguments are

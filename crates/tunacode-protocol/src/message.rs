@@ -29,7 +29,15 @@ pub enum MessageKind {
 /// history and the session it came from so share every message they have in common, and copying a
 /// history of 10,000 messages copies 10,000 pointers.
 #[derive(Clone)]
-pub struct Message(Arc<MessageBody>);
+pub struct Message(Arc<Shared>);
+
+/// A message's body with what was worked out from it once (forgotten when it changes).
+#[derive(Clone)]
+struct Shared {
+    body: MessageBody,
+    /// Its estimated tokens ([`Message::estimated_tokens`]).
+    tokens: std::sync::OnceLock<u64>,
+}
 
 /// What a [`Message`] holds. `parts` is the single source of truth.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,26 +56,32 @@ impl std::ops::Deref for Message {
     type Target = MessageBody;
 
     fn deref(&self) -> &MessageBody {
-        &self.0
+        &self.0.body
     }
 }
 
 impl std::ops::DerefMut for Message {
     /// The message to change: copied first when it is shared, so no other holder sees the change.
+    /// What was worked out from it is forgotten (it may change now).
     fn deref_mut(&mut self) -> &mut MessageBody {
-        Arc::make_mut(&mut self.0)
+        let shared = Arc::make_mut(&mut self.0);
+        shared.tokens = std::sync::OnceLock::new();
+        &mut shared.body
     }
 }
 
 impl From<MessageBody> for Message {
     fn from(body: MessageBody) -> Self {
-        Message(Arc::new(body))
+        Message(Arc::new(Shared {
+            body,
+            tokens: std::sync::OnceLock::new(),
+        }))
     }
 }
 
 impl PartialEq for Message {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+        Arc::ptr_eq(&self.0, &other.0) || self.0.body == other.0.body
     }
 }
 
@@ -253,7 +267,15 @@ impl Message {
 
     /// What the message holds, to take apart (copied when something else still shares it).
     pub fn into_body(self) -> MessageBody {
-        Arc::unwrap_or_clone(self.0)
+        Arc::unwrap_or_clone(self.0).body
+    }
+
+    /// The message's estimated tokens, worked out by `estimate` the first time and kept with the
+    /// message until it changes (shared by every holder: a long session is estimated once per
+    /// process, not on every count). The engine has one estimate; a count by any other measure
+    /// (a tokenizer) must not go through here.
+    pub fn estimated_tokens(&self, estimate: impl FnOnce(&Message) -> u64) -> u64 {
+        *self.0.tokens.get_or_init(|| estimate(self))
     }
 
     /// A request holding one user prompt.
@@ -360,6 +382,33 @@ mod tests {
         assert_eq!(copied.parts, shared.parts);
         assert_ne!(copied.parts.as_ptr(), buffer);
         assert_eq!(shared.into_body().parts.as_ptr(), buffer);
+    }
+
+    #[test]
+    fn an_estimate_is_worked_out_once_shared_and_forgotten_when_the_message_changes() {
+        let calls = std::cell::Cell::new(0);
+        let estimate = |m: &Message| {
+            calls.set(calls.get() + 1);
+            m.parts.len() as u64 * 10
+        };
+        let original = Message::user("hi");
+        let shared = original.clone();
+        assert_eq!(original.estimated_tokens(estimate), 10);
+        assert_eq!(shared.estimated_tokens(estimate), 10);
+        assert_eq!(calls.get(), 1, "worked out once for every holder");
+        let mut changed = shared.clone();
+        changed.parts.push(Part::text("more"));
+        assert_eq!(changed.estimated_tokens(estimate), 20);
+        assert_eq!(original.estimated_tokens(estimate), 10);
+        // A change in place of a message no one else holds forgets the estimate too.
+        let mut alone = Message::user("x");
+        assert_eq!(alone.estimated_tokens(estimate), 10);
+        alone.parts.push(Part::text("y"));
+        assert_eq!(alone.estimated_tokens(estimate), 20);
+        // Taken apart and put back, a message is estimated afresh.
+        let rebuilt = Message::from(changed.into_body());
+        assert_eq!(rebuilt.estimated_tokens(estimate), 20);
+        assert_eq!(calls.get(), 5);
     }
 
     #[test]
