@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 
-/// The wire form of one canonical message: the provider messages (or items, blocks, parts) it became.
-pub type Serialized = Arc<Vec<Box<RawValue>>>;
+/// The wire form of one canonical message: the provider messages (or items, blocks, parts) it became
+/// (one allocation for the list, shared by the cache and the calls that copy it).
+pub type Serialized = Arc<[Box<RawValue>]>;
 
 /// Serialized messages by their index in the history.
 #[derive(Debug, Default)]
@@ -112,7 +113,7 @@ mod tests {
     use super::*;
 
     fn one(text: &str) -> Serialized {
-        Arc::new(vec![serde_json::value::to_raw_value(text).unwrap()])
+        Arc::from(vec![serde_json::value::to_raw_value(text).unwrap()])
     }
 
     #[test]

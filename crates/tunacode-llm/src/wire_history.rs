@@ -5,8 +5,6 @@
 //! instead of building them again, as the Chat client does with its messages. Wires that join
 //! consecutive messages of one side into one turn (Anthropic, Gemini) group the kept items here.
 
-use std::sync::Arc;
-
 use serde::{Serialize, Serializer};
 use serde_json::value::{RawValue, to_raw_value};
 use serde_json::{Map, Value};
@@ -51,8 +49,7 @@ pub(crate) fn message_items_from(
                 let made = items_of(index, message)
                     .iter()
                     .map(to_raw_value)
-                    .collect::<Result<Vec<_>, _>>()?;
-                let made = Arc::new(made);
+                    .collect::<Result<Serialized, _>>()?;
                 if let Some(cache) = &request.cache {
                     cache.put(wire, index, made.clone());
                 }
@@ -160,6 +157,8 @@ pub(crate) fn join_note<'a>(turns: &mut Vec<Turn<'a>>, note: Item<'a>) {
 mod tests {
     use serde_json::json;
     use tunacode_protocol::Part;
+
+    use std::sync::Arc;
 
     use super::*;
     use crate::message_cache::MessageCache;

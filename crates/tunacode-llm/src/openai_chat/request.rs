@@ -156,8 +156,7 @@ impl<'a> ChatMessages<'a> {
             .wire_messages(message)
             .iter()
             .map(serde_json::value::to_raw_value)
-            .collect::<Result<Vec<_>, _>>()?;
-        let fresh = std::sync::Arc::new(fresh);
+            .collect::<Result<Serialized, _>>()?;
         cache.put(WIRE, index, fresh.clone());
         Ok(fresh)
     }
