@@ -60,8 +60,9 @@ PY
   echo "$(cat "$work/rss") $size" > "$work/rss$n"
 done
 # The ratios the goal is about. Wall time includes the fake provider checking the ~1.6 MB request
-# body (~18 ms of its CPU: it reads only the outline); CPU time is tunacode's alone. Memory: the peak above the 10-message run's,
-# against the file's size (the binary's own pages are the same in both).
+# body (~18 ms of its CPU: it reads only the outline); CPU time is tunacode's alone. Memory: the
+# peak above the 10-message run's, against the file's size (the binary's own pages are the same in
+# both).
 python3 - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]
