@@ -33,12 +33,7 @@ pub(crate) fn message_items_from(
     mut items_of: impl FnMut(usize, &Message) -> Vec<Value>,
 ) -> Result<Vec<MessageItems>, serde_json::Error> {
     let mut out = Vec::with_capacity(request.messages.len().saturating_sub(start));
-    let mut kept = request
-        .cache
-        .as_ref()
-        .map(|c| c.kept_from(wire, start))
-        .unwrap_or_default()
-        .into_iter();
+    let mut kept = kept_entries(request, wire, start);
     for (index, message) in request.messages.iter().enumerate().skip(start) {
         // A kept message is in the conversation: one that left it (compacted) was said to have
         // changed, and the cache forgot it.
@@ -63,6 +58,21 @@ pub(crate) fn message_items_from(
         });
     }
     Ok(out)
+}
+
+/// What the request's cache keeps for `wire` from message `start` on, one entry per message (`None`:
+/// not kept), to walk beside the history's messages.
+pub(crate) fn kept_entries(
+    request: &ModelRequest,
+    wire: &'static str,
+    start: usize,
+) -> std::vec::IntoIter<Option<Serialized>> {
+    request
+        .cache
+        .as_ref()
+        .map(|c| c.kept_from(wire, start))
+        .unwrap_or_default()
+        .into_iter()
 }
 
 /// Whether the call's note joins this history: it does when the history ends with a request

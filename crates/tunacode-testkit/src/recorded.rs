@@ -32,6 +32,8 @@ pub struct RecordedRequest {
     pub(crate) outline: serde_json::Value,
 }
 
+/// By hand: [`JsonBody`] is deliberately not `Clone`, so `request.body.clone()` in a test still
+/// gives the `Value` it reads as (through `Deref`), as it did when `body` was a `Value`.
 impl Clone for RecordedRequest {
     fn clone(&self) -> Self {
         RecordedRequest {

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use super::request::{ChatBody, ChatHead, ChatMessage, ChatMessages, WIRE, with_breakpoint};
 use crate::continued_body::{Elements, WriteBody, lead_of};
 use crate::http::BodyWriter;
+use crate::wire_history::kept_entries;
 use tunacode_protocol::Message;
 
 impl ChatBody<'_> {
@@ -67,12 +68,7 @@ impl ChatBody<'_> {
     ) -> Result<(), serde_json::Error> {
         let r = self.request;
         let messages = ChatMessages(*self);
-        let mut kept = r
-            .cache
-            .as_ref()
-            .map(|c| c.kept_from(WIRE, start))
-            .unwrap_or_default()
-            .into_iter();
+        let mut kept = kept_entries(r, WIRE, start);
         for (index, message) in r.messages.iter().enumerate().skip(start) {
             // A kept message is in the conversation: one that left it (compacted) was said to
             // have changed, and the cache forgot it.
