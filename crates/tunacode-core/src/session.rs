@@ -130,7 +130,7 @@ impl Session {
             start_context: Vec::new(),
             journal_base: None,
             tree: tunacode_store::SessionTree::default(),
-            extra: Map::new(),
+            extra: Default::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
-use tunacode_protocol::{Message, Part, Usage};
+use tunacode_protocol::{Extra, Message, Part, Usage};
 
 use crate::client::{ModelEvent, PartTarget};
 
@@ -182,10 +182,8 @@ impl ResponseAssembler {
 }
 
 /// Merges `details` into `extra["provider_details"]`.
-fn merge_details(extra: &mut Map<String, Value>, details: &Map<String, Value>) {
-    let entry = extra
-        .entry("provider_details")
-        .or_insert_with(|| Value::Object(Map::new()));
+fn merge_details(extra: &mut Extra, details: &Map<String, Value>) {
+    let entry = extra.get_or_insert_with("provider_details", || Value::Object(Map::new()));
     if !entry.is_object() {
         *entry = Value::Object(Map::new());
     }

@@ -8,7 +8,7 @@ mod support;
 
 use anthropic_support::{client, request, run, sse, start, text_block, usages};
 use pretty_assertions::assert_eq;
-use serde_json::{Map, json};
+use serde_json::json;
 use support::{collect, recorded_turn};
 use tunacode_llm::anthropic::build_body;
 use tunacode_llm::{ModelEvent, ModelRequest};
@@ -102,7 +102,7 @@ async fn thinking_keeps_its_signature_and_goes_back_byte_exact() {
     let mut thinking = ThinkingPart {
         content: "The user greets me.".into(),
         signature: Some("sig-1".into()),
-        extra: Map::new(),
+        extra: Default::default(),
     };
     thinking
         .extra
@@ -168,7 +168,7 @@ async fn sends_key_version_and_an_alternating_body() {
     let mut anthropic_thinking = ThinkingPart {
         content: "plan".into(),
         signature: Some("c2ln+/=".into()),
-        extra: Map::new(),
+        extra: Default::default(),
     };
     anthropic_thinking
         .extra

@@ -101,7 +101,8 @@ async fn thinking_stream_replays_and_its_signature_goes_back_byte_exact() {
             extra: json!({"provider_details": {"provider": "anthropic"}})
                 .as_object()
                 .unwrap()
-                .clone(),
+                .clone()
+                .into(),
         })
     );
     assert_eq!(message.parts[1], Part::text(delta("text_delta", "text")));

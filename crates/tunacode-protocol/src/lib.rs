@@ -5,6 +5,7 @@
 mod commands;
 mod diff_hunks;
 mod event;
+mod extra;
 mod mcp;
 mod media;
 mod message;
@@ -24,6 +25,7 @@ pub use diff_hunks::{
 pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };
+pub use extra::Extra;
 pub use mcp::{
     ConfigSource, MCP_TOOL_PREFIX, McpServerSpec, McpTransport, ServerState, ServerStatus,
     pending_mcp_notice,

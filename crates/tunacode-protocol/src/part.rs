@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::extra::Extra;
+
 // Rendering content as text is about the images in it, so it lives with them.
 pub use crate::media::{content_text, content_to_text};
 
@@ -15,7 +17,7 @@ pub struct SystemPromptPart {
     pub content: String,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// What the user typed (a string, or a list of content items for multimodal prompts).
@@ -25,7 +27,7 @@ pub struct UserPromptPart {
     pub content: Value,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// Plain assistant text.
@@ -35,7 +37,7 @@ pub struct TextPart {
     pub content: String,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// Model reasoning ("thought"). Opaque provider fields (signatures, ids) are kept byte-exact.
@@ -48,7 +50,7 @@ pub struct ThinkingPart {
     pub signature: Option<String>,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// A structured tool call from the model.
@@ -63,7 +65,7 @@ pub struct ToolCallPart {
     pub args: Value,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// The result of a tool call, sent back to the model in the next request.
@@ -78,7 +80,7 @@ pub struct ToolReturnPart {
     pub content: Value,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// Asks the model to try again: an error it can fix (bad arguments, a missing file, …). When it carries a
@@ -95,7 +97,7 @@ pub struct RetryPromptPart {
     pub tool_call_id: Option<String>,
     /// Fields kept as loaded.
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extra,
 }
 
 /// One part of a [`crate::Message`]. Order of parts inside a message is meaningful and preserved.
@@ -161,7 +163,7 @@ impl Part {
     pub fn user_prompt(text: impl Into<String>) -> Self {
         Part::UserPrompt(UserPromptPart {
             content: Value::String(text.into()),
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -169,7 +171,7 @@ impl Part {
     pub fn system_prompt(text: impl Into<String>) -> Self {
         Part::SystemPrompt(SystemPromptPart {
             content: text.into(),
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -177,7 +179,7 @@ impl Part {
     pub fn text(text: impl Into<String>) -> Self {
         Part::Text(TextPart {
             content: text.into(),
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -186,7 +188,7 @@ impl Part {
         Part::Thinking(ThinkingPart {
             content: text.into(),
             signature,
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -196,7 +198,7 @@ impl Part {
             tool_call_id: id.into(),
             tool_name: name.into(),
             args,
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -210,7 +212,7 @@ impl Part {
             tool_call_id: id.into(),
             tool_name: name.into(),
             content: Value::String(content.into()),
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -224,7 +226,7 @@ impl Part {
             content: Value::String(content.into()),
             tool_name: Some(name.into()),
             tool_call_id: Some(id.into()),
-            extra: Map::new(),
+            extra: Extra::new(),
         })
     }
 
@@ -322,7 +324,7 @@ mod tests {
             tool_call_id: "a".into(),
             tool_name: "t".into(),
             args: json!(""),
-            extra: Map::new(),
+            extra: Extra::new(),
         };
         assert_eq!(call.args_object().unwrap(), Map::new());
         call.args = json!("{\"x\": 1}");

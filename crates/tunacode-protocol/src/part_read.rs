@@ -114,7 +114,7 @@ impl Fields {
     }
 
     /// What is left: the part's extra fields, in order.
-    fn extra(self) -> Map<String, Value> {
+    fn extra<T: FromIterator<(String, Value)>>(self) -> T {
         self.0
             .into_iter()
             .map(|(key, value)| (key.into_string(), value))
@@ -282,8 +282,30 @@ mod tests {
         assert_eq!(text.content, "hi");
         assert_eq!(
             text.extra,
-            json!({"timestamp": "t"}).as_object().unwrap().clone()
+            crate::Extra::from(json!({"timestamp": "t"}).as_object().unwrap().clone())
         );
+    }
+
+    #[test]
+    fn a_read_part_holds_no_room_beyond_its_extra_fields() {
+        for (text, fields) in [
+            (
+                r#"{"part_kind": "tool-call", "tool_call_id": "c", "tool_name": "t", "args": {}}"#,
+                0,
+            ),
+            (
+                r#"{"part_kind": "text", "content": "x", "timestamp": "t"}"#,
+                1,
+            ),
+        ] {
+            let part: Part = serde_json::from_str(text).unwrap();
+            let extra = match &part {
+                Part::ToolCall(p) => &p.extra,
+                Part::Text(p) => &p.extra,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!((extra.len(), extra.capacity()), (fields, fields), "{text}");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub(crate) fn convert(messages: Vec<Message>, compaction: Option<&Value>) -> Vec
         out.push(Message::user(format!("[Compaction summary]\n\n{summary}")));
     }
     for message in messages {
-        let Some(dict) = message.legacy.as_ref().and_then(Value::as_object) else {
+        let Some(dict) = message.legacy.as_deref().and_then(Value::as_object) else {
             out.push(message);
             continue;
         };

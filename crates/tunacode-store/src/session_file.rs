@@ -88,7 +88,7 @@ mod tests {
             },
             thoughts: vec![json!("hm")],
             messages: vec![Message::user("hi")].into(),
-            extra: Map::new(),
+            extra: Default::default(),
         };
         let value = serde_json::to_value(&file).unwrap();
         let keys: Vec<&str> = value

@@ -1,7 +1,5 @@
 //! Tests of the Messages request body.
 
-use serde_json::Map;
-
 use super::*;
 
 /// The body without its cache breakpoints (checked on their own below), as a string system.
@@ -71,7 +69,7 @@ fn anthropic_thinking(text: &str, sig: &str) -> Part {
     let mut part = ThinkingPart {
         content: text.into(),
         signature: Some(sig.into()),
-        extra: Map::new(),
+        extra: Default::default(),
     };
     part.extra
         .insert("provider_details".into(), json!({"provider": "anthropic"}));
@@ -83,7 +81,7 @@ fn history_maps_to_alternating_messages_with_paired_tool_results() {
     let mut redacted = ThinkingPart {
         content: String::new(),
         signature: None,
-        extra: Map::new(),
+        extra: Default::default(),
     };
     redacted.extra.insert(
         "provider_details".into(),
@@ -216,7 +214,7 @@ fn unsigned_or_foreign_thinking_is_dropped_and_retry_without_id_is_user_text() {
                     content: json!("say it again"),
                     tool_name: None,
                     tool_call_id: None,
-                    extra: Map::new(),
+                    extra: Default::default(),
                 },
             )]),
         ]

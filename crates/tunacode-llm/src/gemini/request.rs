@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
-use tunacode_protocol::{Message, Part, content_to_text};
+use tunacode_protocol::{Extra, Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
 use crate::wire_history::{Item, MessageItems, Turn, join_note, nudge_of, turns};
@@ -278,7 +278,7 @@ fn response_parts(message: &Message) -> Vec<Value> {
 }
 
 /// The signature a part arrived with, as received.
-fn thought_signature(extra: &Map<String, Value>) -> Option<&str> {
+fn thought_signature(extra: &Extra) -> Option<&str> {
     extra
         .get("provider_details")
         .and_then(|d| d.get("thought_signature"))

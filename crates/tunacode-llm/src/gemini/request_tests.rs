@@ -40,7 +40,7 @@ fn history_maps_to_contents_with_signatures_on_their_parts() {
                     content: json!("no such file"),
                     tool_name: None,
                     tool_call_id: Some("c2".into()),
-                    extra: Map::new(),
+                    extra: Default::default(),
                 }),
             ]),
             Message::from_value(json!({"thought": "legacy"})).unwrap(),

@@ -227,7 +227,7 @@ mod tests {
         let mut part = ThinkingPart {
             content: text.into(),
             signature: encrypted.map(str::to_string),
-            extra: Map::new(),
+            extra: Default::default(),
         };
         part.extra.insert(
             "provider_details".into(),
@@ -270,7 +270,7 @@ mod tests {
                 Message::from_value(json!({"thought": "legacy"})).unwrap(),
                 Message::request(vec![Part::UserPrompt(tunacode_protocol::UserPromptPart {
                     content: json!(["look", {"kind": "image-url", "url": "http://x/i.png"}]),
-                    extra: Map::new(),
+                    extra: Default::default(),
                 })]),
             ]
             .into(),
