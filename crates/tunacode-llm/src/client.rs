@@ -37,8 +37,8 @@ pub struct ModelRequest {
     /// OpenAI's `prompt_cache_key`: the session, so its calls are routed to the same cache (sent by
     /// the OpenAI clients when set; the engine sets it for OpenAI's own API only).
     pub cache_key: Option<String>,
-    /// Serialized history messages kept by the engine between the calls of one request (`None`:
-    /// everything is serialized).
+    /// The last call's body, kept by the engine between the calls of one request so the next call
+    /// writes only what is new (`None`: every body is written whole).
     pub cache: Option<Arc<crate::message_cache::MessageCache>>,
 }
 

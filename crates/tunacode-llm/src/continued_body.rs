@@ -2,10 +2,12 @@
 //! history continues it instead of writing the history again. The body is the lead (every other
 //! field, then the history array's name and any element that comes before the history, such as
 //! Chat's system message), the history's elements, and the end. The body of a history's last call is
-//! kept in its [`MessageCache`] with where its kept messages end: when the next call's lead is the
-//! same bytes, none of those messages changed since (the engine says so: `invalidate_from`), and no
-//! call still holds the buffer, the next body is that buffer cut there, with only the new elements
-//! and the end written. A turn of a long task so writes what is new, not its whole history.
+//! kept in its [`MessageCache`] with where each kept message's bytes end: the next body is that body
+//! cut after its last message that did not change since (the engine says so: `invalidate_from`),
+//! with only the new elements and the end written. The cut body is the same buffer when no call
+//! still holds it (a copy otherwise), and when the lead changed, its kept elements are copied after
+//! the new lead. A turn of a long task so writes what is new, not its whole history, and no message
+//! is ever serialized twice while its bytes are in the last body.
 //!
 //! Written by hand because serde writes a value whole: it cannot continue a previous one.
 
@@ -31,49 +33,44 @@ pub(crate) trait WriteBody {
 pub(crate) struct Elements {
     out: BytesMut,
     any: bool,
-    /// Where the kept messages end, how many history messages that covers, and whether an element
-    /// comes before it.
-    kept: (usize, usize, bool),
+    /// Where the body may be cut after a kept message (see [`KeptBody::cuts`]).
+    cuts: Vec<(usize, usize)>,
     /// Every element so far is a kept message's (the kept end may still move).
     continuing: bool,
 }
 
 impl Elements {
     /// Starts the body after `lead` (with `any`: the lead ends with an element of the array), or
-    /// continues the history's last body on `wire`. Returns the elements and the index of the first
-    /// history message still to write.
+    /// continues the history's last body on `wire` (cut after no more than `limit` messages).
+    /// Returns the elements and the index of the first history message still to write.
     pub(crate) fn start(
         cache: Option<&MessageCache>,
         wire: &'static str,
         (lead, any): (&[u8], bool),
-        history_len: usize,
+        limit: usize,
         sizes: &BodyWriter,
     ) -> (Elements, usize) {
-        if let Some((out, any, covered)) = cache.and_then(|c| continued(c, wire, lead, history_len))
+        let kept = cache.and_then(|c| c.take_body(wire));
+        if let Some((out, cuts)) = kept.and_then(|body| continued(body, (lead, any), limit, sizes))
         {
-            let kept = (out.len(), covered, any);
-            return (
-                Elements {
-                    out,
-                    any,
-                    kept,
-                    continuing: true,
-                },
-                covered,
-            );
+            let (covered, end) = cuts.last().copied().unwrap_or((0, lead.len()));
+            let elements = Elements {
+                out,
+                any: any || end > lead.len(),
+                cuts,
+                continuing: true,
+            };
+            return (elements, covered);
         }
         let mut out = BytesMut::with_capacity(sizes.capacity());
         out.extend_from_slice(lead);
-        let kept = (out.len(), 0, any);
-        (
-            Elements {
-                out,
-                any,
-                kept,
-                continuing: true,
-            },
-            0,
-        )
+        let elements = Elements {
+            out,
+            any,
+            cuts: Vec::new(),
+            continuing: true,
+        };
+        (elements, 0)
     }
 
     /// Starts an element (a comma after another).
@@ -102,20 +99,31 @@ impl Elements {
         }
     }
 
-    /// Writes the elements (JSON texts) of the history message at `index` as kept, or as they will
-    /// be kept: the same bytes on every call until the engine says the message changed.
-    pub(crate) fn kept<'a>(&mut self, index: usize, texts: impl IntoIterator<Item = &'a str>) {
-        for text in texts {
+    /// Writes the elements of the history message at `index` as kept, serialized straight into
+    /// the body.
+    pub(crate) fn kept_values<T: Serialize>(
+        &mut self,
+        index: usize,
+        values: impl IntoIterator<Item = T>,
+    ) -> Result<(), serde_json::Error> {
+        for value in values {
             self.next();
-            self.out.extend_from_slice(text.as_bytes());
+            serde_json::to_writer((&mut self.out).writer(), &value)?;
         }
         self.covered(index);
+        Ok(())
     }
 
-    /// The history message at `index` has nothing in the body (it is out of the conversation).
+    /// The history message at `index` is written (or has nothing in the body: it is out of the
+    /// conversation): while every element so far is kept, the body may be cut after it.
     pub(crate) fn covered(&mut self, index: usize) {
         if self.continuing {
-            self.kept = (self.out.len(), index + 1, self.any);
+            let cut = (index + 1, self.out.len());
+            match self.cuts.last_mut() {
+                // A message without elements moves the last cut instead of adding one.
+                Some(last) if last.1 == cut.1 => *last = cut,
+                _ => self.cuts.push(cut),
+            }
         }
     }
 
@@ -123,44 +131,86 @@ impl Elements {
     pub(crate) fn finish(
         mut self,
         end: &[u8],
-        (cache, wire, lead): (Option<&MessageCache>, &'static str, usize),
+        (cache, wire, (lead, lead_any)): (Option<&MessageCache>, &'static str, (usize, bool)),
         sizes: &BodyWriter,
     ) -> Bytes {
         self.out.extend_from_slice(end);
         let bytes = self.out.freeze();
         sizes.wrote(bytes.len());
-        let (kept_end, covered, any) = self.kept;
         // A body that covers no message saves the next call nothing but an allocation.
-        if let Some(cache) = cache.filter(|_| covered > 0) {
+        if let Some(cache) = cache.filter(|_| !self.cuts.is_empty()) {
             cache.keep_body(KeptBody {
                 wire,
                 bytes: bytes.clone(),
                 lead,
-                kept_end,
-                covered,
-                any,
+                lead_any,
+                cuts: self.cuts,
             });
         }
         bytes
     }
 }
 
-/// The history's last body on `wire`, cut after its kept messages, when it begins with `lead`,
-/// covers no more than `limit` messages and no one else holds it; with whether it holds an element
-/// and how many messages it covers.
+/// The history's last body cut after its last kept message that is among the first `limit`, with
+/// its cuts up to there: the same buffer when no one else holds it, a copy otherwise; and when the
+/// lead changed (a new system prompt or tools), the kept elements after the new `lead`. `None`
+/// when nothing of it can be kept.
 fn continued(
-    cache: &MessageCache,
-    wire: &'static str,
-    lead: &[u8],
+    mut body: KeptBody,
+    (lead, any): (&[u8], bool),
     limit: usize,
-) -> Option<(BytesMut, bool, usize)> {
-    let body = cache.take_body(wire)?;
-    if body.lead != lead.len() || !body.bytes.starts_with(lead) || body.covered > limit {
-        return None;
+    sizes: &BodyWriter,
+) -> Option<(BytesMut, Vec<(usize, usize)>)> {
+    let usable = body.cuts.partition_point(|&(covered, _)| covered <= limit);
+    body.cuts.truncate(usable);
+    let &(_, end) = body.cuts.last()?;
+    if body.lead == lead.len() && body.bytes.starts_with(lead) {
+        let out = match body.bytes.try_into_mut() {
+            Ok(mut out) => {
+                out.truncate(end);
+                out
+            }
+            // A retry still sends it: its kept bytes are copied, not written again.
+            Err(bytes) => {
+                let mut out = BytesMut::with_capacity(sizes.capacity().max(end));
+                out.extend_from_slice(&bytes[..end]);
+                out
+            }
+        };
+        return Some((out, body.cuts));
     }
-    let mut out = body.bytes.try_into_mut().ok()?;
-    out.truncate(body.kept_end);
-    Some((out, body.any, body.covered))
+    Some(relead(&body, end, (lead, any), sizes))
+}
+
+/// The kept elements of `body` (up to `end`) after another `lead`, and where its cuts now fall.
+fn relead(
+    body: &KeptBody,
+    end: usize,
+    (lead, any): (&[u8], bool),
+    sizes: &BodyWriter,
+) -> (BytesMut, Vec<(usize, usize)>) {
+    let old = &body.bytes[body.lead..end];
+    // The first element follows a comma when the old lead ended with one of its own.
+    let (elements, from) = match old.split_first() {
+        Some((b',', rest)) if body.lead_any => (rest, body.lead + 1),
+        _ => (old, body.lead),
+    };
+    let mut out = BytesMut::with_capacity(sizes.capacity().max(lead.len() + elements.len() + 1));
+    out.extend_from_slice(lead);
+    if any && !elements.is_empty() {
+        out.put_u8(b',');
+    }
+    let base = out.len();
+    out.extend_from_slice(elements);
+    let cuts = body
+        .cuts
+        .iter()
+        .map(|&(covered, at)| match at.checked_sub(from) {
+            Some(n) if at > body.lead => (covered, base + n),
+            _ => (covered, lead.len()),
+        })
+        .collect();
+    (out, cuts)
 }
 
 /// `head`, a serialized JSON object, opened for one more field: the history array named `name`.

@@ -29,7 +29,7 @@ pub use assemble::ResponseAssembler;
 pub use client::{ModelClient, ModelEvent, ModelRequest, ModelStream, PartTarget};
 pub use error::LlmError;
 pub use factory::{create_client, request_body};
-pub use message_cache::{MessageCache, Serialized};
+pub use message_cache::MessageCache;
 pub use offline::decode_response;
 pub use provider::{
     KnownProvider, ModelId, ProviderSettings, WireApi, known_provider, known_provider_names,

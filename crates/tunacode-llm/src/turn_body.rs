@@ -49,11 +49,11 @@ pub(crate) fn begin(
     let (elements, start) = Elements::start(cache, shape.wire, (lead, false), len, sizes);
     if start == 0 {
         // Nothing kept to continue: these elements are a fresh body already.
-        let items = message_items_from(request, shape.wire, 0, items_of)?;
+        let items = message_items_from(request, 0, items_of)?;
         return Ok(Begun { elements, items });
     }
     {
-        let items = message_items_from(request, shape.wire, start, &mut items_of)?;
+        let items = message_items_from(request, start, &mut items_of)?;
         // The kept body ends with the turn whose last message is `start - 1` (a turn ends at a
         // message with items, and that message has not changed since: the engine would have said).
         let side = request.messages[start - 1].is_request();
@@ -63,7 +63,7 @@ pub(crate) fn begin(
         }
     }
     let (elements, _) = Elements::start(None, shape.wire, (lead, false), len, sizes);
-    let items = message_items_from(request, shape.wire, 0, items_of)?;
+    let items = message_items_from(request, 0, items_of)?;
     Ok(Begun { elements, items })
 }
 

@@ -1,9 +1,7 @@
-//! The history part of a request body, serialized once per run for the wires that build it item by
-//! item (Responses input items, Anthropic content blocks, Gemini parts): each in-conversation
-//! message's items are taken from the engine's [`MessageCache`](crate::MessageCache) when kept, and
-//! serialized and kept otherwise. A late call of a long task then copies the old messages' bytes
-//! instead of building them again, as the Chat client does with its messages. Wires that join
-//! consecutive messages of one side into one turn (Anthropic, Gemini) group the kept items here.
+//! The history part of a request body for the wires that build it item by item (Responses input
+//! items, Anthropic content blocks, Gemini parts): each in-conversation message's items, from the
+//! first message the kept body does not hold (`continued_body.rs`). Wires that join consecutive
+//! messages of one side into one turn (Anthropic, Gemini) group the items here.
 
 use serde::{Serialize, Serializer};
 use serde_json::value::{RawValue, to_raw_value};
@@ -11,7 +9,6 @@ use serde_json::{Map, Value};
 use tunacode_protocol::Message;
 
 use crate::client::ModelRequest;
-use crate::message_cache::Serialized;
 
 /// One in-conversation message's wire items, with its side.
 pub(crate) struct MessageItems {
@@ -20,37 +17,26 @@ pub(crate) struct MessageItems {
     /// Whether the message is a request (the user's side).
     pub request: bool,
     /// Its items as the wire sends them.
-    pub items: Serialized,
+    pub items: Vec<Box<RawValue>>,
 }
 
 /// The items of each in-conversation message of `request`'s history from index `start` on, without
-/// the call's note: kept ones from the cache, the others made by `items_of` (given the message's
-/// index) and kept. `wire` names the wire format the items are for.
+/// the call's note, made by `items_of` (given the message's index). The messages before `start` are
+/// in the kept body already (`continued_body.rs`).
 pub(crate) fn message_items_from(
     request: &ModelRequest,
-    wire: &'static str,
     start: usize,
     mut items_of: impl FnMut(usize, &Message) -> Vec<Value>,
 ) -> Result<Vec<MessageItems>, serde_json::Error> {
     let mut out = Vec::with_capacity(request.messages.len().saturating_sub(start));
-    let mut kept = kept_entries(request, wire, start);
     for (index, message) in request.messages.iter().enumerate().skip(start) {
-        // A kept message is in the conversation: one that left it (compacted) was said to have
-        // changed, and the cache forgot it.
-        let items = match kept.next().flatten() {
-            Some(items) => items,
-            None if !message.in_conversation() => continue,
-            None => {
-                let made = items_of(index, message)
-                    .iter()
-                    .map(to_raw_value)
-                    .collect::<Result<Serialized, _>>()?;
-                if let Some(cache) = &request.cache {
-                    cache.put(wire, index, made.clone());
-                }
-                made
-            }
-        };
+        if !message.in_conversation() {
+            continue;
+        }
+        let items = items_of(index, message)
+            .iter()
+            .map(to_raw_value)
+            .collect::<Result<_, _>>()?;
         out.push(MessageItems {
             index,
             request: message.is_request(),
@@ -58,21 +44,6 @@ pub(crate) fn message_items_from(
         });
     }
     Ok(out)
-}
-
-/// What the request's cache keeps for `wire` from message `start` on, one entry per message (`None`:
-/// not kept), to walk beside the history's messages.
-pub(crate) fn kept_entries(
-    request: &ModelRequest,
-    wire: &'static str,
-    start: usize,
-) -> std::vec::IntoIter<Option<Serialized>> {
-    request
-        .cache
-        .as_ref()
-        .map(|c| c.kept_from(wire, start))
-        .unwrap_or_default()
-        .into_iter()
 }
 
 /// Whether the call's note joins this history: it does when the history ends with a request
@@ -168,42 +139,46 @@ mod tests {
     use serde_json::json;
     use tunacode_protocol::Part;
 
-    use std::sync::Arc;
-
     use super::*;
-    use crate::message_cache::MessageCache;
 
     #[test]
-    fn items_are_made_once_and_then_copied_from_the_cache() {
+    fn items_join_into_turns_and_a_message_without_items_splits_none() {
+        let mut compacted = Message::user("gone");
+        compacted.mark_compacted();
         let request = ModelRequest {
             messages: vec![
                 Message::user("one"),
                 Message::response(vec![Part::text("")]),
+                compacted,
                 Message::user("two"),
             ]
             .into(),
-            cache: Some(Arc::new(MessageCache::new())),
             ..ModelRequest::default()
         };
-        let mut made = Vec::new();
-        let mut items_of = |index: usize, m: &Message| {
-            made.push(index);
+        let made = std::cell::RefCell::new(Vec::new());
+        let items_of = |index: usize, m: &Message| {
+            made.borrow_mut().push(index);
             if m.is_request() {
                 vec![json!({"text": index})]
             } else {
                 Vec::new()
             }
         };
-        let first = message_items_from(&request, "w", 0, &mut items_of).unwrap();
-        let again = message_items_from(&request, "w", 0, &mut items_of).unwrap();
-        assert_eq!(made, [0, 1, 2], "the second call made nothing");
-        let grouped = turns(&again);
+        let items = message_items_from(&request, 0, items_of).unwrap();
+        assert_eq!(
+            *made.borrow(),
+            [0, 1, 3],
+            "a message out of the conversation is not made"
+        );
+        assert_eq!(items.len(), 3);
+        let from_two = message_items_from(&request, 2, items_of).unwrap();
+        assert_eq!(from_two.iter().map(|m| m.index).collect::<Vec<_>>(), [3]);
+        let grouped = turns(&items);
         // The empty response does not split the user's turn.
         assert_eq!(grouped.len(), 1);
         let texts: Vec<&str> = grouped[0].items.iter().map(Item::text).collect();
-        assert_eq!(texts, [r#"{"text":0}"#, r#"{"text":2}"#]);
-        assert_eq!(first.len(), 3);
+        assert_eq!(texts, [r#"{"text":0}"#, r#"{"text":3}"#]);
         let marked = grouped[0].items[1].with_entry("mark", json!(1)).unwrap();
-        assert_eq!(marked.text(), r#"{"text":2,"mark":1}"#);
+        assert_eq!(marked.text(), r#"{"text":3,"mark":1}"#);
     }
 }

@@ -1,6 +1,7 @@
 //! Every wire's body is the same bytes with the engine's message cache as without it, call after call
-//! of a growing run (notes, retries, user prompts joining tool answers, an answer that does not name its tool), and a cached
-//! message is really reused: it is not built again until the engine says it changed.
+//! of a growing run (notes, retries, user prompts joining tool answers, an answer that does not name
+//! its tool), and a kept message is really reused: it is not written again until the engine says it
+//! changed, nor after a change to a later message, a new lead or while a retry holds the last body.
 
 #![allow(clippy::unwrap_used)]
 
@@ -104,7 +105,10 @@ fn a_cached_message_is_reused_on_every_wire_until_it_is_said_to_have_changed() {
     for wire in WIRES {
         let cache = Arc::new(MessageCache::new());
         let mut history = vec![Message::user("take a screenshot")];
-        history.extend(step(1));
+        // Enough turns that the first is kept on every wire (not among Anthropic's marked two).
+        for i in 1..4 {
+            history.extend(step(i));
+        }
         let body = |history: &Vec<Message>| {
             body(wire, &request(history.clone(), None, Some(cache.clone())))
         };
@@ -235,5 +239,102 @@ fn a_turn_wire_body_is_written_afresh_when_the_history_loses_its_newest_turns() 
             assert_eq!(got, want, "{wire} cut at {cut}");
             let _ = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
         }
+    }
+}
+
+/// A history of a first prompt and seven steps: every wire keeps its first message in the body.
+fn seven_steps() -> Vec<Message> {
+    let mut history = vec![Message::user("first prompt")];
+    for i in 1..8 {
+        history.extend(step(i));
+    }
+    history
+}
+
+/// `history` with its first message changed without a word to the cache: a body that still says
+/// "first prompt" copied the kept bytes instead of writing that message again.
+fn changed_unsaid(history: &[Message]) -> Vec<Message> {
+    let mut changed = history.to_vec();
+    changed[0] = Message::user("stale prompt");
+    changed
+}
+
+#[test]
+fn a_change_in_place_cuts_the_kept_body_back_before_it_on_every_wire() {
+    for wire in WIRES {
+        for changed in [5, 9, 12] {
+            let cache = Arc::new(MessageCache::new());
+            let history = seven_steps();
+            body(wire, &request(history.clone(), None, Some(cache.clone())));
+            let mut now = changed_unsaid(&history);
+            let mut fresh = history.clone();
+            for h in [&mut now, &mut fresh] {
+                h[changed].parts.push(Part::text("rewritten"));
+            }
+            cache.invalidate_from(changed);
+            let got = body(wire, &request(now, None, Some(cache.clone())));
+            assert!(
+                got.contains("first prompt"),
+                "{wire} {changed}: not cut back"
+            );
+            assert!(got.contains("rewritten"), "{wire} {changed}");
+            assert_eq!(
+                got,
+                body(wire, &request(fresh, None, None)),
+                "{wire} {changed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_new_system_prompt_or_tools_keep_the_written_messages_on_every_wire() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = seven_steps();
+        let first = request(history.clone(), None, Some(cache.clone()));
+        body(wire, &first);
+        // No system prompt, then one again (Chat's lead loses and regains its system message),
+        // then other tools.
+        for (n, system) in ["", "be thorough", "be thorough", "be brief"]
+            .into_iter()
+            .enumerate()
+        {
+            history.extend(step(10 + n));
+            let mut call = request(changed_unsaid(&history), None, Some(cache.clone()));
+            let mut alone = request(history.clone(), None, None);
+            for r in [&mut call, &mut alone] {
+                r.system = system.into();
+                if n == 2 {
+                    r.tools = Arc::from([]);
+                }
+            }
+            let got = body(wire, &call);
+            assert!(got.contains("first prompt"), "{wire} {n}: written again");
+            assert_eq!(got, body(wire, &alone), "{wire} {n}");
+        }
+    }
+}
+
+#[test]
+fn a_body_still_held_by_a_retry_is_copied_not_written_again_on_every_wire() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = seven_steps();
+        let held = bytes(wire, &request(history.clone(), None, Some(cache.clone())));
+        history.extend(step(8));
+        let got = bytes(
+            wire,
+            &request(changed_unsaid(&history), None, Some(cache.clone())),
+        );
+        assert_ne!(
+            got.as_ptr(),
+            held.as_ptr(),
+            "{wire}: the held buffer was changed"
+        );
+        let text = String::from_utf8(got.to_vec()).unwrap();
+        assert!(text.contains("first prompt"), "{wire}: written again");
+        assert_eq!(text, body(wire, &request(history, None, None)), "{wire}");
+        assert!(String::from_utf8(held.to_vec()).unwrap().ends_with("]}"));
     }
 }

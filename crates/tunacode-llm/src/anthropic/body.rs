@@ -38,6 +38,10 @@ impl WriteBody for AnthropicBody<'_> {
         } = begin(r, &SHAPE, &lead, sizes, |_, m| blocks_of(m), two_users)?;
         let (turns, keep) = wire_turns(r, &items)?;
         write_turns(&mut elements, &turns, keep, &SHAPE);
-        Ok(elements.finish(b"]}", (r.cache.as_deref(), WIRE, lead.len()), sizes))
+        Ok(elements.finish(
+            b"]}",
+            (r.cache.as_deref(), WIRE, (lead.len(), false)),
+            sizes,
+        ))
     }
 }

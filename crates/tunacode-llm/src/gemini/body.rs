@@ -38,6 +38,10 @@ impl WriteBody for GeminiBody<'_> {
         // The last turn may still be joined by the next call's first message.
         let keep = turns.len().saturating_sub(1);
         write_turns(&mut elements, &turns, keep, &SHAPE);
-        Ok(elements.finish(b"]}", (r.cache.as_deref(), WIRE, lead.len()), sizes))
+        Ok(elements.finish(
+            b"]}",
+            (r.cache.as_deref(), WIRE, (lead.len(), false)),
+            sizes,
+        ))
     }
 }

@@ -8,7 +8,6 @@ use bytes::Bytes;
 use super::request::{ChatBody, ChatHead, ChatMessage, ChatMessages, WIRE, with_breakpoint};
 use crate::continued_body::{Elements, WriteBody, lead_of};
 use crate::http::BodyWriter;
-use crate::wire_history::kept_entries;
 use tunacode_protocol::Message;
 
 impl ChatBody<'_> {
@@ -36,7 +35,7 @@ impl WriteBody for ChatBody<'_> {
         {
             elements.value(&ChatMessage::text("user", nudge))?;
         }
-        Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
+        Ok(elements.finish(b"]}", (cache, WIRE, (lead.len(), system)), sizes))
     }
 }
 
@@ -68,34 +67,20 @@ impl ChatBody<'_> {
     ) -> Result<(), serde_json::Error> {
         let r = self.request;
         let messages = ChatMessages(*self);
-        let mut kept = kept_entries(r, WIRE, start);
         for (index, message) in r.messages.iter().enumerate().skip(start) {
-            // A kept message is in the conversation: one that left it (compacted) was said to
-            // have changed, and the cache forgot it.
-            let held = kept.next().flatten();
-            if held.is_none() && !message.in_conversation() {
+            if !message.in_conversation() {
                 elements.covered(index);
                 continue;
             }
-            let Some(cache) = r.cache.as_ref().filter(|_| !marked.contains(&index)) else {
-                let made = messages.wire_messages(message);
-                if marked.contains(&index) {
-                    // Sent with its breakpoint, and never kept: it is sent unmarked once older.
-                    for m in with_breakpoint(made)? {
-                        elements.value(&m)?;
-                    }
-                } else {
-                    for m in made {
-                        elements.value(&m)?;
-                    }
+            let made = messages.wire_messages(message);
+            if marked.contains(&index) {
+                // Sent with its breakpoint, and never kept: it is sent unmarked once older.
+                for m in with_breakpoint(made)? {
+                    elements.value(&m)?;
                 }
-                continue;
-            };
-            let serialized = match held {
-                Some(done) => done,
-                None => messages.keep(cache, index, message)?,
-            };
-            elements.kept(index, serialized.iter().map(|raw| raw.get()));
+            } else {
+                elements.kept_values(index, made)?;
+            }
         }
         Ok(())
     }

@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
-use crate::message_cache::{MessageCache, Serialized};
 
 /// The name the messages of this wire are kept under in the message cache.
 pub(super) const WIRE: &str = "openai-chat";
@@ -143,22 +142,6 @@ impl<'a> ChatMessages<'a> {
             .filter(|&i| r.messages[i].is_request() && r.messages[i].in_conversation())
             .take(2)
             .collect()
-    }
-
-    /// The message at `index` serialized, and kept in `cache` for the later calls.
-    pub(super) fn keep(
-        &self,
-        cache: &MessageCache,
-        index: usize,
-        message: &'a Message,
-    ) -> Result<Serialized, serde_json::Error> {
-        let fresh = self
-            .wire_messages(message)
-            .iter()
-            .map(serde_json::value::to_raw_value)
-            .collect::<Result<Serialized, _>>()?;
-        cache.put(WIRE, index, fresh.clone());
-        Ok(fresh)
     }
 
     /// The Chat messages one canonical message becomes.

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::request::{ResponsesBody, ResponsesHead, WIRE, items_of};
 use crate::continued_body::{Elements, WriteBody, lead_of};
 use crate::http::BodyWriter;
-use crate::wire_history::{message_items_from, nudge_of};
+use crate::wire_history::nudge_of;
 
 impl ResponsesBody<'_> {
     /// The body's bytes, as the client sends them (continuing the history's last body when it can).
@@ -25,13 +25,15 @@ impl WriteBody for ResponsesBody<'_> {
         let cache = r.cache.as_deref();
         let (mut elements, start) =
             Elements::start(cache, WIRE, (&lead, false), r.messages.len(), sizes);
-        for message in message_items_from(r, WIRE, start, |_, m| items_of(m))? {
-            elements.kept(message.index, message.items.iter().map(|raw| raw.get()));
+        for (index, message) in r.messages.iter().enumerate().skip(start) {
+            if message.in_conversation() {
+                elements.kept_values(index, items_of(message))?;
+            }
         }
         if let Some(nudge) = nudge_of(r) {
             elements.value(&json!({"role": "user", "content": nudge}))?;
         }
-        Ok(elements.finish(b"]}", (cache, WIRE, lead.len()), sizes))
+        Ok(elements.finish(b"]}", (cache, WIRE, (lead.len(), false)), sizes))
     }
 }
 
