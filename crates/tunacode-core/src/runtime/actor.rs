@@ -187,7 +187,10 @@ impl Actor {
         self.session_ending(end_reason).await;
         self.parts.lsp.stop().await;
         self.mcp.shutdown().await;
+        let history = self.agent.session().lock().messages.clone();
         self.parts.events.send(RuntimeEvent::Stopped);
+        drop(self);
+        super::blocking::free_aside(history);
     }
 
     /// Waits (a bounded time: shorter when stopped) for the last turn's snapshots to be recorded,
