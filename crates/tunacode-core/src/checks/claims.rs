@@ -6,6 +6,14 @@ use regex::Regex;
 
 /// Whether `answer` says the tests, the build or the checks pass.
 pub fn claims_tests_pass(answer: &str) -> bool {
+    // Every claim holds one of these words: most answers never build the pattern (~300 KB).
+    let lower = answer.to_ascii_lowercase();
+    if !["pass", "succeed", "green"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return false;
+    }
     static CLAIM: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"(?i)\b(all\s+(the\s+)?)?(tests?|specs?|checks?|build|suite)\s+(now\s+)?(pass(es|ed|ing)?|succeed(s|ed)?|(is|are)\s+(now\s+)?(passing|green))\b|\btests?\s+(are\s+)?green\b",
@@ -27,6 +35,7 @@ mod tests {
             "Tests are passing.",
             "The test suite is green",
             "All checks passed.",
+            "ALL TESTS PASS",
         ] {
             assert!(claims_tests_pass(claim), "{claim}");
         }
@@ -34,6 +43,7 @@ mod tests {
             "I renamed the function.",
             "I could not run the tests.",
             "Added a test for parse().",
+            "I passed the file path to the parser; it is green on the page.",
         ] {
             assert!(!claims_tests_pass(plain), "{plain}");
         }
