@@ -33,6 +33,8 @@ pub(crate) trait WriteBody {
 pub(crate) struct Elements {
     out: BytesMut,
     any: bool,
+    /// Where the lead ends, and whether it ends with an element.
+    lead: (usize, bool),
     /// Where the body may be cut after a kept message (see [`KeptBody::cuts`]).
     cuts: Vec<(usize, usize)>,
     /// Every element so far is a kept message's (the kept end may still move).
@@ -57,6 +59,7 @@ impl Elements {
             let elements = Elements {
                 out,
                 any: any || end > lead.len(),
+                lead: (lead.len(), any),
                 cuts,
                 continuing: true,
             };
@@ -67,10 +70,25 @@ impl Elements {
         let elements = Elements {
             out,
             any,
+            lead: (lead.len(), any),
             cuts: Vec::new(),
             continuing: true,
         };
         (elements, 0)
+    }
+
+    /// Cuts the continued body back to its cut before the last (`to_lead`: to its lead), before
+    /// anything new is written. Returns the index of the first history message now to write.
+    pub(crate) fn back(&mut self, to_lead: bool) -> usize {
+        self.cuts.pop();
+        if to_lead {
+            self.cuts.clear();
+        }
+        let (lead, lead_any) = self.lead;
+        let (covered, end) = self.cuts.last().copied().unwrap_or((0, lead));
+        self.out.truncate(end);
+        self.any = lead_any || end > lead;
+        covered
     }
 
     /// Starts an element (a comma after another).

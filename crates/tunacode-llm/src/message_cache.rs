@@ -2,7 +2,9 @@
 //! call of the same history continues it (`continued_body.rs`) and a turn writes only what is new.
 //! The body keeps where each message's bytes end, so when the engine says that messages changed in
 //! place (pruning, compaction, clean-up) the body is cut back before the first changed one instead
-//! of written again. A call on another wire (a fallback model) starts afresh.
+//! of written again. A call on another wire starts afresh. A message's bytes depend on the wire and
+//! the message only: a call on the same wire that writes messages differently (another model's
+//! dialect) must follow `invalidate_from(0)`, as the engine's fallback to another model does.
 
 use std::sync::Mutex;
 
@@ -87,10 +89,7 @@ mod tests {
         let cache = MessageCache::new();
         cache.keep_body(kept("chat", vec![(1, 7), (2, 9), (3, 11)]));
         assert!(cache.take_body("gemini").is_none(), "kept for another wire");
-        assert!(
-            cache.take_body("chat").is_none(),
-            "taken with the wrong one"
-        );
+        assert!(cache.take_body("chat").is_none(), "a body is taken once");
         cache.keep_body(kept("chat", vec![(1, 7), (2, 9), (3, 11)]));
         cache.invalidate_from(2);
         assert_eq!(cache.take_body("chat").unwrap().cuts, [(1, 7), (2, 9)]);

@@ -33,9 +33,10 @@ pub(crate) struct Begun {
     pub items: Vec<MessageItems>,
 }
 
-/// Begins a body after `lead`, continuing the history's last body when its first new turn does not
-/// join the last kept one and `sound` accepts the new turns (the call's own marks fall among them);
-/// otherwise afresh. `items_of` makes a message's items (given its index) when none are kept.
+/// Begins a body after `lead`, continuing the history's last body after its last kept turn whose
+/// next turn does not join it and where `sound` accepts the new turns (the call's own marks fall
+/// among them); from the lead when there is none. `items_of` makes a message's items (given its
+/// index) from there on.
 pub(crate) fn begin(
     request: &ModelRequest,
     shape: &TurnShape,
@@ -46,14 +47,13 @@ pub(crate) fn begin(
 ) -> Result<Begun, serde_json::Error> {
     let cache = request.cache.as_deref();
     let len = request.messages.len();
-    let (elements, start) = Elements::start(cache, shape.wire, (lead, false), len, sizes);
-    if start == 0 {
-        // Nothing kept to continue: these elements are a fresh body already.
-        let items = message_items_from(request, 0, items_of)?;
-        return Ok(Begun { elements, items });
-    }
-    {
+    let (mut elements, mut start) = Elements::start(cache, shape.wire, (lead, false), len, sizes);
+    let mut tried = 0;
+    loop {
         let items = message_items_from(request, start, &mut items_of)?;
+        if start == 0 {
+            return Ok(Begun { elements, items });
+        }
         // The kept body ends with the turn whose last message is `start - 1` (a turn ends at a
         // message with items, and that message has not changed since: the engine would have said).
         let side = request.messages[start - 1].is_request();
@@ -61,11 +61,15 @@ pub(crate) fn begin(
         if new.first().is_some_and(|t| t.request != side) && sound(&new) {
             return Ok(Begun { elements, items });
         }
+        // One turn back, the first new turn is of the other side; a few more bring the marks among
+        // the new turns. Past that, from the lead (a history that never satisfies `sound`).
+        tried += 1;
+        start = elements.back(tried >= STEPS_BACK);
     }
-    let (elements, _) = Elements::start(None, shape.wire, (lead, false), len, sizes);
-    let items = message_items_from(request, 0, items_of)?;
-    Ok(Begun { elements, items })
 }
+
+/// How many kept turns a continuation gives back before it starts from the lead.
+const STEPS_BACK: usize = 4;
 
 /// Writes `turns`, the first `keep` of them as kept: no later call of this history changes them.
 pub(crate) fn write_turns(

@@ -55,9 +55,10 @@ pub(crate) fn nudge_of(request: &ModelRequest) -> Option<&str> {
         .filter(|_| request.messages.last().is_some_and(Message::is_request))
 }
 
-/// One item of a body: kept bytes, or bytes made for this call only (a cache mark, the call's note).
+/// One item of a body: a message's bytes, or bytes made for this call only (a cache mark, the
+/// call's note).
 pub(crate) enum Item<'a> {
-    /// Bytes from the cache, borrowed.
+    /// A message's bytes, borrowed.
     Kept(&'a RawValue),
     /// Bytes of this call.
     Made(Box<RawValue>),

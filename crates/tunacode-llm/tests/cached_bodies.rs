@@ -338,3 +338,25 @@ fn a_body_still_held_by_a_retry_is_copied_not_written_again_on_every_wire() {
         assert!(String::from_utf8(held.to_vec()).unwrap().ends_with("]}"));
     }
 }
+
+#[test]
+fn a_refused_continuation_steps_back_a_few_turns_instead_of_writing_it_all_on_every_wire() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let history = seven_steps();
+        body(wire, &request(history.clone(), None, Some(cache.clone())));
+        // The tail after a response is replaced by another response (it joins that response's
+        // turn on the turn wires) and one user turn (too few for Anthropic's two marks).
+        let mut next = history[..8].to_vec();
+        assert!(next[7].is_response());
+        next.push(Message::response(vec![Part::text("summary")]));
+        next.push(Message::user("next"));
+        cache.invalidate_from(8);
+        let got = body(
+            wire,
+            &request(changed_unsaid(&next), None, Some(cache.clone())),
+        );
+        assert!(got.contains("first prompt"), "{wire}: written again");
+        assert_eq!(got, body(wire, &request(next, None, None)), "{wire}");
+    }
+}

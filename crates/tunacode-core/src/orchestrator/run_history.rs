@@ -1,7 +1,7 @@
 //! [`RunHistory`]: the request's own copy of the conversation (prepared once, shared with each model
 //! call without copying, changed through [`RunHistory::edit`]), what of it passed the invariant check,
-//! the tool-call ids it holds (kept unique), and the serialized form of its messages, reused by each
-//! call of the request.
+//! the tool-call ids it holds (kept unique), and the cache of its last call's body, which the next
+//! call continues.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ pub(super) struct RunHistory {
     baseline: usize,
     /// Every tool-call id in the history sent to the model.
     call_ids: HashSet<String>,
-    /// The serialized messages, forgotten from where the history changes in place.
+    /// The last call's body, cut back to where the history changes in place.
     cache: Arc<MessageCache>,
     /// Which state of the messages this is (see [`RunHistory::generation`]).
     generation: u64,
@@ -84,7 +84,7 @@ impl RunHistory {
         self.generation
     }
 
-    /// The messages from `index` on changed in place: their serialized form is forgotten.
+    /// The messages from `index` on changed in place: the kept body is cut back before them.
     pub(super) fn changed_from(&mut self, index: usize) {
         self.cache.invalidate_from(index);
     }
@@ -130,7 +130,7 @@ impl RunHistory {
         self.call_ids.insert(id.to_string())
     }
 
-    /// The serialized-message cache the model requests of this run share.
+    /// The body cache the model requests of this run share.
     pub(super) fn cache(&self) -> Arc<MessageCache> {
         self.cache.clone()
     }

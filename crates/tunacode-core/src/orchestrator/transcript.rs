@@ -93,7 +93,7 @@ impl Transcript {
         self.history.new_call_id(id)
     }
 
-    /// The serialized-message cache the model requests of this run share.
+    /// The body cache the model requests of this run share.
     pub(super) fn cache(&self) -> Arc<MessageCache> {
         self.history.cache()
     }
@@ -129,8 +129,8 @@ impl Transcript {
         session.update_token_count();
     }
 
-    /// The messages from `index` on changed in place: the journal rewrites them and their
-    /// serialized form is forgotten.
+    /// The messages from `index` on changed in place: the journal rewrites them and the kept body
+    /// is cut back before them.
     fn changed_from(&mut self, index: usize) {
         self.recorder.changed_from(index);
         self.history.changed_from(index);

@@ -42,14 +42,13 @@ pub fn build_body(request: &ModelRequest) -> Value {
     serde_json::from_slice(&AnthropicBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
-/// The body of a streaming Messages request. Its `messages` copy each old message's blocks from the
-/// engine's cache, and only the blocks that carry this call's cache breakpoints are made again;
-/// `messages` is the last field, and the next call of the same history continues this body
-/// (`body.rs`).
+/// The body of a streaming Messages request. `messages` is the last field, and the next call of the
+/// same history continues this body after the turns before its cache breakpoints (`body.rs`), so a
+/// late call of a long task serializes only its last few turns.
 #[derive(Debug, Clone, Copy)]
 pub struct AnthropicBody<'a>(pub &'a ModelRequest);
 
-/// The name the blocks of this wire are kept under in the message cache.
+/// The wire a kept body was written for (the message cache keeps one body at a time).
 pub(super) const WIRE: &str = "anthropic";
 
 /// Every field of the body but `messages` (written after them, last).
@@ -132,7 +131,7 @@ pub(super) fn wire_turns<'a>(
 /// latest turn is written to the cache, the one before it is read from it). With the system prompt
 /// and the tools that makes four, Anthropic's limit. A `nudged` newest turn ends with the call's note,
 /// which the next call will not repeat: its breakpoint goes on the block before the note, so what it
-/// writes to the cache is what the next call reads. Only the two marked blocks are made again.
+/// writes to the cache is what the next call reads. Only the two marked blocks are parsed again.
 /// Returns how many turns come before the marked ones and the last turn.
 fn mark_recent_turns(turns: &mut [Turn<'_>], nudged: bool) -> Result<usize, serde_json::Error> {
     let users: Vec<usize> = (0..turns.len())

@@ -51,13 +51,13 @@ pub fn build_body(request: &ModelRequest) -> Value {
     serde_json::from_slice(&GeminiBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
-/// The body of a streaming `generateContent` request. Its `contents` copy each old message's parts
-/// from the engine's cache, so a late call of a long task serializes only what is new; `contents`
-/// is the last field, and the next call of the same history continues this body (`body.rs`).
+/// The body of a streaming `generateContent` request. `contents` is the last field, and the next
+/// call of the same history continues this body (`body.rs`), so a late call of a long task
+/// serializes only what is new.
 #[derive(Debug, Clone, Copy)]
 pub struct GeminiBody<'a>(pub &'a ModelRequest);
 
-/// The name the parts of this wire are kept under in the message cache.
+/// The wire a kept body was written for (the message cache keeps one body at a time).
 pub(super) const WIRE: &str = "gemini";
 
 /// Every field of the body but `contents` (written after them, last).

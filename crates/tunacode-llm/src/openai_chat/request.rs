@@ -9,7 +9,7 @@ use tunacode_protocol::{Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
 
-/// The name the messages of this wire are kept under in the message cache.
+/// The wire a kept body was written for (the message cache keeps one body at a time).
 pub(super) const WIRE: &str = "openai-chat";
 
 /// What a retry prompt tells the model after the error text (as pydantic-ai phrased it).
@@ -40,8 +40,8 @@ impl ChatDialect {
 }
 
 /// Builds the JSON body of a streaming Chat Completions request (as a tree, for inspection): the bytes
-/// [`ChatBody::to_bytes`] makes, as the client would send them, with the request's cache (its kept
-/// messages and last body are used and kept).
+/// [`ChatBody::to_bytes`] makes, as the client would send them, with the request's cache (its last
+/// body is continued and this one kept).
 pub fn build_body(request: &ModelRequest, dialect: ChatDialect) -> Value {
     let bytes = ChatBody::new(request, dialect).to_bytes();
     serde_json::from_slice(&bytes).unwrap_or(Value::Null)
@@ -124,8 +124,8 @@ impl<'a> ChatTool<'a> {
     }
 }
 
-/// What each canonical message becomes in the `messages` array (kept in the request's cache when the
-/// engine keeps one), and where the cache breakpoints go; `body.rs` writes the array.
+/// What each canonical message becomes in the `messages` array, and where the cache breakpoints go;
+/// `body.rs` writes the array.
 pub(super) struct ChatMessages<'a>(pub(super) ChatBody<'a>);
 
 impl<'a> ChatMessages<'a> {

@@ -28,6 +28,8 @@ impl WriteBody for ResponsesBody<'_> {
         for (index, message) in r.messages.iter().enumerate().skip(start) {
             if message.in_conversation() {
                 elements.kept_values(index, items_of(message))?;
+            } else {
+                elements.covered(index);
             }
         }
         if let Some(nudge) = nudge_of(r) {

@@ -21,13 +21,13 @@ pub fn build_body(request: &ModelRequest) -> Value {
     serde_json::from_slice(&ResponsesBody(request).to_bytes()).unwrap_or(Value::Null)
 }
 
-/// The body of a streaming Responses request. Its `input` copies each old message's items from the
-/// engine's cache, so a late call of a long task serializes only what is new; `input` is the last
-/// field, and the next call of the same history continues this body (`body.rs`).
+/// The body of a streaming Responses request. `input` is the last field, and the next call of the
+/// same history continues this body (`body.rs`), so a late call of a long task serializes only what
+/// is new.
 #[derive(Debug, Clone, Copy)]
 pub struct ResponsesBody<'a>(pub &'a ModelRequest);
 
-/// The name the items of this wire are kept under in the message cache.
+/// The wire a kept body was written for (the message cache keeps one body at a time).
 pub(super) const WIRE: &str = "openai-responses";
 
 /// Every field of the body but `input` (written after them, last).
