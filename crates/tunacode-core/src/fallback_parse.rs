@@ -50,7 +50,9 @@ pub fn parse_tool_calls_from_text(text: &str, is_tool: impl Fn(&str) -> bool) ->
         return tagged;
     }
     let mut calls = Vec::new();
-    for cap in FENCED.captures_iter(text) {
+    // Each pattern needs its literal marker: an answer without one never builds it (~300 KB).
+    let fenced = text.contains("```").then(|| FENCED.captures_iter(text));
+    for cap in fenced.into_iter().flatten() {
         if let Some(body) = cap.get(1) {
             collect_objects(body.as_str(), &is_tool, &mut calls);
         }
@@ -63,7 +65,10 @@ pub fn parse_tool_calls_from_text(text: &str, is_tool: impl Fn(&str) -> bool) ->
 
 fn parse_tags(text: &str) -> Vec<TextToolCall> {
     let mut calls = Vec::new();
-    for cap in FUNCTION_TAG.captures_iter(text) {
+    let functions = text
+        .contains("<function=")
+        .then(|| FUNCTION_TAG.captures_iter(text));
+    for cap in functions.into_iter().flatten() {
         let (name, body) = (cap[1].to_string(), cap[2].trim());
         let args = if body.starts_with('{') {
             parse_object(body)
@@ -78,7 +83,10 @@ fn parse_tags(text: &str) -> Vec<TextToolCall> {
     if !calls.is_empty() {
         return calls;
     }
-    for cap in TOOL_CALL_TAG.captures_iter(text) {
+    let tagged = text
+        .contains("<tool_call>")
+        .then(|| TOOL_CALL_TAG.captures_iter(text));
+    for cap in tagged.into_iter().flatten() {
         let body = cap[1].trim();
         if body.is_empty() {
             continue;
