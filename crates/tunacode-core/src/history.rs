@@ -115,14 +115,13 @@ fn has_empty_or_stray_answers(messages: &[Message]) -> bool {
         if !m.is_request() {
             return false;
         }
-        let calls: HashSet<&str> = match prev_canonical(messages, i) {
-            Some(p) if messages[p].is_response() => messages[p]
-                .tool_calls()
-                .map(|c| c.tool_call_id.as_str())
-                .collect(),
-            _ => HashSet::new(),
+        let calls = match prev_canonical(messages, i) {
+            Some(p) if messages[p].is_response() => {
+                Ids::of(messages[p].tool_calls().map(|c| c.tool_call_id.as_str()))
+            }
+            _ => Ids::of(std::iter::empty()),
         };
-        let mut seen = HashSet::new();
+        let mut seen = Ids::of(std::iter::empty());
         m.parts.iter().filter(|p| p.is_tool_answer()).any(|p| {
             let id = p.tool_call_id().unwrap_or_default();
             !calls.contains(id) || !seen.insert(id)
@@ -264,6 +263,50 @@ fn answered_ids(message: &Message) -> HashSet<String> {
         .collect()
 }
 
+/// Tool-call ids to look up, borrowed from the history: in a list for the usual few, hashed past
+/// that (a hostile message of thousands of calls is not quadratic). The checks every request runs
+/// over the whole history so copy no id and allocate nothing for a message without calls.
+enum Ids<'a> {
+    Few(Vec<&'a str>),
+    Many(HashSet<&'a str>),
+}
+
+/// Up to this many ids, a list.
+const FEW_IDS: usize = 16;
+
+impl<'a> Ids<'a> {
+    fn of(ids: impl Iterator<Item = &'a str>) -> Self {
+        let few: Vec<&str> = ids.collect();
+        if few.len() <= FEW_IDS {
+            Ids::Few(few)
+        } else {
+            Ids::Many(few.into_iter().collect())
+        }
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        match self {
+            Ids::Few(few) => few.contains(&id),
+            Ids::Many(many) => many.contains(id),
+        }
+    }
+
+    /// Adds `id`; false when it was there already.
+    fn insert(&mut self, id: &'a str) -> bool {
+        if self.contains(id) {
+            return false;
+        }
+        match self {
+            Ids::Few(few) if few.len() < FEW_IDS => few.push(id),
+            Ids::Few(few) => *self = Ids::Many(few.drain(..).chain([id]).collect()),
+            Ids::Many(many) => {
+                many.insert(id);
+            }
+        }
+        true
+    }
+}
+
 /// Removes tool calls with no answer in the next request.
 fn remove_dangling_tool_calls(messages: &mut [Message]) -> bool {
     let mut changed = false;
@@ -369,11 +412,13 @@ pub fn check_invariants(messages: &[Message]) -> Result<(), String> {
             ));
         }
         if m.is_response() {
-            let answered = canonical
-                .get(i + 1)
-                .filter(|n| n.is_request())
-                .map(|n| answered_ids(n))
-                .unwrap_or_default();
+            let answers = canonical.get(i + 1).filter(|n| n.is_request()).map(|n| {
+                n.parts
+                    .iter()
+                    .filter(|p| p.is_tool_answer())
+                    .filter_map(Part::tool_call_id)
+            });
+            let answered = Ids::of(answers.into_iter().flatten());
             if let Some(c) = m.tool_calls().find(|c| !answered.contains(&c.tool_call_id)) {
                 return Err(format!(
                     "tool call `{}` in message {i} has no answer",

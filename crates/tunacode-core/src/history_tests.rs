@@ -238,3 +238,52 @@ fn invariant_check_catches_each_violation() {
         check_invariants(&[Message::user("a"), Message::response(vec![Part::text("b")])]).is_ok()
     );
 }
+
+#[test]
+fn a_batch_of_many_calls_is_checked_as_a_few_are() {
+    for n in [3, FEW_IDS + 1, 40] {
+        let ids: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+        let answer = |id: &str| Part::tool_return(id, "read_file", "x");
+        let batch = |answers: Vec<Part>| {
+            vec![
+                Message::user("go"),
+                Message::response(ids.iter().map(|id| call(id)).collect()),
+                Message::request(answers),
+                Message::response(vec![Part::text("done")]),
+            ]
+        };
+        let all: Vec<Part> = ids.iter().map(|id| answer(id)).collect();
+        let clean = batch(all.clone());
+        assert!(check_invariants(&clean).is_ok(), "{n}");
+        assert!(!has_empty_or_stray_answers(&clean), "{n}");
+        let missing = batch(all[1..].to_vec());
+        assert!(
+            check_invariants(&missing).is_err(),
+            "{n}: the first call has no answer"
+        );
+        let mut repeated = all.clone();
+        repeated.push(answer(&ids[n - 1]));
+        assert!(
+            has_empty_or_stray_answers(&batch(repeated)),
+            "{n}: the last answer twice"
+        );
+        let mut stray = all;
+        stray.push(answer("elsewhere"));
+        assert!(
+            has_empty_or_stray_answers(&batch(stray)),
+            "{n}: an answer to no call"
+        );
+    }
+}
+
+#[test]
+fn ids_move_from_a_list_to_a_set_and_keep_every_id() {
+    let mut ids = Ids::of(std::iter::empty());
+    let names: Vec<String> = (0..3 * FEW_IDS).map(|i| format!("id{i}")).collect();
+    for name in &names {
+        assert!(ids.insert(name), "{name}");
+        assert!(!ids.insert(name), "{name} twice");
+    }
+    assert!(matches!(ids, Ids::Many(_)));
+    assert!(names.iter().all(|n| ids.contains(n)) && !ids.contains("id-none"));
+}
