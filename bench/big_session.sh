@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sessions at scale: `tunacode run --session` on a session of 10 messages and on one of 10,000
-# (~2.7 MB), against the fake provider answering at once. Prints the wall time (hyperfine, the
+# (~2.1 MB), against the fake provider answering at once. Prints the wall time (hyperfine, the
 # session file restored before every run) and the peak RSS of each, with the file's size.
 # Goal: the 10,000-message run within 4x of the 10-message one, its peak RSS within 3x the file.
 # Usage: bench/big_session.sh [BIN FAKE]
