@@ -136,12 +136,9 @@ impl Elements {
     /// conversation): while every element so far is kept, the body may be cut after it.
     pub(crate) fn covered(&mut self, index: usize) {
         if self.continuing {
-            let cut = (index + 1, self.out.len());
-            match self.cuts.last_mut() {
-                // A message without elements moves the last cut instead of adding one.
-                Some(last) if last.1 == cut.1 => *last = cut,
-                _ => self.cuts.push(cut),
-            }
+            // A message without elements adds a cut where the last one is: a change to it then
+            // cuts back to just before it.
+            self.cuts.push((index + 1, self.out.len()));
         }
     }
 

@@ -360,3 +360,29 @@ fn a_refused_continuation_steps_back_a_few_turns_instead_of_writing_it_all_on_ev
         assert_eq!(got, body(wire, &request(next, None, None)), "{wire}");
     }
 }
+
+#[test]
+fn a_change_to_a_message_without_elements_cuts_back_just_before_it_on_every_wire() {
+    for wire in WIRES {
+        let cache = Arc::new(MessageCache::new());
+        let mut history = seven_steps();
+        // Out of the conversation: nothing of it is in the body.
+        let mut gone = Message::user("compacted away");
+        gone.mark_compacted();
+        history.insert(1, gone);
+        body(wire, &request(history.clone(), None, Some(cache.clone())));
+        let mut now = changed_unsaid(&history);
+        let mut fresh = history.clone();
+        for h in [&mut now, &mut fresh] {
+            h[1] = Message::user("still compacted");
+            h[1].mark_compacted();
+        }
+        cache.invalidate_from(1);
+        let got = body(wire, &request(now, None, Some(cache.clone())));
+        assert!(
+            got.contains("first prompt"),
+            "{wire}: cut back past the first message"
+        );
+        assert_eq!(got, body(wire, &request(fresh, None, None)), "{wire}");
+    }
+}
