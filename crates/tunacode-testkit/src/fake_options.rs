@@ -17,4 +17,8 @@ pub struct FakeOptions {
     pub routes: Vec<crate::routes::Route>,
     /// Requests held until several are in flight together.
     pub gather: Option<crate::routes::Gather>,
+    /// For benchmarks: requests are answered without checking them against the wire's rules, their
+    /// history is not read, and none is kept (the tests check them; a 1,000-call run would keep
+    /// every growing body and check each whole, on the cores the benchmark measures).
+    pub unchecked: bool,
 }

@@ -42,6 +42,45 @@ pub(crate) fn outline(raw: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The outline of `raw` without its history array (`messages`, `contents`, `input`): what a reply
+/// needs, for a fake that does not check requests. `Null` when `raw` is not a JSON object.
+pub(crate) fn head_outline(raw: &[u8]) -> Value {
+    let mut de = serde_json::Deserializer::from_slice(raw);
+    let value = serde::Deserializer::deserialize_map(&mut de, Head);
+    value
+        .and_then(|v| de.end().map(|()| v))
+        .unwrap_or(Value::Null)
+}
+
+/// The history arrays [`head_outline`] skips.
+const HISTORY: [&str; 3] = ["messages", "contents", "input"];
+
+/// A body's top-level object, its history skipped.
+struct Head;
+
+impl<'de> Visitor<'de> for Head {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key_seed(Key)? {
+            match key.filter(|k| !HISTORY.contains(k)) {
+                Some(key) => {
+                    out.insert(key.into(), map.next_value_seed(Outline { strings: true })?);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// Reads a value keeping only [`KEPT`] keys of its objects; `strings: false` reads a string as
 /// empty (a `content` string is text no reader looks at; its arrays of blocks are kept).
 #[derive(Clone, Copy)]
@@ -145,6 +184,24 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_head_outline_skips_the_history_and_keeps_what_a_reply_reads() {
+        for history in ["messages", "contents", "input"] {
+            let body = json!({"model": "m", "stream_options": {"include_usage": true},
+                              history: [{"role": "user", "content": "hi"}],
+                              "tools": [{"name": "ls"}], "temperature": 1});
+            let head = head_outline(body.to_string().as_bytes());
+            assert_eq!(
+                head,
+                json!({"model": "m", "stream_options": {"include_usage": true},
+                       "tools": [{"name": "ls"}]}),
+                "{history}"
+            );
+        }
+        assert_eq!(head_outline(b"[1]"), Value::Null);
+        assert_eq!(head_outline(b"not json"), Value::Null);
+    }
 
     #[test]
     fn the_outline_keeps_what_the_rules_read_and_drops_the_rest() {

@@ -104,8 +104,13 @@ impl PartialEq<serde_json::Value> for JsonBody {
 }
 
 impl RecordedRequest {
-    /// The request as received: the line, the headers and the body (JSON when it parses).
-    pub(crate) async fn read(req: Request<Incoming>, connection_id: u64) -> RecordedRequest {
+    /// The request as received: the line, the headers and the body (JSON when it parses). A request
+    /// that is not `checked` gets the outline of its head only and no `raw_body` text.
+    pub(crate) async fn read(
+        req: Request<Incoming>,
+        connection_id: u64,
+        checked: bool,
+    ) -> RecordedRequest {
         let received_at = Instant::now();
         let method = req.method().as_str().to_string();
         let path = req
@@ -126,12 +131,18 @@ impl RecordedRequest {
             Ok(collected) => collected.to_bytes(),
             Err(_) => Bytes::new(),
         };
+        let (outline, raw_body) = if checked {
+            let text = String::from_utf8_lossy(&raw).into_owned();
+            (crate::outline::outline(&raw), text)
+        } else {
+            (crate::outline::head_outline(&raw), String::new())
+        };
         RecordedRequest {
             method,
             path,
             headers,
-            outline: crate::outline::outline(&raw),
-            raw_body: String::from_utf8_lossy(&raw).into_owned(),
+            outline,
+            raw_body,
             body: JsonBody::new(raw),
             received_at,
             connection_id,

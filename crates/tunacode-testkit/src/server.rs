@@ -45,6 +45,8 @@ struct Shared {
     served_models: Vec<String>,
     routing: crate::routes::Routing,
     cycle: bool,
+    /// Requests are neither checked nor kept ([`FakeOptions::unchecked`]).
+    unchecked: bool,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -65,7 +67,9 @@ impl Shared {
     /// (`None` once the script is exhausted).
     fn record(&self, request: Arc<RecordedRequest>, take_turn: bool) -> Option<(Turn, usize)> {
         let mut state = self.lock();
-        state.requests.push(request);
+        if !self.unchecked {
+            state.requests.push(request);
+        }
         let turn = if !take_turn {
             None
         } else {
@@ -135,6 +139,7 @@ impl FakeProvider {
             served_models: options.served_models,
             routing: crate::routes::Routing::new(options.routes, options.gather),
             cycle: options.cycle,
+            unchecked: options.unchecked,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
         });
@@ -282,12 +287,13 @@ async fn handle(
     connection_id: u64,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let request = Arc::new(RecordedRequest::read(req, connection_id).await);
+    let request = Arc::new(RecordedRequest::read(req, connection_id, !shared.unchecked).await);
     let format = &shared.format;
     let endpoint = format.handles(request.path_without_query());
     let is_post = request.method == "POST";
     if endpoint
         && is_post
+        && !shared.unchecked
         && let Err(broken) = format.check_request(&request.outline)
     {
         return Ok(refuse(&shared, request, &broken));

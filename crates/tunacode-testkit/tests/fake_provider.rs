@@ -263,6 +263,32 @@ async fn cycling_restarts_the_script() {
 }
 
 #[tokio::test]
+async fn an_unchecked_fake_answers_what_a_checked_one_refuses_and_keeps_nothing() {
+    // A tool result answering no call: the Chat rules refuse it.
+    let orphan = json!({"model": "bench-model", "stream": true, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "nowhere", "content": "x"}]})
+    .to_string();
+    let checked = FakeProvider::start(vec![Turn::text("answered")]);
+    let refused = request(checked.addr(), "POST", CHAT, &orphan).await;
+    assert_eq!(refused.status, 400);
+    let unchecked = FakeProvider::start_with(
+        Arc::new(OpenAiChat),
+        vec![Turn::text("answered")],
+        FakeOptions {
+            unchecked: true,
+            ..FakeOptions::default()
+        },
+    );
+    let resp = request(unchecked.addr(), "POST", CHAT, &orphan).await;
+    assert_eq!(resp.status, 200);
+    let chunks = resp.sse_json();
+    assert_eq!(chunks[0]["model"], "bench-model", "the head is still read");
+    assert!(unchecked.requests().is_empty());
+    assert_eq!(unchecked.turns_served(), 1);
+}
+
+#[tokio::test]
 async fn delay_spaces_out_frames() {
     let fake = FakeProvider::start(vec![Turn::Reply(Reply {
         text: Some("abcdefgh".into()),

@@ -13,13 +13,14 @@ use tunacode_testkit::{
 };
 
 const USAGE: &str = "usage: tunacode-fake-provider --script FILE.json [--port N] [--cycle] \
-[--print-requests FILE] [--no-stdin] [--format WIRE]
+[--print-requests FILE] [--no-stdin] [--format WIRE] [--unchecked]
 
 Serves the JSON array of turns in FILE.json on 127.0.0.1, prints the base URL
 (http://127.0.0.1:PORT/v1) on one stdout line, and runs until stdin reaches EOF
 (unless --no-stdin) or SIGTERM/SIGINT. --print-requests writes the recorded
 requests as JSON lines on shutdown. WIRE is the wire format served: openai-chat
-(the default), openai-responses, anthropic or gemini.";
+(the default), openai-responses, anthropic or gemini. --unchecked (for benchmarks)
+answers without checking requests or keeping them.";
 
 struct Args {
     script: PathBuf,
@@ -28,6 +29,7 @@ struct Args {
     print_requests: Option<PathBuf>,
     watch_stdin: bool,
     format: Arc<dyn WireFormat>,
+    unchecked: bool,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -36,6 +38,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut cycle = false;
     let mut print_requests = None;
     let mut watch_stdin = true;
+    let mut unchecked = false;
     let mut format: Arc<dyn WireFormat> = Arc::new(OpenAiChat);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
@@ -48,6 +51,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--cycle" => cycle = true,
             "--print-requests" => print_requests = Some(PathBuf::from(value("--print-requests")?)),
             "--no-stdin" => watch_stdin = false,
+            "--unchecked" => unchecked = true,
             "--format" => match value("--format")?.as_str() {
                 "openai-chat" => format = Arc::new(OpenAiChat),
                 "openai-responses" => format = Arc::new(OpenAiResponses),
@@ -66,6 +70,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
         print_requests,
         watch_stdin,
         format,
+        unchecked,
     })
 }
 
@@ -165,6 +170,7 @@ fn main() -> ExitCode {
         served_models: Vec::new(),
         routes: Vec::new(),
         gather: None,
+        unchecked: args.unchecked,
     };
     let provider = match FakeProvider::try_start_with(Arc::clone(&args.format), script, options) {
         Ok(provider) => provider,
