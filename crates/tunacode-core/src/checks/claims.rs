@@ -6,11 +6,13 @@ use regex::Regex;
 
 /// Whether `answer` says the tests, the build or the checks pass.
 pub fn claims_tests_pass(answer: &str) -> bool {
-    // Every claim holds one of these words: most answers never build the pattern (~300 KB).
+    // Every claim holds one of these words: most answers never build the pattern (~300 KB). Only
+    // in ASCII text: `(?i)` folds Unicode case (a long s, `ſ`, matches `s`).
     let lower = answer.to_ascii_lowercase();
-    if !["pass", "succeed", "green"]
-        .iter()
-        .any(|w| lower.contains(w))
+    if answer.is_ascii()
+        && !["pass", "succeed", "green"]
+            .iter()
+            .any(|w| lower.contains(w))
     {
         return false;
     }
@@ -36,6 +38,7 @@ mod tests {
             "The test suite is green",
             "All checks passed.",
             "ALL TESTS PASS",
+            "All teſts paſs.",
         ] {
             assert!(claims_tests_pass(claim), "{claim}");
         }
