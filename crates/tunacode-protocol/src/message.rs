@@ -149,7 +149,8 @@ impl<'de> Visitor<'de> for MessageVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
         let (mut kind, mut parts) = (None::<Value>, None::<Vec<Part>>);
-        let mut extra = Extra::new();
+        // Collected, then deduplicated once (a hostile message of many fields stays linear).
+        let mut extra = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "kind" => kind = Some(map.next_value()?),
@@ -159,11 +160,10 @@ impl<'de> Visitor<'de> for MessageVisitor {
                     read.shrink_to_fit();
                     parts = Some(read);
                 }
-                _ => {
-                    extra.insert(key, map.next_value()?);
-                }
+                _ => extra.push((key, map.next_value()?)),
             }
         }
+        let mut extra: Extra = extra.into_iter().collect();
         match (kind, parts) {
             (Some(kind), Some(parts)) => {
                 let kind = MessageKind::deserialize(kind)

@@ -274,3 +274,17 @@ fn a_save_is_streamed_to_the_file_and_its_base_names_what_was_written() {
     assert_eq!(written, serde_json::to_vec(&file).unwrap());
     assert_eq!(store.load("proj", "big").unwrap().file, file);
 }
+
+#[test]
+fn a_message_of_many_unknown_fields_reads_each_once_and_keeps_their_order() {
+    // A hostile file: one message with 50,000 fields of its own (and one repeated).
+    let fields: Vec<String> = (0..50_000).map(|i| format!("\"k{i}\":{i}")).collect();
+    let message = format!(
+        "{{\"kind\":\"request\",\"parts\":[],{},\"k3\":\"last\"}}",
+        fields.join(",")
+    );
+    let read: Message = serde_json::from_str(&message).unwrap();
+    assert_eq!(read.extra.len(), 50_000);
+    assert_eq!(read.extra["k3"], "last");
+    assert_eq!(read.extra.keys().nth(3).map(String::as_str), Some("k3"));
+}

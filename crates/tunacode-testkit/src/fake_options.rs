@@ -19,6 +19,7 @@ pub struct FakeOptions {
     pub gather: Option<crate::routes::Gather>,
     /// For benchmarks: requests are answered without checking them against the wire's rules, their
     /// history is not read, and none is kept (the tests check them; a 1,000-call run would keep
-    /// every growing body and check each whole, on the cores the benchmark measures).
+    /// every growing body and check each whole, on the cores the benchmark measures). So `routes`
+    /// and `gather`, which read the body, never match, and `requests()` stays empty.
     pub unchecked: bool,
 }

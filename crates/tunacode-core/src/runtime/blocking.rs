@@ -34,7 +34,6 @@ pub(super) fn free_aside(history: std::sync::Arc<Vec<tunacode_protocol::Message>
 fn drop_on_own_thread<T: Send + 'static>(value: T) {
     let freeing = std::thread::Builder::new()
         .name(FREEING_THREAD.into())
-        .stack_size(64 * 1024)
         .spawn(move || drop(value));
     // Not started: the value was dropped here, with the closure.
     drop(freeing);
