@@ -6,8 +6,9 @@
 //! cut after its last message that did not change since (the engine says so: `invalidate_from`),
 //! with only the new elements and the end written. The cut body is the same buffer when no call
 //! still holds it (a copy otherwise), and when the lead changed, its kept elements are copied after
-//! the new lead. A turn of a long task so writes what is new, not its whole history, and no message
-//! is ever serialized twice while its bytes are in the last body.
+//! the new lead. A turn of a long task so writes what is new, not its whole history; a message whose
+//! bytes are in the last body is written again only when it changed, or when a turn wire steps back
+//! a few turns (`turn_body.rs`).
 //!
 //! Written by hand because serde writes a value whole: it cannot continue a previous one.
 

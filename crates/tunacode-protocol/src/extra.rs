@@ -120,6 +120,7 @@ impl FromIterator<(String, Value)> for Extra {
             for (key, value) in pairs {
                 extra.insert(key, value);
             }
+            extra.0.shrink_to_fit();
             return extra;
         }
         // A hostile file may hold an object of many thousand fields: found by hash, not in order.
@@ -135,6 +136,7 @@ impl FromIterator<(String, Value)> for Extra {
                 }
             }
         }
+        fields.shrink_to_fit();
         Extra(fields)
     }
 }
@@ -218,6 +220,7 @@ mod tests {
         );
         assert_eq!(read["model"], "m");
         assert_eq!(read.get("c"), None);
+        assert_eq!(read.capacity(), 3, "no room kept for the repeated field");
     }
 
     #[test]
