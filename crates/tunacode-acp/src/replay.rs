@@ -52,7 +52,7 @@ pub(crate) fn history_updates(messages: &[Message], root: &std::path::Path) -> V
                     let args = c
                         .args_object()
                         .map(serde_json::Value::Object)
-                        .unwrap_or_else(|_| c.args.clone());
+                        .unwrap_or_else(|_| c.args.to_value());
                     SessionUpdate::ToolCall(tool_calls::announce(
                         &c.tool_call_id,
                         &c.tool_name,

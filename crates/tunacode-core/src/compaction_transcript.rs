@@ -30,7 +30,7 @@ fn block(part: &Part, nonce: &str) -> Option<String> {
         Part::ToolCall(c) => format!(
             "[assistant {nonce} called {}]\n{}",
             c.tool_name,
-            args_text(&c.args)
+            c.args.as_text()
         ),
         Part::ToolReturn(r) => format!(
             "[result {nonce} of {}]\n{}",
@@ -43,13 +43,6 @@ fn block(part: &Part, nonce: &str) -> Option<String> {
 }
 
 /// A call's arguments as written (a JSON string holding an object stays as it is).
-fn args_text(args: &serde_json::Value) -> String {
-    match args {
-        serde_json::Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;

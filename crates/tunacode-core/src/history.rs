@@ -55,7 +55,7 @@ pub fn count_history_tokens(messages: &[Message], count: impl Fn(&str) -> u64) -
             Part::UserPrompt(x) => count(&content_text(&x.content)),
             Part::Text(x) => count(&x.content),
             Part::Thinking(x) => count(&x.content),
-            Part::ToolCall(x) => as_json(&x.args) + 4,
+            Part::ToolCall(x) => count(x.args.json()) + 4,
             Part::ToolReturn(x) => count(&content_text(&x.content)),
             Part::RetryPrompt(x) => count(&content_text(&x.content)),
             Part::Other(v) => as_json(v),

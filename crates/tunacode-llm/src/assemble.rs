@@ -159,7 +159,7 @@ impl ResponseAssembler {
         calls.sort_by_key(|(index, _)| *index);
         for (index, (pos, args)) in calls {
             if let Some(Part::ToolCall(call)) = self.parts.get_mut(pos) {
-                call.args = parse_args(&args);
+                call.args = parse_args(&args).into();
                 if call.tool_call_id.is_empty() {
                     call.tool_call_id = format!("call_{index}_{:08x}", fastrand::u32(..));
                 }

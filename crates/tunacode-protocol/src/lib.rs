@@ -14,6 +14,7 @@ mod part_read;
 pub mod runtime;
 pub mod stream;
 mod tail;
+mod tool_args;
 mod tool_kind;
 mod usage;
 mod verification;
@@ -37,6 +38,7 @@ pub use part::{
     UserPromptPart, content_text, content_to_text,
 };
 pub use tail::keep_tail;
+pub use tool_args::ToolArgs;
 pub use tool_kind::ToolKind;
 pub use usage::Usage;
 pub use verification::{CheckPhase, CheckReport, CheckStatus, Verification, VerificationStatus};

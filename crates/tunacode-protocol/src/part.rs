@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::extra::Extra;
+use crate::tool_args::ToolArgs;
 
 // Rendering content as text is about the images in it, so it lives with them.
 pub use crate::media::{content_text, content_to_text};
@@ -62,7 +63,7 @@ pub struct ToolCallPart {
     pub tool_name: String,
     /// Arguments: a JSON object, or a JSON string holding one (as providers send it).
     #[serde(default)]
-    pub args: Value,
+    pub args: ToolArgs,
     /// Fields kept as loaded.
     #[serde(flatten)]
     pub extra: Extra,
@@ -197,7 +198,7 @@ impl Part {
         Part::ToolCall(ToolCallPart {
             tool_call_id: id.into(),
             tool_name: name.into(),
-            args,
+            args: ToolArgs::from_value(&args),
             extra: Extra::new(),
         })
     }
@@ -264,17 +265,7 @@ impl Part {
 impl ToolCallPart {
     /// The arguments as a JSON object. A JSON string is parsed; an empty string or null is `{}`.
     pub fn args_object(&self) -> Result<Map<String, Value>, String> {
-        match &self.args {
-            Value::Object(map) => Ok(map.clone()),
-            Value::Null => Ok(Map::new()),
-            Value::String(s) if s.trim().is_empty() => Ok(Map::new()),
-            Value::String(s) => match serde_json::from_str::<Value>(s) {
-                Ok(Value::Object(map)) => Ok(map),
-                Ok(other) => Err(format!("arguments must be a JSON object, got {other}")),
-                Err(e) => Err(format!("arguments are not valid JSON ({e}): {s}")),
-            },
-            other => Err(format!("arguments must be a JSON object, got {other}")),
-        }
+        self.args.object()
     }
 }
 
@@ -316,22 +307,5 @@ mod tests {
         assert!(err.to_string().contains("tool_call_id"), "{err}");
         let input = json!({"part_kind": "tool-return", "tool_name": "bash", "content": "x"});
         assert!(serde_json::from_value::<Part>(input).is_err());
-    }
-
-    #[test]
-    fn args_object_reads_strings_and_empty_as_objects() {
-        let mut call = ToolCallPart {
-            tool_call_id: "a".into(),
-            tool_name: "t".into(),
-            args: json!(""),
-            extra: Extra::new(),
-        };
-        assert_eq!(call.args_object().unwrap(), Map::new());
-        call.args = json!("{\"x\": 1}");
-        assert_eq!(call.args_object().unwrap()["x"], json!(1));
-        call.args = json!("{\"x\": ");
-        assert!(call.args_object().unwrap_err().contains("not valid JSON"));
-        call.args = json!([1]);
-        assert!(call.args_object().is_err());
     }
 }

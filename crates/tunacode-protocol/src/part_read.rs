@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::ToolArgs;
 use crate::part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
     UserPromptPart,
@@ -166,8 +167,16 @@ impl<'de> Visitor<'de> for PartVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Part, A::Error> {
         let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(4));
+        // A call's arguments are read as text (`ToolArgs`), never as a tree; their place among the
+        // fields is kept for a part of another kind, which gets them back as a value.
+        let mut args = None;
         while let Some(key) = map.next_key::<Key>()? {
-            fields.push((key, map.next_value::<Value>()?));
+            if matches!(key, Key::Args) {
+                args = Some(map.next_value::<ToolArgs>()?);
+                fields.push((key, Value::Null));
+            } else {
+                fields.push((key, map.next_value::<Value>()?));
+            }
         }
         let kind = fields
             .iter()
@@ -178,12 +187,27 @@ impl<'de> Visitor<'de> for PartVisitor {
         let Some(kind) = kind else {
             return Err(A::Error::custom("message part has no `part_kind`"));
         };
-        build(&kind, Fields(fields))
+        build(&kind, Fields(fields), args)
     }
 }
 
 /// The part of kind `kind` from its fields.
-fn build<E: serde::de::Error>(kind: &str, mut fields: Fields) -> Result<Part, E> {
+fn build<E: serde::de::Error>(
+    kind: &str,
+    mut fields: Fields,
+    args: Option<ToolArgs>,
+) -> Result<Part, E> {
+    if kind != "tool-call"
+        && let Some(args) = &args
+        && let Some((_, value)) = fields
+            .0
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| matches!(k, Key::Args))
+    {
+        // The last `args` wins, as in a JSON tree.
+        *value = args.to_value();
+    }
     if !KNOWN_KINDS.contains(&kind) {
         let whole: Map<String, Value> = fields.extra();
         return Ok(Part::Other(Value::Object(whole)));
@@ -210,7 +234,10 @@ fn build<E: serde::de::Error>(kind: &str, mut fields: Fields) -> Result<Part, E>
         "tool-call" => Part::ToolCall(ToolCallPart {
             tool_call_id: fields.string("tool_call_id")?,
             tool_name: fields.string("tool_name")?,
-            args: fields.take("args").unwrap_or_default(),
+            args: {
+                fields.take("args");
+                args.unwrap_or_default()
+            },
             extra: fields.extra(),
         }),
         "tool-return" => Part::ToolReturn(ToolReturnPart {
@@ -271,6 +298,32 @@ mod tests {
             assert!(!matches!(part, Part::Other(_)), "{value}");
             assert_eq!(serde_json::to_string(&part).unwrap(), value.to_string());
         }
+    }
+
+    #[test]
+    fn args_of_a_part_that_is_not_a_call_keep_their_place_and_the_last_one_wins() {
+        let text =
+            r#"{"part_kind":"builtin-tool-call","args":{"q":1},"tool_name":"web","args":{"q":2}}"#;
+        let part = serde_json::from_str::<Part>(text).unwrap();
+        assert!(matches!(part, Part::Other(_)));
+        assert_eq!(
+            serde_json::to_string(&part).unwrap(),
+            r#"{"part_kind":"builtin-tool-call","args":{"q":2},"tool_name":"web"}"#
+        );
+        let text = r#"{"part_kind":"text","args":[1],"content":"hi","args":[2]}"#;
+        let Part::Text(part) = serde_json::from_str::<Part>(text).unwrap() else {
+            panic!("not a text part")
+        };
+        assert_eq!(
+            serde_json::to_string(&part.extra).unwrap(),
+            r#"{"args":[2]}"#
+        );
+        let text = r#"{"part_kind":"tool-call","tool_call_id":"c","tool_name":"t","args":{"a":1},"args":{"b":2}}"#;
+        let Part::ToolCall(call) = serde_json::from_str::<Part>(text).unwrap() else {
+            panic!("not a call")
+        };
+        assert_eq!(call.args.json(), r#"{"b":2}"#);
+        assert!(call.extra.is_empty());
     }
 
     #[test]

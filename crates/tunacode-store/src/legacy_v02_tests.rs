@@ -83,7 +83,7 @@ fn a_tool_call_and_its_result_become_a_paired_response_and_request() {
     assert_eq!(call.tool_call_id, ret.tool_call_id);
     assert_eq!(call.tool_name, "read_file");
     assert!(
-        call.args["filepath"]
+        call.args.to_value()["filepath"]
             .as_str()
             .unwrap()
             .ends_with("notes.txt")

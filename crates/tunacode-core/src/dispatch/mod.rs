@@ -78,7 +78,7 @@ impl ToolDispatcher {
                 if let Err(e) = session.runtime.tool_registry.register(
                     &call.tool_call_id,
                     &call.tool_name,
-                    call.args.clone(),
+                    call.args.to_value(),
                 ) {
                     tracing::error!(error = %e, "tool registry");
                 }
@@ -154,7 +154,7 @@ impl ToolDispatcher {
         self.events.emit(AgentEvent::ToolCallFinished {
             tool_call_id: call.tool_call_id.clone(),
             tool_name: call.tool_name.clone(),
-            args: call.args.clone(),
+            args: call.args.to_value(),
             result: answer.text,
             duration_ms: started.elapsed().as_millis() as u64,
             status: answer.status,
@@ -214,7 +214,7 @@ impl ToolDispatcher {
     ) -> Answer {
         let (id, name) = (&call.tool_call_id, &call.tool_name);
         let changed = ToolCallPart {
-            args: Value::Object(args.clone()),
+            args: Value::Object(args.clone()).into(),
             ..call.clone()
         };
         let picked = match self.permit(&changed, tool, &args, hook_asks).await {
@@ -289,7 +289,7 @@ impl ToolDispatcher {
         let (approver, name, args) = (
             self.approver.clone(),
             call.tool_name.clone(),
-            call.args.clone(),
+            call.args.to_value(),
         );
         tokio::task::spawn_blocking(move || approver.gate(&name, &args))
             .await

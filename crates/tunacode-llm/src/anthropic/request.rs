@@ -261,14 +261,7 @@ fn thinking_block(part: &ThinkingPart) -> Option<Value> {
 /// A tool call as a `tool_use` block; `input` must be an object (a JSON string is parsed, anything
 /// unreadable becomes `{}`).
 fn tool_use_block(call: &ToolCallPart) -> Value {
-    let input = match &call.args {
-        Value::Object(map) => Value::Object(map.clone()),
-        Value::String(s) => match serde_json::from_str::<Value>(s) {
-            Ok(Value::Object(map)) => Value::Object(map),
-            _ => json!({}),
-        },
-        _ => json!({}),
-    };
+    let input = Value::Object(call.args.object().unwrap_or_default());
     json!({"type": "tool_use", "id": call.tool_call_id, "name": call.tool_name, "input": input})
 }
 

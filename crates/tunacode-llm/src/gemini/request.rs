@@ -251,7 +251,7 @@ fn response_parts(message: &Message) -> Vec<Value> {
                 let args = match c.args_object() {
                     Ok(map) => Value::Object(map),
                     // Malformed arguments were answered by a retry prompt; send what was there.
-                    Err(_) => json!({"arguments": content_to_text(&c.args)}),
+                    Err(_) => json!({"arguments": c.args.as_text()}),
                 };
                 let mut call = Map::new();
                 call.insert("name".into(), json!(c.tool_name));

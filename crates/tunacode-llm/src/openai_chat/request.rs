@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
-use tunacode_protocol::{Message, Part, content_to_text};
+use tunacode_protocol::{Message, Part, ToolArgs, content_to_text};
 
 use crate::client::ModelRequest;
 
@@ -248,24 +248,15 @@ struct ChatCallFunction<'a> {
 
 /// Call arguments as the JSON text Chat Completions wants: kept as received when they are text,
 /// otherwise written compactly straight into the string (no intermediate copy).
-struct Arguments<'a>(&'a Value);
+struct Arguments<'a>(&'a ToolArgs);
 
 impl Serialize for Arguments<'_> {
+    /// `arguments` is a string: a string is written as it is kept, anything else as its JSON text.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        thread_local! {
-            /// Reused for every call's arguments: a long history has thousands of them per request.
-            static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        match self.0 {
-            Value::String(s) => serializer.serialize_str(s),
-            Value::Null => serializer.serialize_str("{}"),
-            other => SCRATCH.with_borrow_mut(|buf| {
-                buf.clear();
-                serde_json::to_writer(&mut *buf, other).map_err(serde::ser::Error::custom)?;
-                // serde_json writes valid UTF-8.
-                serializer
-                    .serialize_str(std::str::from_utf8(buf).map_err(serde::ser::Error::custom)?)
-            }),
+        match self.0.json() {
+            "null" => serializer.serialize_str("{}"),
+            text if text.starts_with('"') => self.0.raw().serialize(serializer),
+            text => serializer.serialize_str(text),
         }
     }
 }

@@ -196,10 +196,9 @@ fn reasoning_item(part: &ThinkingPart) -> Option<Value> {
 }
 
 fn function_call_item(call: &ToolCallPart) -> Value {
-    let arguments = match &call.args {
-        Value::String(s) => s.clone(),
-        Value::Null => "{}".to_string(),
-        other => other.to_string(),
+    let arguments = match call.args.json() {
+        "null" => "{}".to_string(),
+        _ => call.args.as_text().into_owned(),
     };
     let mut item = Map::new();
     item.insert("type".into(), json!("function_call"));

@@ -40,7 +40,7 @@ impl App {
                         args: c
                             .args_object()
                             .map(serde_json::Value::Object)
-                            .unwrap_or(c.args.clone()),
+                            .unwrap_or_else(|_| c.args.to_value()),
                         status: None,
                         started: std::time::Instant::now(),
                         duration_ms: Some(0),
