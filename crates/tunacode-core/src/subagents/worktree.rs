@@ -142,10 +142,13 @@ impl Worktree {
             .map_err(|e| format!("a folder for the worktree: {e}"))?;
         let commit = base_commit(&repo, folder.path(), secrets)?;
         let base = listing(&repo, &commit)?;
-        let path = folder.path().join("tree").to_string_lossy().into_owned();
+        let tree = checkout_in(folder.path());
+        let path = tree.to_string_lossy().into_owned();
         let add = ["worktree", "add", "--detach", "-q", &path, &commit];
-        output(git(&repo), &add, None)?;
-        let tree = folder.path().join("tree");
+        {
+            let _one_at_a_time = lock_worktree_records();
+            output(git(&repo), &add, None)?;
+        }
         let stamps = base
             .keys()
             .filter_map(|name| Some((name.clone(), stamp(&tree.join(name))?)))
@@ -165,7 +168,7 @@ impl Worktree {
     }
 
     fn checkout(&self) -> PathBuf {
-        self.folder.path().join("tree")
+        checkout_in(self.folder.path())
     }
 
     /// What the sub-agent changed since the base, read from the bytes. Blocking.
@@ -239,6 +242,7 @@ impl Worktree {
         if let Err(e) = folder.close() {
             tracing::warn!(error = %e, "removing a sub-agent's worktree");
         }
+        let _one_at_a_time = lock_worktree_records();
         if let Err(e) = output(git(&repo), &["worktree", "prune"], None) {
             tracing::warn!(error = %e, "pruning a sub-agent's worktree");
         }
@@ -374,6 +378,22 @@ fn listing(repo: &Path, commit: &str) -> Result<BTreeMap<PathBuf, (String, Strin
         );
     }
     Ok(files)
+}
+
+/// Held while git writes or prunes its records of worktrees: git does not guard them against itself
+/// (an `add` reads every other worktree's record, and a `prune` removes one half written), so two
+/// writers' adds at once, or one's add beside another's prune, lost a worktree
+/// (`failed to read .git/worktrees/…/commondir`).
+fn lock_worktree_records() -> std::sync::MutexGuard<'static, ()> {
+    static RECORDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    RECORDS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Where a worktree is checked out in its folder: a directory named as the (unique) folder, since git
+/// names a worktree's records (`.git/worktrees/<name>`) after the checkout's last component, and two
+/// writers adding `…/tree` at once raced for `.git/worktrees/tree` (one of them lost its worktree).
+fn checkout_in(folder: &Path) -> PathBuf {
+    folder.join(folder.file_name().unwrap_or(std::ffi::OsStr::new("tree")))
 }
 
 #[cfg(test)]

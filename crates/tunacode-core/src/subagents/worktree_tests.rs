@@ -59,7 +59,9 @@ fn a_worktree_starts_from_the_parent_s_uncommitted_state_and_reads_back_what_cha
         .unwrap()
         .expect("in git");
     let dir = worktree.workdir();
-    assert!(dir.ends_with("tree/src"), "{}", dir.display());
+    let checkout = dir.parent().unwrap();
+    assert!(dir.ends_with("src"), "{}", dir.display());
+    assert_eq!(checkout.file_name(), checkout.parent().unwrap().file_name());
     assert_eq!(
         std::fs::read_to_string(dir.join("a.txt")).unwrap(),
         "one\ntwo\n"
@@ -124,6 +126,42 @@ fn a_worktree_starts_from_the_parent_s_uncommitted_state_and_reads_back_what_cha
         std::fs::read_to_string(root.join("src/a.txt")).unwrap(),
         "one\ntwo\n"
     );
+}
+
+#[test]
+fn writers_adding_worktrees_of_one_repository_at_once_each_get_their_own() {
+    let repo = repo();
+    let root = repo.path().to_path_buf();
+    let start = std::sync::Arc::new(std::sync::Barrier::new(4));
+    let writers: Vec<_> = (0..4)
+        .map(|_| {
+            let (root, start) = (root.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                Worktree::create(&root, &no_secrets())
+            })
+        })
+        .collect();
+    let trees: Vec<Worktree> = writers
+        .into_iter()
+        .map(|w| w.join().unwrap().expect("a worktree").expect("in git"))
+        .collect();
+    // git names a worktree's records after its checkout's last component: each name its own, so
+    // adds at once never race for one `.git/worktrees/<name>`.
+    let mut names: Vec<_> = trees
+        .iter()
+        .map(|t| t.checkout().file_name().unwrap().to_os_string())
+        .collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 4);
+    let dirs: Vec<_> = trees.iter().map(Worktree::workdir).collect();
+    for dir in &dirs {
+        assert_eq!(
+            std::fs::read_to_string(dir.join("src/a.txt")).unwrap(),
+            "one\n"
+        );
+    }
 }
 
 #[test]
