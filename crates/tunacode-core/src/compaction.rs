@@ -166,7 +166,7 @@ fn shorten_outputs(mut message: Message) -> Message {
             let text = content_to_text(&r.content);
             if text.chars().count() > MAX_SUMMARIZED_OUTPUT_CHARS {
                 let cut: String = text.chars().take(MAX_SUMMARIZED_OUTPUT_CHARS).collect();
-                r.content = serde_json::Value::String(format!("{cut}\n[… output shortened]"));
+                r.content = format!("{cut}\n[… output shortened]").into();
             }
         }
     }

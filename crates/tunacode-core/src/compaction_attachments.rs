@@ -48,7 +48,7 @@ fn shortened_copy(message: &Message) -> Option<(Message, Vec<String>)> {
         let Part::UserPrompt(prompt) = part else {
             continue;
         };
-        if !prompt.content.is_string() {
+        if prompt.content.as_str().is_none() {
             continue;
         }
         let (cut, cut_paths) = shorten_blocks(&content_text(&prompt.content));
@@ -63,7 +63,7 @@ fn shortened_copy(message: &Message) -> Option<(Message, Vec<String>)> {
     let mut copy = message.clone();
     for (index, cut) in cuts {
         if let Part::UserPrompt(prompt) = &mut copy.parts[index] {
-            prompt.content = serde_json::Value::String(cut);
+            prompt.content = cut.into();
         }
     }
     Some((copy, paths))

@@ -8,7 +8,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tunacode_protocol::{Message, Part, content_text};
 
 /// What replaces a pruned tool output.
@@ -161,7 +160,7 @@ impl PrunePlan {
         let first = self.candidates.iter().map(|c| c.0).min()?;
         for (mi, pi) in self.candidates {
             if let Part::ToolReturn(ret) = &mut messages[mi].parts[pi] {
-                ret.content = Value::String(PRUNED_PLACEHOLDER.into());
+                ret.content = PRUNED_PLACEHOLDER.into();
             }
         }
         Some((self.freed, first))

@@ -17,7 +17,7 @@ fn request() -> ModelRequest {
     let answer = Part::ToolReturn(ToolReturnPart {
         tool_call_id: "c1".into(),
         tool_name: "mcp__s__shot".into(),
-        content: json!(["a screenshot", image_item("image/png", "iVBORw0KGgo=")]),
+        content: json!(["a screenshot", image_item("image/png", "iVBORw0KGgo=")]).into(),
         extra: Default::default(),
     });
     ModelRequest {

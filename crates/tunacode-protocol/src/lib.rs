@@ -3,6 +3,7 @@
 //! original's callbacks. This crate performs no I/O.
 
 mod commands;
+mod content;
 mod diff_hunks;
 mod event;
 mod extra;
@@ -20,6 +21,7 @@ mod usage;
 mod verification;
 
 pub use commands::{BudgetChange, SlashCommand, export_format_of, parse_slash};
+pub use content::Content;
 pub use diff_hunks::{
     DiffHunk, EditedHunk, HunkSelection, HunkVerdict, diff_hunks, edited_hunk_text,
 };
@@ -31,7 +33,7 @@ pub use mcp::{
     ConfigSource, MCP_TOOL_PREFIX, McpServerSpec, McpTransport, ServerState, ServerStatus,
     pending_mcp_notice,
 };
-pub use media::{Image, as_image, image_item, images_in, text_without_images};
+pub use media::{AsContent, Image, as_image, image_item, images_in, text_without_images};
 pub use message::{COMPACTED_KEY, Message, MessageBody, MessageKind};
 pub use part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,

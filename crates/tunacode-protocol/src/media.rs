@@ -37,25 +37,44 @@ pub fn as_image(item: &Value) -> Option<Image<'_>> {
         .then_some(Image { media_type, data })
 }
 
+/// What holds a part's content: a [`crate::Content`], or a JSON value.
+pub trait AsContent {
+    /// The string it is, if it is one.
+    fn content_str(&self) -> Option<&str>;
+    /// The value it is, when it is not a string.
+    fn content_value(&self) -> Option<&Value>;
+}
+
+impl AsContent for Value {
+    fn content_str(&self) -> Option<&str> {
+        self.as_str()
+    }
+
+    fn content_value(&self) -> Option<&Value> {
+        (!self.is_string()).then_some(self)
+    }
+}
+
 /// The images in a content value (none unless it is a list holding some).
-pub fn images_in(content: &Value) -> Vec<Image<'_>> {
-    match content {
-        Value::Array(items) => items.iter().filter_map(as_image).collect(),
+pub fn images_in<C: AsContent + ?Sized>(content: &C) -> Vec<Image<'_>> {
+    match content.content_value() {
+        Some(Value::Array(items)) => items.iter().filter_map(as_image).collect(),
         _ => Vec::new(),
     }
 }
 
 /// Renders a JSON content value as text: strings as they are, a list with images as its text items and
 /// an `[image: type]` line per image, anything else as compact JSON.
-pub fn content_to_text(content: &Value) -> String {
+pub fn content_to_text<C: AsContent + ?Sized>(content: &C) -> String {
     content_text(content).into_owned()
 }
 
 /// [`content_to_text`], borrowing the text of a string (most content) instead of copying it.
-pub fn content_text(content: &Value) -> std::borrow::Cow<'_, str> {
-    match content {
-        Value::String(s) => s.as_str().into(),
-        other => rendered(other).into(),
+pub fn content_text<C: AsContent + ?Sized>(content: &C) -> std::borrow::Cow<'_, str> {
+    match (content.content_str(), content.content_value()) {
+        (Some(text), _) => text.into(),
+        (None, Some(other)) => rendered(other).into(),
+        (None, None) => "".into(),
     }
 }
 
@@ -77,15 +96,15 @@ fn rendered(content: &Value) -> String {
 }
 
 /// The text of a content value without its images (all of it, for content without images).
-pub fn text_without_images(content: &Value) -> String {
-    match content {
-        Value::Array(items) if items.iter().any(|i| as_image(i).is_some()) => items
+pub fn text_without_images<C: AsContent + ?Sized>(content: &C) -> String {
+    match content.content_value() {
+        Some(Value::Array(items)) if items.iter().any(|i| as_image(i).is_some()) => items
             .iter()
             .filter(|i| as_image(i).is_none())
             .map(content_to_text)
             .collect::<Vec<_>>()
             .join("\n"),
-        other => content_to_text(other),
+        _ => content_to_text(content),
     }
 }
 

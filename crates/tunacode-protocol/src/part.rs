@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::content::Content;
 use crate::extra::Extra;
 use crate::tool_args::ToolArgs;
 
@@ -24,8 +25,8 @@ pub struct SystemPromptPart {
 /// What the user typed (a string, or a list of content items for multimodal prompts).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserPromptPart {
-    /// The prompt: a JSON string in the usual case.
-    pub content: Value,
+    /// The prompt: a string in the usual case.
+    pub content: Content,
     /// Fields kept as loaded.
     #[serde(flatten)]
     pub extra: Extra,
@@ -77,8 +78,8 @@ pub struct ToolReturnPart {
     /// The tool's name.
     #[serde(default)]
     pub tool_name: String,
-    /// The result: a JSON string in the usual case.
-    pub content: Value,
+    /// The result: a string in the usual case.
+    pub content: Content,
     /// Fields kept as loaded.
     #[serde(flatten)]
     pub extra: Extra,
@@ -89,7 +90,7 @@ pub struct ToolReturnPart {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryPromptPart {
     /// What went wrong (a string, or pydantic-style error list in old files).
-    pub content: Value,
+    pub content: Content,
     /// The tool that failed, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
@@ -119,7 +120,7 @@ pub enum Part {
     /// `retry-prompt`
     RetryPrompt(RetryPromptPart),
     /// A part kind this version does not know, kept whole so it is written back unchanged.
-    Other(Value),
+    Other(Box<Value>),
 }
 
 /// The serde shape of the known parts (internally tagged by `part_kind`), written from a borrowed part
@@ -163,7 +164,7 @@ impl Part {
     /// A user prompt part holding plain text.
     pub fn user_prompt(text: impl Into<String>) -> Self {
         Part::UserPrompt(UserPromptPart {
-            content: Value::String(text.into()),
+            content: Content::Text(text.into()),
             extra: Extra::new(),
         })
     }
@@ -212,7 +213,7 @@ impl Part {
         Part::ToolReturn(ToolReturnPart {
             tool_call_id: id.into(),
             tool_name: name.into(),
-            content: Value::String(content.into()),
+            content: Content::Text(content.into()),
             extra: Extra::new(),
         })
     }
@@ -224,7 +225,7 @@ impl Part {
         content: impl Into<String>,
     ) -> Self {
         Part::RetryPrompt(RetryPromptPart {
-            content: Value::String(content.into()),
+            content: Content::Text(content.into()),
             tool_name: Some(name.into()),
             tool_call_id: Some(id.into()),
             extra: Extra::new(),

@@ -114,6 +114,19 @@ impl Fields {
         }
     }
 
+    /// Puts `args` (read as text) back in the place of the last `args` field, for a part that is not
+    /// a call and keeps it as an ordinary field (the last one wins, as in a JSON tree).
+    fn put_back_args(&mut self, args: Option<&ToolArgs>) {
+        let last = self
+            .0
+            .iter_mut()
+            .rev()
+            .find(|(k, _)| matches!(k, Key::Args));
+        if let (Some(args), Some((_, value))) = (args, last) {
+            *value = args.to_value();
+        }
+    }
+
     /// What is left: the part's extra fields, in order.
     fn extra<T: FromIterator<(String, Value)>>(self) -> T {
         self.0
@@ -197,20 +210,12 @@ fn build<E: serde::de::Error>(
     mut fields: Fields,
     args: Option<ToolArgs>,
 ) -> Result<Part, E> {
-    if kind != "tool-call"
-        && let Some(args) = &args
-        && let Some((_, value)) = fields
-            .0
-            .iter_mut()
-            .rev()
-            .find(|(k, _)| matches!(k, Key::Args))
-    {
-        // The last `args` wins, as in a JSON tree.
-        *value = args.to_value();
+    if kind != "tool-call" {
+        fields.put_back_args(args.as_ref());
     }
     if !KNOWN_KINDS.contains(&kind) {
         let whole: Map<String, Value> = fields.extra();
-        return Ok(Part::Other(Value::Object(whole)));
+        return Ok(Part::Other(Box::new(Value::Object(whole))));
     }
     fields.take("part_kind");
     Ok(match kind {
@@ -219,7 +224,7 @@ fn build<E: serde::de::Error>(
             extra: fields.extra(),
         }),
         "user-prompt" => Part::UserPrompt(UserPromptPart {
-            content: fields.required("content")?,
+            content: fields.required("content")?.into(),
             extra: fields.extra(),
         }),
         "text" => Part::Text(TextPart {
@@ -245,11 +250,11 @@ fn build<E: serde::de::Error>(
             tool_name: fields
                 .take("tool_name")
                 .map_or(Ok(String::new()), |v| as_string("tool_name", v))?,
-            content: fields.required("content")?,
+            content: fields.required("content")?.into(),
             extra: fields.extra(),
         }),
         _ => Part::RetryPrompt(RetryPromptPart {
-            content: fields.required("content")?,
+            content: fields.required("content")?.into(),
             tool_name: fields.optional_string("tool_name")?,
             tool_call_id: fields.optional_string("tool_call_id")?,
             extra: fields.extra(),
@@ -366,7 +371,7 @@ mod tests {
         let value = json!({"tool_name": "web", "part_kind": "builtin-tool-call", "content": 1,
                            "args": {}, "extra": [1]});
         let part = read_both(&value).unwrap();
-        assert_eq!(part, Part::Other(value.clone()));
+        assert_eq!(part, Part::Other(Box::new(value.clone())));
         assert_eq!(serde_json::to_string(&part).unwrap(), value.to_string());
     }
 

@@ -1,7 +1,7 @@
 //! [`Answer`]: how one call ended: the part answering it, its status, its text and its diff.
 
 use serde_json::Value;
-use tunacode_protocol::{Part, ToolStatus};
+use tunacode_protocol::{Content, Part, ToolStatus};
 
 /// What a cancelled call answers.
 pub const CANCELLED_ANSWER: &str = "Cancelled by the user.";
@@ -52,12 +52,14 @@ pub(crate) fn append_to_answer(part: &mut Part, text: &str) -> bool {
         _ => return false,
     };
     let target = match content {
-        Value::String(s) => s,
-        Value::Array(items) => match items.first_mut() {
-            Some(Value::String(s)) => s,
+        Content::Text(s) => s,
+        Content::Other(value) => match &mut **value {
+            Value::Array(items) => match items.first_mut() {
+                Some(Value::String(s)) => s,
+                _ => return false,
+            },
             _ => return false,
         },
-        _ => return false,
     };
     target.push_str("\n\n");
     target.push_str(text);

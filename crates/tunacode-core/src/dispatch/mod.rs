@@ -37,13 +37,13 @@ fn tool_return(id: &str, name: &str, text: String, images: &[ImageAttachment]) -
     if !images.is_empty()
         && let Part::ToolReturn(ret) = &mut part
     {
-        let mut items = vec![std::mem::take(&mut ret.content)];
+        let mut items = vec![std::mem::take(&mut ret.content).into_value()];
         items.extend(
             images
                 .iter()
                 .map(|i| tunacode_protocol::image_item(&i.media_type, &i.data)),
         );
-        ret.content = Value::Array(items);
+        ret.content = Value::Array(items).into();
     }
     part
 }

@@ -60,7 +60,8 @@ pub(super) fn prepare(req: &Request, marker: Option<&str>) -> Prepared {
             if let Part::UserPrompt(prompt) = &mut part
                 && !req.images.is_empty()
             {
-                prompt.content = crate::prompt_images::prompt_content(&req.message, &req.images);
+                prompt.content =
+                    crate::prompt_images::prompt_content(&req.message, &req.images).into();
             }
             transcript.add_prompt_part(part)
         }

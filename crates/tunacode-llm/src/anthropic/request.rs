@@ -9,7 +9,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
-use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
+use tunacode_protocol::{Content, Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
 use crate::wire_history::{Item, MessageItems, Turn, join_note, nudge_of, turns};
@@ -170,7 +170,7 @@ fn text_block(text: &str) -> Option<Value> {
 }
 
 /// A tool result's content: its text, or text and image blocks when the tool returned images.
-fn tool_result_content(content: &Value) -> Value {
+fn tool_result_content(content: &Content) -> Value {
     let images = tunacode_protocol::images_in(content);
     if images.is_empty() {
         return json!(content_to_text(content));
@@ -191,15 +191,15 @@ fn request_blocks(message: &Message) -> Vec<Value> {
             // System prompts travel in `ModelRequest::system`, never inside history.
             Part::SystemPrompt(_) => {}
             Part::UserPrompt(p) => {
-                match &p.content {
-                    Value::Array(items) => blocks.extend(items.iter().filter_map(|item| {
+                match p.content.as_value() {
+                    Some(Value::Array(items)) => blocks.extend(items.iter().filter_map(|item| {
                         match tunacode_protocol::as_image(item) {
                             Some(i) => Some(json!({"type": "image", "source": {
                             "type": "base64", "media_type": i.media_type, "data": i.data}})),
                             None => text_block(&content_to_text(item)),
                         }
                     })),
-                    other => blocks.extend(text_block(&content_to_text(other))),
+                    _ => blocks.extend(text_block(&p.content.text())),
                 }
             }
             Part::ToolReturn(p) => blocks.push(json!({

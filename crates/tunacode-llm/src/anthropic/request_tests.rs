@@ -211,7 +211,7 @@ fn unsigned_or_foreign_thinking_is_dropped_and_retry_without_id_is_user_text() {
             Message::response(vec![unsigned, Part::text("answer")]),
             Message::request(vec![Part::RetryPrompt(
                 tunacode_protocol::RetryPromptPart {
-                    content: json!("say it again"),
+                    content: json!("say it again").into(),
                     tool_name: None,
                     tool_call_id: None,
                     extra: Default::default(),

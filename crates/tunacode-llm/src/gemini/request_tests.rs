@@ -37,7 +37,7 @@ fn history_maps_to_contents_with_signatures_on_their_parts() {
                 Part::tool_return("c1", "list_dir", "a\nb"),
                 // No tool name: it is looked up from the call.
                 Part::RetryPrompt(RetryPromptPart {
-                    content: json!("no such file"),
+                    content: json!("no such file").into(),
                     tool_name: None,
                     tool_call_id: Some("c2".into()),
                     extra: Default::default(),

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
-use tunacode_protocol::{Message, Part, ToolArgs, content_to_text};
+use tunacode_protocol::{Content, Message, Part, ToolArgs, content_to_text};
 
 use crate::client::ModelRequest;
 
@@ -202,7 +202,7 @@ pub(super) struct ChatMessage<'a> {
 #[serde(untagged)]
 enum ChatContent<'a> {
     Text(Cow<'a, str>),
-    Value(&'a Value),
+    Content(&'a Content),
     Owned(Value),
 }
 
@@ -307,8 +307,8 @@ fn returned_images(message: &Message) -> Option<ChatMessage<'static>> {
 
 /// A user prompt with images as Chat content parts: its text, then an `image_url` part per image
 /// (a `data:` URL).
-fn user_parts_with_images(content: &Value) -> Value {
-    let Value::Array(items) = content else {
+fn user_parts_with_images(content: &Content) -> Value {
+    let Some(Value::Array(items)) = content.as_value() else {
         return Value::Array(Vec::new());
     };
     let parts = items
@@ -335,10 +335,10 @@ fn request_part(part: &Part) -> Option<ChatMessage<'_>> {
             }
         }
         Part::UserPrompt(p) => ChatMessage {
-            content: ChatContent::Value(&p.content),
+            content: ChatContent::Content(&p.content),
             ..ChatMessage::text("user", "")
         },
-        Part::ToolReturn(p) => ChatMessage::tool(&p.tool_call_id, text_of(&p.content)),
+        Part::ToolReturn(p) => ChatMessage::tool(&p.tool_call_id, p.content.text()),
         Part::RetryPrompt(p) => {
             let text = Cow::Owned(format!("{}{RETRY_SUFFIX}", content_to_text(&p.content)));
             match &p.tool_call_id {
@@ -351,14 +351,6 @@ fn request_part(part: &Part) -> Option<ChatMessage<'_>> {
         }
         Part::Text(t) => ChatMessage::text("user", &t.content),
     })
-}
-
-/// A tool return's content as text, borrowed when it already is one.
-fn text_of(content: &Value) -> Cow<'_, str> {
-    match content {
-        Value::String(s) => Cow::Borrowed(s),
-        other => Cow::Owned(content_to_text(other)),
-    }
 }
 
 /// A response as one assistant message (none when it has neither text nor calls).

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
-use tunacode_protocol::{Message, Part, ThinkingPart, ToolCallPart, content_to_text};
+use tunacode_protocol::{Content, Message, Part, ThinkingPart, ToolCallPart, content_to_text};
 
 use crate::client::ModelRequest;
 
@@ -128,7 +128,7 @@ fn push_request(out: &mut Vec<Value>, message: &Message) {
 
 /// A function call's output: its text, or `input_text` and `input_image` items when the tool returned
 /// images.
-fn tool_output(content: &Value) -> Value {
+fn tool_output(content: &Content) -> Value {
     let images = tunacode_protocol::images_in(content);
     if images.is_empty() {
         return json!(content_to_text(content));
@@ -145,8 +145,8 @@ fn tool_output(content: &Value) -> Value {
 
 /// A user prompt's content: a string as it is; a list of items as `input_text` (and `input_image` for
 /// image URLs) parts.
-fn user_content(content: &Value) -> Value {
-    let Value::Array(items) = content else {
+fn user_content(content: &Content) -> Value {
+    let Some(Value::Array(items)) = content.as_value() else {
         return json!(content_to_text(content));
     };
     let parts: Vec<Value> = items
@@ -268,7 +268,7 @@ mod tests {
                 Message::response(vec![own_thinking("", "rs_3", Some("E3"))]),
                 Message::from_value(json!({"thought": "legacy"})).unwrap(),
                 Message::request(vec![Part::UserPrompt(tunacode_protocol::UserPromptPart {
-                    content: json!(["look", {"kind": "image-url", "url": "http://x/i.png"}]),
+                    content: json!(["look", {"kind": "image-url", "url": "http://x/i.png"}]).into(),
                     extra: Default::default(),
                 })]),
             ]
