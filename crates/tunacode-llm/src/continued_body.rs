@@ -15,6 +15,8 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use serde::Serialize;
 
+use tunacode_protocol::{Content, Message, Part};
+
 use crate::http::BodyWriter;
 use crate::message_cache::{KeptBody, MessageCache};
 
@@ -43,14 +45,14 @@ pub(crate) struct Elements {
 }
 
 impl Elements {
-    /// Starts the body after `lead` (with `any`: the lead ends with an element of the array), or
-    /// continues the history's last body on `wire` (cut after no more than `limit` messages).
-    /// Returns the elements and the index of the first history message still to write.
+    /// Starts the body of `history` after `lead` (with `any`: the lead ends with an element of the
+    /// array), or continues the history's last body on `wire` (cut after no more than `limit`
+    /// messages). Returns the elements and the index of the first history message still to write.
     pub(crate) fn start(
         cache: Option<&MessageCache>,
         wire: &'static str,
         (lead, any): (&[u8], bool),
-        limit: usize,
+        (history, limit): (&[Message], usize),
         sizes: &BodyWriter,
     ) -> (Elements, usize) {
         let kept = cache.and_then(|c| c.take_body(wire));
@@ -66,7 +68,11 @@ impl Elements {
             };
             return (elements, covered);
         }
-        let mut out = BytesMut::with_capacity(sizes.capacity());
+        // Room for the whole history at once: grown by doubling, a long history's body was copied
+        // several times and left ~a third of its room unused (the first call of a process has no
+        // last body to size it from).
+        let room = sizes.capacity().max(lead.len() + size_hint(history));
+        let mut out = BytesMut::with_capacity(room);
         out.extend_from_slice(lead);
         let elements = Elements {
             out,
@@ -167,6 +173,33 @@ impl Elements {
     }
 }
 
+/// About the bytes `history` takes in a body, a little more rather than less: its texts, ids, names
+/// and arguments, a quarter more for escapes and each wire's own words, and each part's and
+/// message's keys. Room asked for and never written is never touched, so it costs no memory.
+fn size_hint(history: &[Message]) -> usize {
+    let part_bytes = |part: &Part| match part {
+        Part::Text(p) => p.content.len(),
+        Part::Thinking(p) => p.content.len() + p.signature.as_ref().map_or(0, String::len),
+        Part::UserPrompt(p) => content_len(&p.content),
+        Part::SystemPrompt(p) => p.content.len(),
+        Part::ToolCall(p) => p.tool_call_id.len() + p.tool_name.len() + p.args.json().len(),
+        Part::ToolReturn(p) => p.tool_call_id.len() + p.tool_name.len() + content_len(&p.content),
+        Part::RetryPrompt(p) => content_len(&p.content) + 64,
+        Part::Other(_) => 256,
+    };
+    let parts: usize = history
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .map(|p| part_bytes(p) * 5 / 4 + 64)
+        .sum();
+    parts + history.len() * 32
+}
+
+/// A content's length as text (a list of items, say images, at a guess).
+fn content_len(content: &Content) -> usize {
+    content.as_str().map_or(1024, str::len)
+}
+
 /// The history's last body cut after its last kept message that is among the first `limit`, with
 /// its cuts up to there: the same buffer when no one else holds it, a copy otherwise; and when the
 /// lead changed (a new system prompt or tools), the kept elements after the new `lead`. `None`
@@ -239,4 +272,64 @@ pub(crate) fn lead_of(mut head: Vec<u8>, name: &str) -> Vec<u8> {
     head.extend_from_slice(name.as_bytes());
     head.extend_from_slice(b"\":[");
     head
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use tunacode_protocol::{Message, Part};
+
+    use super::size_hint;
+    use crate::ModelRequest;
+
+    /// A history of texts with quotes and line breaks, calls, answers, retries and a thought.
+    fn history() -> Vec<Message> {
+        let mut messages = vec![Message::user("fix \"the\" bug\nin src/")];
+        for i in 0..200 {
+            let id = format!("call_{i}");
+            messages.push(Message::response(vec![
+                Part::thinking("looking\tfurther", Some("sig".into())),
+                Part::text(format!("Step {i}: \"reading\" the next\nmodule.")),
+                Part::tool_call(
+                    &id,
+                    "read_file",
+                    json!({"file_path": format!("src/m{i}.rs")}),
+                ),
+            ]));
+            let answer = match i % 3 {
+                0 => Part::retry_prompt(&id, "read_file", "no such file"),
+                _ => Part::tool_return(
+                    &id,
+                    "read_file",
+                    "     1\tfn f() -> u32 { \"1\" }\n".repeat(3),
+                ),
+            };
+            messages.push(Message::request(vec![answer]));
+        }
+        messages
+    }
+
+    #[test]
+    fn the_room_asked_for_a_history_holds_its_body_on_every_wire_without_doubling_it() {
+        let request = ModelRequest {
+            model: "m".into(),
+            system: "be brief".into(),
+            messages: Arc::new(history()),
+            ..ModelRequest::default()
+        };
+        let hint = size_hint(&request.messages);
+        let bodies = [
+            crate::openai_chat::ChatBody::new(&request, Default::default()).to_bytes(),
+            crate::openai_responses::ResponsesBody(&request).to_bytes(),
+            crate::anthropic::AnthropicBody(&request).to_bytes(),
+            crate::gemini::GeminiBody(&request).to_bytes(),
+        ];
+        for body in bodies {
+            let len = body.len();
+            assert!(hint >= len, "{hint} bytes asked for a body of {len}");
+            assert!(hint <= 2 * len, "{hint} bytes asked for a body of {len}");
+        }
+    }
 }

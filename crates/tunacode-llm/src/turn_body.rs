@@ -47,7 +47,9 @@ pub(crate) fn begin(
 ) -> Result<Begun, serde_json::Error> {
     let cache = request.cache.as_deref();
     let len = request.messages.len();
-    let (mut elements, mut start) = Elements::start(cache, shape.wire, (lead, false), len, sizes);
+    let history = (&request.messages[..], len);
+    let (mut elements, mut start) =
+        Elements::start(cache, shape.wire, (lead, false), history, sizes);
     let mut tried = 0;
     loop {
         let items = message_items_from(request, start, &mut items_of)?;

@@ -26,7 +26,8 @@ impl WriteBody for ChatBody<'_> {
         let marked = ChatMessages(*self).claude_breakpoints();
         // A marked message is written for this call only: the kept body must end before it.
         let limit = marked.iter().copied().min().unwrap_or(r.messages.len());
-        let (mut elements, start) = Elements::start(cache, WIRE, (&lead, system), limit, sizes);
+        let history = (&r.messages[..], limit);
+        let (mut elements, start) = Elements::start(cache, WIRE, (&lead, system), history, sizes);
         self.write_messages(&mut elements, start, &marked)?;
         if let Some(nudge) = r
             .nudge

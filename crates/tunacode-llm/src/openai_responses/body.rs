@@ -23,8 +23,13 @@ impl WriteBody for ResponsesBody<'_> {
         let r = self.0;
         let lead = lead_of(serde_json::to_vec(&ResponsesHead(r))?, "input");
         let cache = r.cache.as_deref();
-        let (mut elements, start) =
-            Elements::start(cache, WIRE, (&lead, false), r.messages.len(), sizes);
+        let (mut elements, start) = Elements::start(
+            cache,
+            WIRE,
+            (&lead, false),
+            (&r.messages, r.messages.len()),
+            sizes,
+        );
         for (index, message) in r.messages.iter().enumerate().skip(start) {
             if message.in_conversation() {
                 elements.kept_values(index, items_of(message))?;
