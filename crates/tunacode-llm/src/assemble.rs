@@ -82,7 +82,7 @@ impl ResponseAssembler {
         if let Some((pos, _)) = self.calls.get(&index) {
             if let Some(Part::ToolCall(call)) = self.parts.get_mut(*pos) {
                 if call.tool_name.is_empty() {
-                    call.tool_name = name.to_string();
+                    call.tool_name = name.into();
                 }
                 if call.tool_call_id.is_empty() {
                     call.tool_call_id = id.to_string();

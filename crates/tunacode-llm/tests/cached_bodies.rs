@@ -53,7 +53,7 @@ fn step(i: usize) -> Vec<Message> {
     if i.is_multiple_of(4)
         && let Part::ToolReturn(r) = &mut answer
     {
-        r.tool_name = String::new();
+        r.tool_name = Default::default();
     }
     let mut parts = vec![answer];
     if i.is_multiple_of(5) {

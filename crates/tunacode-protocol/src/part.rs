@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use compact_str::CompactString;
+
 use crate::content::Content;
 use crate::extra::Extra;
 use crate::tool_args::ToolArgs;
@@ -60,8 +62,8 @@ pub struct ThinkingPart {
 pub struct ToolCallPart {
     /// Pairs this call with its return; required.
     pub tool_call_id: String,
-    /// The tool's name.
-    pub tool_name: String,
+    /// The tool's name (kept inline: no allocation for a name of up to 24 bytes).
+    pub tool_name: CompactString,
     /// Arguments: a JSON object, or a JSON string holding one (as providers send it).
     #[serde(default)]
     pub args: ToolArgs,
@@ -75,9 +77,9 @@ pub struct ToolCallPart {
 pub struct ToolReturnPart {
     /// The id of the call this answers; required.
     pub tool_call_id: String,
-    /// The tool's name.
+    /// The tool's name (kept inline: no allocation for a name of up to 24 bytes).
     #[serde(default)]
-    pub tool_name: String,
+    pub tool_name: CompactString,
     /// The result: a string in the usual case.
     pub content: Content,
     /// Fields kept as loaded.
@@ -91,9 +93,9 @@ pub struct ToolReturnPart {
 pub struct RetryPromptPart {
     /// What went wrong (a string, or pydantic-style error list in old files).
     pub content: Content,
-    /// The tool that failed, if any.
+    /// The tool that failed, if any (kept inline up to 24 bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_name: Option<String>,
+    pub tool_name: Option<CompactString>,
     /// The call this answers, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
@@ -195,7 +197,7 @@ impl Part {
     }
 
     /// A tool call part.
-    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, args: Value) -> Self {
+    pub fn tool_call(id: impl Into<String>, name: impl Into<CompactString>, args: Value) -> Self {
         Part::ToolCall(ToolCallPart {
             tool_call_id: id.into(),
             tool_name: name.into(),
@@ -207,7 +209,7 @@ impl Part {
     /// A tool return part with text content.
     pub fn tool_return(
         id: impl Into<String>,
-        name: impl Into<String>,
+        name: impl Into<CompactString>,
         content: impl Into<String>,
     ) -> Self {
         Part::ToolReturn(ToolReturnPart {
@@ -221,7 +223,7 @@ impl Part {
     /// A retry prompt answering a tool call.
     pub fn retry_prompt(
         id: impl Into<String>,
-        name: impl Into<String>,
+        name: impl Into<CompactString>,
         content: impl Into<String>,
     ) -> Self {
         Part::RetryPrompt(RetryPromptPart {

@@ -238,7 +238,7 @@ fn build<E: serde::de::Error>(
         }),
         "tool-call" => Part::ToolCall(ToolCallPart {
             tool_call_id: fields.string("tool_call_id")?,
-            tool_name: fields.string("tool_name")?,
+            tool_name: fields.string("tool_name")?.into(),
             args: {
                 fields.take("args");
                 args.unwrap_or_default()
@@ -249,13 +249,14 @@ fn build<E: serde::de::Error>(
             tool_call_id: fields.string("tool_call_id")?,
             tool_name: fields
                 .take("tool_name")
-                .map_or(Ok(String::new()), |v| as_string("tool_name", v))?,
+                .map_or(Ok(String::new()), |v| as_string("tool_name", v))?
+                .into(),
             content: fields.required("content")?.into(),
             extra: fields.extra(),
         }),
         _ => Part::RetryPrompt(RetryPromptPart {
             content: fields.required("content")?.into(),
-            tool_name: fields.optional_string("tool_name")?,
+            tool_name: fields.optional_string("tool_name")?.map(Into::into),
             tool_call_id: fields.optional_string("tool_call_id")?,
             extra: fields.extra(),
         }),

@@ -153,7 +153,7 @@ impl ToolDispatcher {
         }
         self.events.emit(AgentEvent::ToolCallFinished {
             tool_call_id: call.tool_call_id.clone(),
-            tool_name: call.tool_name.clone(),
+            tool_name: call.tool_name.to_string(),
             args: call.args.to_value(),
             result: answer.text,
             duration_ms: started.elapsed().as_millis() as u64,
@@ -188,7 +188,7 @@ impl ToolDispatcher {
         }
         self.events.emit(AgentEvent::ToolCallStarted {
             tool_call_id: id.clone(),
-            tool_name: name.clone(),
+            tool_name: name.to_string(),
             args: Value::Object(shown.clone()),
             kind: tool.classify(shown),
         });
@@ -325,7 +325,7 @@ impl ToolDispatcher {
         };
         let request = ApprovalRequest {
             tool_call_id: call.tool_call_id.clone(),
-            tool_name: call.tool_name.clone(),
+            tool_name: call.tool_name.to_string(),
             args: Value::Object(args.clone()),
             kind,
             preview,

@@ -112,7 +112,7 @@ pub(super) fn parts_of(request: &ModelRequest, index: usize, message: &Message) 
             .rev()
             .flat_map(|m| m.tool_calls())
             .find(|c| c.tool_call_id == id)
-            .map(|c| c.tool_name.clone())
+            .map(|c| c.tool_name.to_string())
             .unwrap_or_default()
     };
     request_parts(message, &call_name)

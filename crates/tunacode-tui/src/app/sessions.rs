@@ -36,7 +36,7 @@ impl App {
                         .push(CellKind::Thinking(t.content.clone())),
                     Part::ToolCall(c) => self.view.transcript.push(CellKind::Tool(ToolCell {
                         id: c.tool_call_id.clone(),
-                        name: c.tool_name.clone(),
+                        name: c.tool_name.to_string(),
                         args: c
                             .args_object()
                             .map(serde_json::Value::Object)
