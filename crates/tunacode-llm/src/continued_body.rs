@@ -78,7 +78,8 @@ impl Elements {
             out,
             any,
             lead: (lead.len(), any),
-            cuts: Vec::new(),
+            // A cut per message at most: room for all at once, not twice as much after doubling.
+            cuts: Vec::with_capacity(history.len().min(limit)),
             continuing: true,
         };
         (elements, 0)

@@ -13,9 +13,11 @@ use serde::ser::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use thin_vec::ThinVec;
 
+use crate::field_name::{FieldKey, FieldName, field_name, owned_field_name};
+
 /// Named JSON values in the order they were read or added; a name is there at most once.
 #[derive(Clone, Default)]
-pub struct Extra(ThinVec<(String, Value)>);
+pub struct Extra(ThinVec<(FieldName, Value)>);
 
 impl Extra {
     /// No fields.
@@ -59,7 +61,7 @@ impl Extra {
             None => {
                 // Exactly one more: most hold one to three fields for the whole session.
                 self.0.reserve_exact(1);
-                self.0.push((key, value));
+                self.0.push((owned_field_name(key), value));
                 None
             }
         }
@@ -71,7 +73,7 @@ impl Extra {
             Some(i) => i,
             None => {
                 self.0.reserve_exact(1);
-                self.0.push((key.to_string(), make()));
+                self.0.push((field_name(key), make()));
                 self.0.len() - 1
             }
         };
@@ -84,13 +86,13 @@ impl Extra {
     }
 
     /// The fields, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.0.iter().map(|(k, v)| (k, v))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
 
     /// The field names, in order.
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(k, _)| k)
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_ref())
     }
 
     /// How many fields there is room for (what a reader left allocated).
@@ -101,18 +103,30 @@ impl Extra {
 
     /// The fields as a JSON object.
     pub fn into_map(self) -> Map<String, Value> {
-        self.0.into_iter().collect()
+        self.0
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v))
+            .collect()
     }
 }
 
 impl FromIterator<(String, Value)> for Extra {
+    /// The fields in order (see the other `from_iter`).
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        iter.into_iter()
+            .map(|(k, v)| (owned_field_name(k), v))
+            .collect()
+    }
+}
+
+impl FromIterator<(FieldName, Value)> for Extra {
     /// The fields in order; a repeated name keeps its first place and its last value (as a JSON
     /// object read into a map does).
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
-        let pairs: Vec<(String, Value)> = iter.into_iter().collect();
+    fn from_iter<I: IntoIterator<Item = (FieldName, Value)>>(iter: I) -> Self {
+        let pairs: Vec<(FieldName, Value)> = iter.into_iter().collect();
         // Copied into a list of exactly their number: collected in place from a reader's buffer,
         // a list may hold that buffer's room, a few hundred bytes of nothing in every part.
-        let exact = |fields: Vec<(String, Value)>| Extra(fields.into_iter().collect());
+        let exact = |fields: Vec<(FieldName, Value)>| Extra(fields.into_iter().collect());
         if pairs.len() <= SMALL {
             let repeated =
                 (1..pairs.len()).any(|i| pairs[..i].iter().any(|(k, _)| *k == pairs[i].0));
@@ -121,14 +135,18 @@ impl FromIterator<(String, Value)> for Extra {
             }
             let mut extra = Extra::new();
             for (key, value) in pairs {
-                extra.insert(key, value);
+                match extra.position(&key) {
+                    Some(i) => extra.0[i].1 = value,
+                    None => extra.0.push((key, value)),
+                }
             }
+            extra.0.shrink_to_fit();
             return extra;
         }
         // A hostile file may hold an object of many thousand fields: found by hash, not in order.
-        let mut index_of: std::collections::HashMap<String, usize> =
+        let mut index_of: std::collections::HashMap<FieldName, usize> =
             std::collections::HashMap::with_capacity(pairs.len());
-        let mut fields: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+        let mut fields: Vec<(FieldName, Value)> = Vec::with_capacity(pairs.len());
         for (key, value) in pairs {
             match index_of.get(&key) {
                 Some(&i) => fields[i].1 = value,
@@ -147,7 +165,11 @@ const SMALL: usize = 16;
 
 impl From<Map<String, Value>> for Extra {
     fn from(map: Map<String, Value>) -> Self {
-        Extra(map.into_iter().collect())
+        Extra(
+            map.into_iter()
+                .map(|(k, v)| (owned_field_name(k), v))
+                .collect(),
+        )
     }
 }
 
@@ -197,8 +219,8 @@ impl<'de> Visitor<'de> for ExtraVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Extra, A::Error> {
         let mut pairs = Vec::with_capacity(map.size_hint().unwrap_or(0).min(SMALL));
-        while let Some(pair) = map.next_entry::<String, Value>()? {
-            pairs.push(pair);
+        while let Some((FieldKey(key), value)) = map.next_entry::<FieldKey, Value>()? {
+            pairs.push((key, value));
         }
         Ok(pairs.into_iter().collect())
     }
@@ -232,7 +254,7 @@ mod tests {
         assert_eq!(extra.remove("x"), None);
         *extra.get_or_insert_with("w", || json!([])) = json!([1]);
         extra.get_or_insert_with("z", || unreachable!());
-        let keys: Vec<&String> = extra.keys().collect();
+        let keys: Vec<&str> = extra.keys().collect();
         assert_eq!(keys, ["y", "z", "w"]);
         assert!(extra.contains_key("w") && !extra.contains_key("x"));
         assert_eq!(
@@ -266,7 +288,7 @@ mod tests {
         let read: Extra = serde_json::from_str(&text).unwrap();
         assert_eq!(read.len(), 50_000);
         assert_eq!(read["k7"], "last");
-        assert_eq!(read.keys().nth(7).map(String::as_str), Some("k7"));
+        assert_eq!(read.keys().nth(7), Some("k7"));
     }
 
     #[test]

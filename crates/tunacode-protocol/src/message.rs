@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::extra::Extra;
+use crate::field_name::FieldKey;
 use crate::media::content_to_text;
 use crate::part::{Part, ToolCallPart};
 
@@ -184,8 +185,8 @@ impl<'de> Visitor<'de> for MessageVisitor {
         let (mut kind, mut parts) = (None::<Value>, None::<Vec<Part>>);
         // Collected, then deduplicated once (a hostile message of many fields stays linear).
         let mut extra = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
+        while let Some(FieldKey(key)) = map.next_key::<FieldKey>()? {
+            match key.as_ref() {
                 "kind" => kind = Some(map.next_value()?),
                 "parts" => {
                     let mut read: Vec<Part> = map.next_value()?;
@@ -392,6 +393,14 @@ mod tests {
     /// A long session holds ~10,000 messages and ~15,000 parts: their inline size is most of the
     /// memory it takes once read (a part was 200 bytes and a message 192 with a `Map` each; a part
     /// was 152 with a `Value` for its content, 104 and a message 64 with a `Vec` for their extras).
+    #[test]
+    fn the_compaction_mark_is_a_name_read_without_an_allocation() {
+        assert!(matches!(
+            crate::field_name(COMPACTED_KEY),
+            std::borrow::Cow::Borrowed(COMPACTED_KEY)
+        ));
+    }
+
     #[test]
     fn messages_and_parts_stay_small() {
         let (part, body) = (

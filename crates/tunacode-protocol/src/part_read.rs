@@ -8,9 +8,10 @@
 
 use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ToolArgs;
+use crate::field_name::{FieldName, field_name};
 use crate::part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
     UserPromptPart,
@@ -24,7 +25,7 @@ enum Key {
     ToolName,
     Args,
     Signature,
-    Other(String),
+    Other(FieldName),
 }
 
 impl Key {
@@ -40,10 +41,10 @@ impl Key {
         }
     }
 
-    fn into_string(self) -> String {
+    fn into_name(self) -> FieldName {
         match self {
             Key::Other(name) => name,
-            known => known.name().to_string(),
+            known => field_name(known.name()),
         }
     }
 }
@@ -71,7 +72,7 @@ impl Visitor<'_> for KeyVisitor {
             "tool_name" => Key::ToolName,
             "args" => Key::Args,
             "signature" => Key::Signature,
-            other => Key::Other(other.to_string()),
+            other => Key::Other(field_name(other)),
         })
     }
 }
@@ -127,11 +128,22 @@ impl Fields {
         }
     }
 
+    /// Every field as a JSON object, read as a tree would be (a repeated name keeps its first place
+    /// and its last value).
+    fn into_object(self) -> Value {
+        let fields = self.0.into_iter();
+        Value::Object(
+            fields
+                .map(|(k, v)| (k.into_name().into_owned(), v))
+                .collect(),
+        )
+    }
+
     /// What is left: the part's extra fields, in order.
-    fn extra<T: FromIterator<(String, Value)>>(self) -> T {
+    fn extra<T: FromIterator<(FieldName, Value)>>(self) -> T {
         self.0
             .into_iter()
-            .map(|(key, value)| (key.into_string(), value))
+            .map(|(key, value)| (key.into_name(), value))
             .collect()
     }
 }
@@ -214,8 +226,7 @@ fn build<E: serde::de::Error>(
         fields.put_back_args(args.as_ref());
     }
     if !KNOWN_KINDS.contains(&kind) {
-        let whole: Map<String, Value> = fields.extra();
-        return Ok(Part::Other(Box::new(Value::Object(whole))));
+        return Ok(Part::Other(Box::new(fields.into_object())));
     }
     fields.take("part_kind");
     Ok(match kind {
