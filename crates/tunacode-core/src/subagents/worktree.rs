@@ -144,11 +144,14 @@ impl Worktree {
         let base = listing(&repo, &commit)?;
         let tree = checkout_in(folder.path());
         let path = tree.to_string_lossy().into_owned();
-        let add = ["worktree", "add", "--detach", "-q", &path, &commit];
+        let add = ["worktree", "add", "--detach", "--no-checkout", "-q", &path, &commit];
         {
             let _one_at_a_time = lock_worktree_records();
             output(git(&repo), &add, None)?;
         }
+        // Checked out after the records are written, so one writer's checkout of a big repository
+        // does not hold up the others'.
+        output(git(&tree), &["reset", "--hard", "-q"], None)?;
         let stamps = base
             .keys()
             .filter_map(|name| Some((name.clone(), stamp(&tree.join(name))?)))
