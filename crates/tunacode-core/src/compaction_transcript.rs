@@ -42,7 +42,6 @@ fn block(part: &Part, nonce: &str) -> Option<String> {
     })
 }
 
-/// A call's arguments as written (a JSON string holding an object stays as it is).
 #[cfg(test)]
 mod tests {
     use serde_json::json;

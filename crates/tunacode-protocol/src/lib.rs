@@ -17,6 +17,7 @@ pub mod runtime;
 pub mod stream;
 mod tail;
 mod tool_args;
+mod tool_args_text;
 mod tool_kind;
 mod usage;
 mod verification;

@@ -390,9 +390,6 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    /// A long session holds ~10,000 messages and ~15,000 parts: their inline size is most of the
-    /// memory it takes once read (a part was 200 bytes and a message 192 with a `Map` each; a part
-    /// was 152 with a `Value` for its content, 104 and a message 64 with a `Vec` for their extras).
     #[test]
     fn the_compaction_mark_is_a_name_read_without_an_allocation() {
         assert!(matches!(
@@ -401,6 +398,9 @@ mod tests {
         ));
     }
 
+    /// A long session holds ~10,000 messages and ~15,000 parts: their inline size is most of the
+    /// memory it takes once read (a part was 200 bytes and a message 192 with a `Map` each; a part
+    /// was 152 with a `Value` for its content, 104 and a message 64 with a `Vec` for their extras).
     #[test]
     fn messages_and_parts_stay_small() {
         let (part, body) = (

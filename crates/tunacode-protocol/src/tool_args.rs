@@ -5,13 +5,18 @@
 //! allocations per call, most of a megabyte per thousand calls, for values that are only ever written
 //! back: to the session file, or into a request body (the Chat and Responses wires send them as a
 //! JSON string, the others as the object itself). Text is one allocation of its own length, written
-//! as it is; it is parsed only when a tool runs or a front end shows the call.
+//! as it is. It is parsed when a tool runs or a front end shows the call, when an Anthropic or Gemini
+//! body is written whole (they send the object; a continued body does not write old calls again),
+//! and when two calls whose texts differ are compared. Text read from a file is kept only when a
+//! reader of values would read it the same (`tool_args_text.rs`); other text goes through a value.
 
 use serde::de::value::SeqAccessDeserializer;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::tool_args_text::kept_as_read;
 
 /// A tool call's arguments: any JSON value (an object, or a string holding one, as providers send
 /// them), kept as compact JSON text.
@@ -129,8 +134,8 @@ impl std::fmt::Display for ToolArgs {
 }
 
 impl Serialize for ToolArgs {
-    /// serde_json's writers get the text as it is; any other serializer (a snapshot's, say) gets the
-    /// parsed value, since only serde_json knows a raw value.
+    /// serde_json's writers get the text as it is (compact, inside pretty output too); any other
+    /// serializer (a snapshot's, say) gets the parsed value, since only serde_json knows a raw value.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if writes_json_text::<S>() {
             self.0.serialize(serializer)
@@ -159,7 +164,7 @@ impl<'de> Deserialize<'de> for ToolArgs {
 impl ToolArgs {
     /// Arguments read as JSON text.
     fn from_text<E: serde::de::Error>(text: String) -> Result<Self, E> {
-        if is_compact(&text) {
+        if kept_as_read(&text) {
             return RawValue::from_string(text).map(ToolArgs).map_err(E::custom);
         }
         let value: Value = serde_json::from_str(&text).map_err(E::custom)?;
@@ -259,30 +264,6 @@ impl<'de> Deserialize<'de> for MapKey {
 fn compact(value: &Value) -> Box<RawValue> {
     // A `Value` always serializes (its keys are strings), and its text is valid JSON.
     serde_json::value::to_raw_value(value).unwrap_or_default()
-}
-
-/// Whether JSON `text` has no whitespace between its tokens (inside strings it may have any).
-/// Written by hand: a dozen lines over the bytes, where parsing would build the tree we avoid.
-fn is_compact(text: &str) -> bool {
-    let mut in_string = false;
-    let mut escaped = false;
-    for byte in text.bytes() {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-        } else {
-            match byte {
-                b'"' => in_string = true,
-                b' ' | b'\n' | b'\r' | b'\t' => return false,
-                _ => {}
-            }
-        }
-    }
-    true
 }
 
 #[cfg(test)]

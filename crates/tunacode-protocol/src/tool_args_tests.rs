@@ -9,8 +9,8 @@ fn text_with_spaces_between_tokens_is_kept_compact_and_strings_keep_theirs() {
     assert_eq!(args.json(), r#"{"command":"ls  -la","n":[1,2]}"#);
     let args: ToolArgs = serde_json::from_str(r#"{"a":"x \" y","b":"\\"}"#).unwrap();
     assert_eq!(args.json(), r#"{"a":"x \" y","b":"\\"}"#);
-    assert!(!is_compact(r#"{"a":"\\" }"#));
-    assert!(is_compact(r#"{"a":"\\ "}"#));
+    assert!(!kept_as_read(r#"{"a":"\\" }"#));
+    assert!(kept_as_read(r#"{"a":"\\ "}"#));
 }
 
 #[test]
@@ -114,4 +114,25 @@ fn reads_from_text_from_a_tree_and_from_a_flattened_field() {
             assert_eq!(args.json(), expected.to_string(), "{text}");
         }
     }
+}
+
+#[test]
+fn text_a_reader_of_values_would_refuse_is_refused_and_a_repeated_key_keeps_its_last_value() {
+    // Refused on load, as before arguments were kept as text (not kept and later read as null).
+    for refused in [
+        r#"{"s":"\ud800"}"#,
+        r#"{"n":1e400}"#,
+        &format!("{}1{}", "[".repeat(200), "]".repeat(200)),
+    ] {
+        assert!(
+            serde_json::from_str::<ToolArgs>(refused).is_err(),
+            "{refused}"
+        );
+    }
+    let repeated: ToolArgs = serde_json::from_str(r#"{"path":"a","path":"b"}"#).unwrap();
+    assert_eq!(repeated.json(), r#"{"path":"b"}"#);
+    let pair: ToolArgs = serde_json::from_str(r#"{"s":"\ud83d\ude00"}"#).unwrap();
+    assert_eq!(pair.field("s"), Some(json!("😀")));
+    let exponent: ToolArgs = serde_json::from_str(r#"{"n":1e5}"#).unwrap();
+    assert_eq!(exponent.json(), r#"{"n":100000.0}"#);
 }
