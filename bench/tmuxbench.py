@@ -32,7 +32,10 @@ class Tmux:
             if pred(s):
                 return s
             time.sleep(0.002)
-        raise SystemExit("timed out; screen:\n" + self.screen())
+        alive = subprocess.run(["tmux", "-L", self.sock, "has-session", "-t", "t"],
+                               capture_output=True).returncode == 0
+        state = "the program is still running" if alive else "no tmux session: the program exited"
+        raise SystemExit(f"timed out ({state}); screen:\n" + self.screen())
 
     def typing(self, shown):
         """The median key-to-screen of 20 keys, `shown(screen, typed)` saying when one is on screen."""

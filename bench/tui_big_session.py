@@ -83,15 +83,17 @@ def memory(pid):
     return fields["Rss"], fields["Anonymous"]
 
 
-# The floor: the same TUI on a new, empty session.
-tmux(*args, tunacode)
+# The floor: the same TUI on a new, empty session, in a tmux server of its own (the big session's
+# server started on the same socket while this one was still shutting down could be taken down with it).
+floor = Tmux(f"tunabigfloor{os.getpid()}")
+floor(*args, tunacode)
 try:
-    wait_for(lambda s: "local:bench" in s)
+    floor.wait_for(lambda s: "local:bench" in s)
     time.sleep(1.0)
     pid = int(subprocess.run(["pgrep", "-n", "-f", tunacode], capture_output=True, text=True).stdout.split()[0])
     print("a new session: resident memory %.1f MiB (%.1f MiB anonymous)" % memory(pid))
 finally:
-    tmux("kill-server")
+    floor("kill-server")
 t0 = time.time()
 tmux(*args, tunacode, "--session", sid)
 try:
