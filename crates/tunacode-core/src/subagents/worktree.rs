@@ -144,7 +144,15 @@ impl Worktree {
         let base = listing(&repo, &commit)?;
         let tree = checkout_in(folder.path());
         let path = tree.to_string_lossy().into_owned();
-        let add = ["worktree", "add", "--detach", "--no-checkout", "-q", &path, &commit];
+        let add = [
+            "worktree",
+            "add",
+            "--detach",
+            "--no-checkout",
+            "-q",
+            &path,
+            &commit,
+        ];
         {
             let _one_at_a_time = lock_worktree_records();
             output(git(&repo), &add, None)?;
