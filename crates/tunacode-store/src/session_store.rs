@@ -299,6 +299,9 @@ pub fn parse_session(bytes: &[u8]) -> Result<SessionFile, serde_json::Error> {
         Ok(text) => serde_json::from_str(text)?,
         Err(_) => serde_json::from_slice(bytes)?,
     };
+    // Read by doubling, the list may hold room for most as many messages again (a long session's:
+    // 50 KB of nothing).
+    Arc::make_mut(&mut file.messages).shrink_to_fit();
     if crate::legacy_v02::is_v02(&file.messages) {
         let messages = std::mem::take(Arc::make_mut(&mut file.messages));
         file.messages = Arc::new(crate::legacy_v02::convert(

@@ -288,3 +288,12 @@ fn a_message_of_many_unknown_fields_reads_each_once_and_keeps_their_order() {
     assert_eq!(read.extra["k3"], "last");
     assert_eq!(read.extra.keys().nth(3), Some("k3"));
 }
+
+#[test]
+fn a_read_session_holds_no_room_beyond_its_messages() {
+    let mut file = crate::session_file::test_session("s", "2026-11-22T00:00:00Z");
+    file.messages = std::sync::Arc::new(vec![tunacode_protocol::Message::user("hi"); 1000]);
+    let read = parse_session(&serde_json::to_vec(&file).unwrap()).unwrap();
+    assert_eq!(read.messages.len(), 1000);
+    assert_eq!(read.messages.capacity(), 1000);
+}

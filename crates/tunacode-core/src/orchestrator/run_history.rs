@@ -34,6 +34,9 @@ fn next_generation() -> u64 {
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Messages a run's copy of a shared history has room for before it grows.
+const ROOM_FOR_A_RUN: usize = 64;
+
 impl RunHistory {
     /// The prepared history of a request over a session of `baseline` messages.
     pub(super) fn prepared(messages: Arc<Vec<Message>>, baseline: usize) -> Self {
@@ -61,6 +64,13 @@ impl RunHistory {
     /// place must be said with [`RunHistory::changed_from`].
     pub(super) fn edit(&mut self) -> &mut Vec<Message> {
         self.generation = next_generation();
+        if Arc::get_mut(&mut self.messages).is_none() {
+            // Copied with room for what a run adds: an exact copy doubles at the first push (a
+            // 10,000-message list then holds room for 20,000 pointers).
+            let mut copy = Vec::with_capacity(self.messages.len() + ROOM_FOR_A_RUN);
+            copy.extend(self.messages.iter().cloned());
+            self.messages = Arc::new(copy);
+        }
         Arc::make_mut(&mut self.messages)
     }
 
@@ -153,6 +163,21 @@ impl RunHistory {
 mod tests {
     use super::*;
     use crate::history::{PRUNED_PLACEHOLDER, PruneConfig, prune_plan};
+
+    #[test]
+    fn a_shared_history_is_copied_with_room_for_a_run_not_doubled_at_its_first_message() {
+        let session = Arc::new(vec![Message::user("hi"); 1000]);
+        let mut history = RunHistory::prepared(session.clone(), session.len());
+        history.edit().push(Message::user("more"));
+        let copy = history.messages();
+        assert_eq!(copy.len(), 1001);
+        assert!(
+            copy.capacity() <= 1000 + ROOM_FOR_A_RUN,
+            "{}",
+            copy.capacity()
+        );
+        assert_eq!(session.len(), 1000, "the session's list is not changed");
+    }
 
     #[test]
     fn a_change_that_changes_nothing_keeps_the_generation_and_a_pruning_try_finds_nothing_first() {
