@@ -31,6 +31,13 @@ fn known(name: &str) -> Option<&'static str> {
     Some(match name {
         "kind" => "kind",
         "parts" => "parts",
+        // A part's own fields (read without an allocation by the part reader too).
+        "part_kind" => "part_kind",
+        "content" => "content",
+        "tool_call_id" => "tool_call_id",
+        "tool_name" => "tool_name",
+        "args" => "args",
+        "signature" => "signature",
         "finish_reason" => "finish_reason",
         "timestamp" => "timestamp",
         "model_name" => "model_name",

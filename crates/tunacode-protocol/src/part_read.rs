@@ -11,7 +11,7 @@ use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde_json::Value;
 
 use crate::ToolArgs;
-use crate::field_name::{FieldName, field_name};
+use crate::field_name::{FieldKey, FieldName, field_name};
 use crate::part::{
     Part, RetryPromptPart, SystemPromptPart, TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
     UserPromptPart,
@@ -50,29 +50,17 @@ impl Key {
 }
 
 impl<'de> Deserialize<'de> for Key {
+    /// A part's own names, or any other read as a [`FieldName`] (static when it recurs).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl Visitor<'_> for KeyVisitor {
-    type Value = Key;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a field name")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key, E> {
-        Ok(match name {
+        let FieldKey(name) = FieldKey::deserialize(deserializer)?;
+        Ok(match name.as_ref() {
             "part_kind" => Key::PartKind,
             "content" => Key::Content,
             "tool_call_id" => Key::ToolCallId,
             "tool_name" => Key::ToolName,
             "args" => Key::Args,
             "signature" => Key::Signature,
-            other => Key::Other(field_name(other)),
+            _ => Key::Other(name),
         })
     }
 }
