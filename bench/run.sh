@@ -30,7 +30,11 @@ need hyperfine hyperfine
 [ -x /usr/bin/time ] || { apt-get update -qq >/dev/null && apt-get install -y -qq time >/dev/null; }
 need rg ripgrep
 
-cargo build --release --locked -q -p tunacode-cli -p tunacode-testkit --bins
+# Built alone, as the quick start builds it: the release link's list of hot functions
+# (crates/tunacode-cli/link/) names them as that build does.
+TUNACODE_LINK_MAP=$out/tunacode.map cargo build --release --locked -q -p tunacode-cli --bins
+cargo build --release --locked -q -p tunacode-testkit --bins
+python3 scripts/link-order/link_order.py found "$out/tunacode.map" crates/tunacode-cli/link/x86_64-unknown-linux-gnu.order
 cargo build --release --locked -q -p tunacode-tools --example grep_tool
 bin=$root/target/release/tunacode
 fake=$root/target/release/tunacode-fake-provider
