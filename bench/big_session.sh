@@ -27,26 +27,7 @@ for n in 10 10000; do
   id=$(run "start" | python3 -c 'import json,sys; print(json.load(sys.stdin)["session_id"])')
   file=$(find "$work/data" -name "$id.json")
   # The session grows to n messages: a prompt, then tool calls and their answers.
-  python3 - "$file" "$n" <<'PY'
-import json, sys
-path, n = sys.argv[1], int(sys.argv[2])
-session = json.load(open(path))
-messages = session["messages"][:1]
-i = 0
-while len(messages) < n:
-    call = f"call_{i}"
-    messages.append({"kind": "response", "parts": [
-        {"part_kind": "text", "content": f"Step {i}: reading the next module."},
-        {"part_kind": "tool-call", "tool_call_id": call, "tool_name": "read_file",
-         "args": {"file_path": f"src/module_{i % 50}.rs"}}], "finish_reason": "tool_calls"})
-    messages.append({"kind": "request", "parts": [
-        {"part_kind": "tool-return", "tool_call_id": call, "tool_name": "read_file",
-         "content": "".join(f"{l:>6}\tfn f{l}() -> u32 {{ {l} }}\n" for l in range(1, 4))}]})
-    i += 1
-messages = messages[:n - 1] + [{"kind": "response", "parts": [{"part_kind": "text", "content": "Done."}]}]
-session["messages"] = messages
-json.dump(session, open(path, "w"))
-PY
+  python3 bench/grow_session.py "$file" "$n"
   rm -f "${file%.json}.summary.json"
   # One run saves it as every later run finds it (old tool outputs pruned): the state measured.
   run --session "$id" "first" > /dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes crates/tunacode-cli/link/x86_64-unknown-linux-gnu.order: the functions that headless runs
-# execute (a 30-turn task on the Chat wire, the same task resumed from its session, and eight calls
-# on each of the Responses, Anthropic and Gemini wires), which the release link places together
+# execute (a 30-turn task on the Chat wire, the same task resumed from its session, a 10,000-message
+# session resumed, and eight calls on each of the Responses, Anthropic and Gemini wires), which the release link places together
 # (crates/tunacode-cli/build.rs). Run it again when a run's peak RSS in bench/run.sh grows back
 # (the list's names follow the code: new or renamed functions, a new rustc or new crate versions).
 # Needs valgrind (installed from Debian's packages when missing). Usage: scripts/link-order/generate.sh
@@ -56,6 +56,22 @@ profile_wire() { # $1: wire, $2: calls
   kill $fake_pid; wait $fake_pid 2>/dev/null || true
 }
 profile_wire openai-chat 29
+# A long session (10,000 messages, as bench/big_session.sh) resumed twice: the first run prunes and saves it, the second is what
+# every later run of such a session does.
+script 0 > "$work/script.json"
+"$fake" --script "$work/script.json" --cycle --no-stdin > "$work/url" &
+fake_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/url" ] && break; sleep 0.05; done
+printf '{"providers": {"bench": {"base_url": "%s", "wire_api": "openai-chat"}}}' "$(head -n1 "$work/url")" \
+  > "$work/config/tunacode.json"
+id=$("$work/tunacode" run --model bench:m --cwd "$work/ws" --output json start \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["session_id"])')
+file=$(find "$work/data" -name "$id.json")
+python3 bench/grow_session.py "$file" 10000
+rm -f "${file%.json}.summary.json"
+profiled long-first run --model bench:m --session "$id" first
+profiled long-next run --model bench:m --session "$id" next
+kill $fake_pid; wait $fake_pid 2>/dev/null || true
 for wire in openai-responses anthropic gemini; do profile_wire "$wire" 8; done
 python3 scripts/link-order/link_order.py ran "$work/tunacode.map" "$work/tunacode" "$work"/*.cg | LC_ALL=C sort > "$order"
 echo "wrote $order ($(wc -l < "$order") functions)"
