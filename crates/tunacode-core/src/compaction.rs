@@ -219,7 +219,11 @@ pub fn apply(messages: &mut Vec<Message>, keep: usize, summary: &str) -> usize {
         first_changed = first_changed.min(i);
         if m.is_request() {
             // An earlier summary hands on the user's messages it kept.
-            if let Some(kept) = m.extra.get(USER_MESSAGES_KEY).and_then(|v| v.as_array()) {
+            if let Some(kept) = m
+                .extra
+                .get(USER_MESSAGES_KEY)
+                .and_then(|v| v.as_json()?.as_array())
+            {
                 prompts.extend(kept.iter().filter_map(|v| v.as_str()).map(str::to_string));
             }
             prompts.extend(m.parts.iter().filter_map(|p| match p {

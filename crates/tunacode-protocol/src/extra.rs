@@ -6,18 +6,20 @@
 //! and most messages one to three, read by name a few times a turn, so a list searched in order is
 //! both smaller and as fast. A 10,000-message session holds some 25,000 of these. The list is a
 //! `ThinVec` (its length and room in its allocation, one pointer inline, none allocated when empty):
-//! 16 bytes off every part and message.
+//! 16 bytes off every part and message. Values are `ExtraValue`s: a string inline, anything else
+//! boxed (24 bytes instead of a `Value`'s 80).
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 use serde_json::{Map, Value};
 use thin_vec::ThinVec;
 
+use crate::extra_value::ExtraValue;
 use crate::field_name::{FieldKey, FieldName, field_name, owned_field_name};
 
 /// Named JSON values in the order they were read or added; a name is there at most once.
 #[derive(Clone, Default)]
-pub struct Extra(ThinVec<(FieldName, Value)>);
+pub struct Extra(ThinVec<(FieldName, ExtraValue)>);
 
 impl Extra {
     /// No fields.
@@ -40,13 +42,16 @@ impl Extra {
     }
 
     /// The value of field `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&ExtraValue> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// The value of field `key`, to change.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        self.0.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.0
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.value_mut())
     }
 
     /// Whether field `key` is there.
@@ -57,11 +62,11 @@ impl Extra {
     /// Sets field `key` (in its place when it is there, last otherwise); returns its old value.
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
         match self.position(&key) {
-            Some(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
+            Some(i) => Some(std::mem::replace(&mut self.0[i].1, value.into()).into_value()),
             None => {
                 // Exactly one more: most hold one to three fields for the whole session.
                 self.0.reserve_exact(1);
-                self.0.push((owned_field_name(key), value));
+                self.0.push((owned_field_name(key), value.into()));
                 None
             }
         }
@@ -73,20 +78,20 @@ impl Extra {
             Some(i) => i,
             None => {
                 self.0.reserve_exact(1);
-                self.0.push((field_name(key), make()));
+                self.0.push((field_name(key), make().into()));
                 self.0.len() - 1
             }
         };
-        &mut self.0[i].1
+        self.0[i].1.value_mut()
     }
 
     /// Takes field `key` out (the others keep their order).
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.position(key).map(|i| self.0.remove(i).1)
+        self.position(key).map(|i| self.0.remove(i).1.into_value())
     }
 
     /// The fields, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ExtraValue)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
 
@@ -105,7 +110,7 @@ impl Extra {
     pub fn into_map(self) -> Map<String, Value> {
         self.0
             .into_iter()
-            .map(|(k, v)| (k.into_owned(), v))
+            .map(|(k, v)| (k.into_owned(), v.into_value()))
             .collect()
     }
 }
@@ -123,10 +128,11 @@ impl FromIterator<(FieldName, Value)> for Extra {
     /// The fields in order; a repeated name keeps its first place and its last value (as a JSON
     /// object read into a map does).
     fn from_iter<I: IntoIterator<Item = (FieldName, Value)>>(iter: I) -> Self {
-        let pairs: Vec<(FieldName, Value)> = iter.into_iter().collect();
+        let pairs: Vec<(FieldName, ExtraValue)> =
+            iter.into_iter().map(|(k, v)| (k, v.into())).collect();
         // Copied into a list of exactly their number: collected in place from a reader's buffer,
         // a list may hold that buffer's room, a few hundred bytes of nothing in every part.
-        let exact = |fields: Vec<(FieldName, Value)>| Extra(fields.into_iter().collect());
+        let exact = |fields: Vec<(FieldName, ExtraValue)>| Extra(fields.into_iter().collect());
         if pairs.len() <= SMALL {
             let repeated =
                 (1..pairs.len()).any(|i| pairs[..i].iter().any(|(k, _)| *k == pairs[i].0));
@@ -146,7 +152,7 @@ impl FromIterator<(FieldName, Value)> for Extra {
         // A hostile file may hold an object of many thousand fields: found by hash, not in order.
         let mut index_of: std::collections::HashMap<FieldName, usize> =
             std::collections::HashMap::with_capacity(pairs.len());
-        let mut fields: Vec<(FieldName, Value)> = Vec::with_capacity(pairs.len());
+        let mut fields: Vec<(FieldName, ExtraValue)> = Vec::with_capacity(pairs.len());
         for (key, value) in pairs {
             match index_of.get(&key) {
                 Some(&i) => fields[i].1 = value,
@@ -167,17 +173,17 @@ impl From<Map<String, Value>> for Extra {
     fn from(map: Map<String, Value>) -> Self {
         Extra(
             map.into_iter()
-                .map(|(k, v)| (owned_field_name(k), v))
+                .map(|(k, v)| (owned_field_name(k), v.into()))
                 .collect(),
         )
     }
 }
 
 impl std::ops::Index<&str> for Extra {
-    type Output = Value;
+    type Output = ExtraValue;
 
     /// The value of field `key`. Panics when it is not there.
-    fn index(&self, key: &str) -> &Value {
+    fn index(&self, key: &str) -> &ExtraValue {
         self.get(key)
             .unwrap_or_else(|| panic!("no field `{key}` in extra"))
     }
@@ -289,6 +295,21 @@ mod tests {
         assert_eq!(read.len(), 50_000);
         assert_eq!(read["k7"], "last");
         assert_eq!(read.keys().nth(7), Some("k7"));
+    }
+
+    #[test]
+    fn a_string_field_is_one_small_allocation() {
+        // The list's 16-byte head and one 48-byte field: malloc's 80-byte chunk (a `Value` made
+        // it 120 bytes, a 128-byte chunk, and its string one more allocation).
+        assert_eq!(std::mem::size_of::<(FieldName, ExtraValue)>(), 48);
+        let read: Extra = serde_json::from_str(r#"{"finish_reason": "tool_calls"}"#).unwrap();
+        let (name, value) = &read.0[0];
+        assert!(
+            matches!(name, std::borrow::Cow::Borrowed(_)),
+            "a static name"
+        );
+        assert!(matches!(value, ExtraValue::Text(t) if !t.is_heap_allocated()));
+        assert_eq!(read["finish_reason"], "tool_calls");
     }
 
     #[test]

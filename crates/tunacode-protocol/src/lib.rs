@@ -7,6 +7,7 @@ mod content;
 mod diff_hunks;
 mod event;
 mod extra;
+mod extra_value;
 mod field_name;
 mod mcp;
 mod media;
@@ -31,6 +32,7 @@ pub use event::{
     AgentEvent, FinishReason, NoticeLevel, OutputStream, TodoItem, TodoStatus, ToolStatus, ToolUse,
 };
 pub use extra::Extra;
+pub use extra_value::ExtraValue;
 pub use field_name::{FieldName, field_name, owned_field_name};
 pub use mcp::{
     ConfigSource, MCP_TOOL_PREFIX, McpServerSpec, McpTransport, ServerState, ServerStatus,

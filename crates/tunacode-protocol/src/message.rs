@@ -345,7 +345,11 @@ impl Message {
     /// Whether a compaction replaced this message with its summary (it stays in the session, marked).
     pub fn is_compacted(&self) -> bool {
         // Checked for every message of every request: skip the lookup when there is nothing to find.
-        !self.extra.is_empty() && self.extra.get(COMPACTED_KEY) == Some(&Value::Bool(true))
+        !self.extra.is_empty()
+            && self
+                .extra
+                .get(COMPACTED_KEY)
+                .is_some_and(|v| *v == Value::Bool(true))
     }
 
     /// Marks this message as replaced by a compaction summary.

@@ -119,6 +119,6 @@ fn last_finish_reason(req: &Request) -> Option<String> {
         .rev()
         .find(|m| m.kind == MessageKind::Response)
         .and_then(|m| m.extra.get("finish_reason"))
-        .and_then(serde_json::Value::as_str)
+        .and_then(tunacode_protocol::ExtraValue::as_str)
         .map(str::to_string)
 }

@@ -36,7 +36,11 @@ pub(crate) fn locate(messages: &[Message], marker: &str) -> Option<(usize, usize
             .iter()
             .position(|part| match part {
                 Part::UserPrompt(prompt) => {
-                    prompt.extra.get(MARKER_KEY).and_then(Value::as_str) == Some(marker)
+                    prompt
+                        .extra
+                        .get(MARKER_KEY)
+                        .and_then(tunacode_protocol::ExtraValue::as_str)
+                        == Some(marker)
                 }
                 _ => false,
             })

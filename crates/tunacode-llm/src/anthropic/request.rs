@@ -247,7 +247,7 @@ fn response_blocks(message: &Message) -> Vec<Value> {
 /// `thinking` with its signature. Anything else (another provider's reasoning, a block cut before
 /// its signature arrived) cannot be verified by Anthropic and is left out.
 fn thinking_block(part: &ThinkingPart) -> Option<Value> {
-    let details = part.extra.get("provider_details")?;
+    let details = part.extra.get("provider_details")?.as_json()?;
     if details.get("provider").and_then(Value::as_str) != Some(PROVIDER) {
         return None;
     }

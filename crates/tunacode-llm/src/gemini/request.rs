@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
-use tunacode_protocol::{Extra, Message, Part, content_to_text};
+use tunacode_protocol::{Extra, ExtraValue, Message, Part, content_to_text};
 
 use crate::client::ModelRequest;
 use crate::wire_history::{Item, MessageItems, Turn, join_note, nudge_of, turns};
@@ -281,6 +281,7 @@ fn response_parts(message: &Message) -> Vec<Value> {
 fn thought_signature(extra: &Extra) -> Option<&str> {
     extra
         .get("provider_details")
+        .and_then(ExtraValue::as_json)
         .and_then(|d| d.get("thought_signature"))
         .and_then(Value::as_str)
 }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
-use tunacode_protocol::{Content, Message, Part, ToolArgs, content_to_text};
+use tunacode_protocol::{Content, ExtraValue, Message, Part, ToolArgs, content_to_text};
 
 use crate::client::ModelRequest;
 
@@ -377,7 +377,10 @@ fn openrouter_details(message: &Message) -> Option<Value> {
     let mut all = Vec::new();
     for part in &message.parts {
         if let Part::Thinking(t) = part
-            && let Some(details) = t.extra.get("provider_details")
+            && let Some(details) = t
+                .extra
+                .get("provider_details")
+                .and_then(ExtraValue::as_json)
             && details.get("provider").and_then(Value::as_str) == Some("openrouter")
             && let Some(Value::Array(items)) = details.get("reasoning_details")
         {

@@ -4,7 +4,9 @@
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
-use tunacode_protocol::{Content, Message, Part, ThinkingPart, ToolCallPart, content_to_text};
+use tunacode_protocol::{
+    Content, ExtraValue, Message, Part, ThinkingPart, ToolCallPart, content_to_text,
+};
 
 use crate::client::ModelRequest;
 
@@ -181,7 +183,7 @@ fn push_response(out: &mut Vec<Value>, message: &Message) {
 /// A reasoning item produced by this client, sent back byte-exact. Reasoning from other providers,
 /// and items without encrypted content (which a stateless call cannot resolve by id), are dropped.
 fn reasoning_item(part: &ThinkingPart) -> Option<Value> {
-    let details = part.extra.get("provider_details")?;
+    let details = part.extra.get("provider_details")?.as_json()?;
     if details.get("provider").and_then(Value::as_str) != Some(PROVIDER_TAG) {
         return None;
     }
@@ -205,6 +207,7 @@ fn function_call_item(call: &ToolCallPart) -> Value {
     let item_id = call
         .extra
         .get("provider_details")
+        .and_then(ExtraValue::as_json)
         .and_then(|d| d.get("item_id"))
         .and_then(Value::as_str);
     if let Some(id) = item_id {
