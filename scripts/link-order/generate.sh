@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 root=$PWD
 order=$root/crates/tunacode-cli/link/x86_64-unknown-linux-gnu.order
 command -v valgrind >/dev/null || { apt-get update -qq >/dev/null && apt-get install -y -qq valgrind >/dev/null; }
-work=$(mktemp -d)
+work=$(realpath "$(mktemp -d)")
 trap 'kill ${fake_pid:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 # The release build as the quick start makes it (`-p tunacode-cli` alone: built beside another
 # package, shared crates may get other features, and every name the list holds changes), with the
@@ -73,7 +73,11 @@ profiled long-first run --model bench:m --session "$id" first
 profiled long-next run --model bench:m --session "$id" next
 kill $fake_pid; wait $fake_pid 2>/dev/null || true
 for wire in openai-responses anthropic gemini; do profile_wire "$wire" 8; done
-python3 scripts/link-order/link_order.py ran "$work/tunacode.map" "$work/tunacode" "$work"/*.cg | LC_ALL=C sort > "$order"
+python3 scripts/link-order/link_order.py ran "$work/tunacode.map" "$work/tunacode" "$work"/*.cg \
+  | LC_ALL=C sort > "$work/order"
+# A run executes some 3,000 functions: far fewer means the profiles were not read (the list is kept).
+[ "$(wc -l < "$work/order")" -ge 1000 ] || { echo "only $(wc -l < "$work/order") functions found" >&2; exit 1; }
+mv "$work/order" "$order"
 echo "wrote $order ($(wc -l < "$order") functions)"
 # The release build again, linked with the new list.
 cargo build --release --locked -q -p tunacode-cli --bins

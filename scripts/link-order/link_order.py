@@ -5,7 +5,7 @@
                                            that ran in callgrind profiles taken with --dump-instr=yes
   link_order.py found MAP ORDER            how many functions the list ORDER names are in the link
 """
-import bisect, re, sys
+import bisect, os, re, sys
 
 def text_sections(map_path):
     """(start, end, symbol) of every function section in .text, sorted by start."""
@@ -43,11 +43,12 @@ def executed_addresses(profile_path, binary_path):
                 last += int(token)
             elif token != '*':
                 continue
-            if current_object == binary_path:
+            if current_object is not None and os.path.realpath(current_object) == binary_path:
                 found.add(last)
     return found
 
 def ran(map_path, binary_path, profiles):
+    binary_path = os.path.realpath(binary_path)
     sections = text_sections(map_path)
     starts = [s[0] for s in sections]
     names = set()

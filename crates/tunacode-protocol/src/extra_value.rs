@@ -29,7 +29,8 @@ impl ExtraValue {
         }
     }
 
-    /// The value, when it is not a string (objects, arrays, numbers, booleans, null).
+    /// The value when it is held in the general form: any value that is not a string (objects,
+    /// arrays, numbers, booleans, null), and a string once changed through `value_mut`.
     pub fn as_json(&self) -> Option<&Value> {
         match self {
             ExtraValue::Text(_) => None,
@@ -100,9 +101,9 @@ impl PartialEq<&str> for ExtraValue {
 
 impl fmt::Debug for ExtraValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExtraValue::Text(text) => fmt::Debug::fmt(text.as_str(), f),
-            ExtraValue::Other(value) => fmt::Debug::fmt(value, f),
+        match self.as_str() {
+            Some(text) => fmt::Debug::fmt(text, f),
+            None => fmt::Debug::fmt(&self.to_value(), f),
         }
     }
 }
@@ -144,6 +145,7 @@ mod tests {
         assert_ne!(ExtraValue::from(json!(1)), ExtraValue::from(json!("1")));
         assert_eq!(ExtraValue::from(json!({"a": 1})), json!({"a": 1}));
         assert_eq!(format!("{text:?}"), format!("{:?}", "stop"));
+        assert_eq!(format!("{general:?}"), format!("{text:?}"));
         assert_eq!(serde_json::to_string(&text).unwrap(), r#""stop""#);
         assert_eq!(serde_json::to_string(&general).unwrap(), r#""stop""#);
         assert_eq!(text.to_value(), json!("stop"));
