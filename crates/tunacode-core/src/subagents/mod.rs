@@ -22,6 +22,7 @@ mod report;
 pub(crate) mod task_tool;
 mod types;
 mod worktree;
+mod worktree_lock;
 mod worktree_walk;
 
 pub use approval::{ResolvedTypes, approve_project_agents, describe_agents, resolve_types};

@@ -19,6 +19,7 @@ use std::process::Command;
 
 use tunacode_tools::SecretPaths;
 
+use super::worktree_lock::lock_records;
 use super::worktree_walk::{Found, Stamp, files, stamp};
 use crate::checkpoint_git::{Stop, run};
 
@@ -38,6 +39,8 @@ pub(super) struct Worktree {
     base: BTreeMap<PathBuf, (String, String)>,
     /// The base's files as checked out, to tell the untouched ones without reading them.
     stamps: BTreeMap<PathBuf, Stamp>,
+    /// The repository's common git folder, whose worktree records are locked (`None`: unknown).
+    records: Option<PathBuf>,
 }
 
 /// One file a sub-agent changed, relative to the parent's working directory.
@@ -153,8 +156,9 @@ impl Worktree {
             &path,
             &commit,
         ];
+        let records = records_of(&repo);
         {
-            let _one_at_a_time = lock_worktree_records();
+            let _one_at_a_time = lock_records(records.as_deref());
             output(git(&repo), &add, None)?;
         }
         // Checked out after the records are written, so one writer's checkout of a big repository
@@ -170,6 +174,7 @@ impl Worktree {
             sub,
             base,
             stamps,
+            records,
         }))
     }
 
@@ -249,11 +254,16 @@ impl Worktree {
 
     /// Removes the worktree (its folder, then git's record of it). Blocking.
     pub(super) fn remove(self) {
-        let Worktree { repo, folder, .. } = self;
+        let Worktree {
+            repo,
+            folder,
+            records,
+            ..
+        } = self;
         if let Err(e) = folder.close() {
             tracing::warn!(error = %e, "removing a sub-agent's worktree");
         }
-        let _one_at_a_time = lock_worktree_records();
+        let _one_at_a_time = lock_records(records.as_deref());
         if let Err(e) = output(git(&repo), &["worktree", "prune"], None) {
             tracing::warn!(error = %e, "pruning a sub-agent's worktree");
         }
@@ -391,13 +401,12 @@ fn listing(repo: &Path, commit: &str) -> Result<BTreeMap<PathBuf, (String, Strin
     Ok(files)
 }
 
-/// Held while git writes or prunes its records of worktrees: git does not guard them against itself
-/// (an `add` reads every other worktree's record, and a `prune` removes one half written), so two
-/// writers' adds at once, or one's add beside another's prune, lost a worktree
-/// (`failed to read .git/worktrees/…/commondir`).
-fn lock_worktree_records() -> std::sync::MutexGuard<'static, ()> {
-    static RECORDS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    RECORDS.lock().unwrap_or_else(|p| p.into_inner())
+/// The common git folder of `repo`, which holds its worktree records (`None`: git did not say).
+fn records_of(repo: &Path) -> Option<PathBuf> {
+    let args = ["rev-parse", "--path-format=absolute", "--git-common-dir"];
+    output(git(repo), &args, None)
+        .ok()
+        .map(|dir| PathBuf::from(text(dir)))
 }
 
 /// Where a worktree is checked out in its folder: a directory named as the (unique) folder, since git

@@ -165,6 +165,38 @@ fn writers_adding_worktrees_of_one_repository_at_once_each_get_their_own() {
 }
 
 #[test]
+fn another_process_waits_while_a_writer_holds_the_worktree_records() {
+    let repo = repo();
+    let tree = Worktree::create(repo.path(), &no_secrets())
+        .unwrap()
+        .expect("in git");
+    let records = tree.records.clone().expect("the common git folder");
+    assert_eq!(
+        std::fs::canonicalize(&records).unwrap(),
+        std::fs::canonicalize(repo.path().join(".git")).unwrap()
+    );
+    // flock(1) is another process: it cannot take the folder while the records are held.
+    let free = || {
+        std::process::Command::new("flock")
+            .arg("-n")
+            .arg(&records)
+            .arg("true")
+            .status()
+            .expect("flock runs")
+            .success()
+    };
+    let held = crate::subagents::worktree_lock::lock_records(Some(&records));
+    assert!(
+        !free(),
+        "another process took the records while they were held"
+    );
+    drop(held);
+    assert!(free(), "the records stay locked after their holder let go");
+    tree.remove();
+    assert!(free());
+}
+
+#[test]
 fn outside_git_or_before_the_first_commit_there_is_no_worktree() {
     let plain = tempfile::tempdir().unwrap();
     assert!(
