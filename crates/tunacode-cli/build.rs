@@ -22,7 +22,6 @@ const ORDERED_TARGET: &str = "x86_64-unknown-linux-gnu";
 fn main() {
     println!("cargo:rerun-if-env-changed=TUNACODE_LINK_ORDER");
     println!("cargo:rerun-if-env-changed=TUNACODE_LINK_MAP");
-    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     // The folder (it always exists): a missing file named here would rerun this on every build.
     println!(

@@ -29,7 +29,7 @@ def executed_addresses(profile_path, binary_path):
                 # An object's name is given where its number first appears, in either line.
                 m = re.match(r'c?ob=\((\d+)\)\s*(.*)', line)
                 if m.group(2).strip():
-                    objects[m.group(1)] = m.group(2).strip()
+                    objects[m.group(1)] = os.path.realpath(m.group(2).strip())
                 if line.startswith('ob='):
                     current_object = objects.get(m.group(1))
                 continue
@@ -43,7 +43,7 @@ def executed_addresses(profile_path, binary_path):
                 last += int(token)
             elif token != '*':
                 continue
-            if current_object is not None and os.path.realpath(current_object) == binary_path:
+            if current_object == binary_path:
                 found.add(last)
     return found
 

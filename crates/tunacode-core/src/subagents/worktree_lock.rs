@@ -9,12 +9,13 @@
 //! Git itself takes no such lock: a user's own `git worktree prune` is not held off.
 
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
-use nix::fcntl::{Flock, FlockArg};
+use nix::fcntl::{Flock, FlockArg, OFlag};
 
 /// How long a writer waits for another process's writer before going on without the lock (a
 /// process stopped while holding it must not stop every other one).
@@ -48,7 +49,12 @@ pub(super) fn lock_records(records: Option<&Path>) -> RecordsLock {
 /// An exclusive `flock` on `dir`, waited for up to [`WAIT_FOR_OTHERS`].
 fn lock_folder(dir: &Path) -> Result<Flock<File>, String> {
     let deadline = Instant::now() + WAIT_FOR_OTHERS;
-    let mut folder = File::open(dir).map_err(|e| e.to_string())?;
+    // Opened as a folder only: anything else at the path (a FIFO would block the open) is refused.
+    let mut folder = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(OFlag::O_DIRECTORY.bits())
+        .open(dir)
+        .map_err(|e| e.to_string())?;
     loop {
         match Flock::lock(folder, FlockArg::LockExclusiveNonblock) {
             Ok(lock) => return Ok(lock),

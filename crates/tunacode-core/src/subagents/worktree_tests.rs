@@ -197,6 +197,22 @@ fn another_process_waits_while_a_writer_holds_the_worktree_records() {
 }
 
 #[test]
+fn a_records_path_that_is_not_a_folder_is_never_opened_for_the_lock() {
+    // A FIFO where the git folder should be: opening it to read would wait for a writer forever.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("common");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _lock = crate::subagents::worktree_lock::lock_records(Some(&fifo));
+        done.send(()).unwrap();
+    });
+    finished
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the lock came back without opening the FIFO");
+}
+
+#[test]
 fn outside_git_or_before_the_first_commit_there_is_no_worktree() {
     let plain = tempfile::tempdir().unwrap();
     assert!(
